@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import type { Verdict, VerificationResult } from '../../engine/types.js';
+import { engineOptionsFrom } from '../engine-flags.js';
+import { UsageError, VerdictMatchedError } from '../errors.js';
+import { humanLine, jsonLine, parseVerdictList } from '../format.js';
+import { collectAddresses } from '../input.js';
+import { createIo, type Io } from '../io.js';
+
+interface VerifyFlags {
+  local?: boolean;
+  failOn?: string;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+}
+
+/** Produces every address's result, in any order, through `onResult`. */
+type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
+
+async function localSource(command: Command): Promise<ResultSource> {
+  const { createVerifier } = await import('../../engine/index.js');
+  const verifier = createVerifier(engineOptionsFrom(command));
+  return (emails, onResult) => verifier.verifyMany(emails, onResult);
+}
+
+/**
+ * Prints results in the order the addresses were given, each as soon as it and every address
+ * before it are done, so that a slow domain early in the list is the only thing that waits.
+ */
+function inOrderPrinter(emails: string[], print: (result: VerificationResult) => void) {
+  const waiting = new Map<string, VerificationResult[]>();
+  let next = 0;
+  return (result: VerificationResult) => {
+    const queue = waiting.get(result.email) ?? [];
+    queue.push(result);
+    waiting.set(result.email, queue);
+    while (next < emails.length && (waiting.get(emails[next]!)?.length ?? 0) > 0) {
+      print(waiting.get(emails[next]!)!.shift()!);
+      next += 1;
+    }
+  };
+}
+
+export async function runVerify(args: string[], command: Command, io?: Io): Promise<void> {
+  const flags = command.optsWithGlobals<VerifyFlags>();
+  const out = io ?? createIo(flags);
+  const failOn = flags.failOn === undefined ? [] : parseVerdictList(flags.failOn, '--fail-on');
+  const emails = await collectAddresses(args, out.stdin);
+  if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
+
+  if (!flags.local) {
+    throw new UsageError('verify without --local needs the service client', 'use --local to run the engine here');
+  }
+  const source = await localSource(command);
+  const matched = new Set<Verdict>();
+  const print = inOrderPrinter(emails, (result) => {
+    if (failOn.includes(result.result)) matched.add(result.result);
+    out.stdout.write(`${out.json ? jsonLine(result) : humanLine(result, out.color)}\n`);
+  });
+  await source(emails, print);
+  if (matched.size > 0) throw new VerdictMatchedError([...matched]);
+}

@@ -1,0 +1,92 @@
+import type { Command } from 'commander';
+import type { EngineOptions } from '../engine/types.js';
+import { UsageError } from './errors.js';
+
+type Parse = (raw: string, name: string) => unknown;
+
+interface EngineFlag {
+  key: keyof EngineOptions;
+  flag: string;
+  env: string;
+  description: string;
+  parse: Parse;
+  /** Repeatable flag whose environment variable is a comma list. */
+  list?: boolean;
+}
+
+const integer =
+  (min: number, max: number): Parse =>
+  (raw, name) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+const text: Parse = (raw, name) => {
+  if (raw.trim() === '') throw new UsageError(`${name} must not be empty`);
+  return raw.trim();
+};
+const port = integer(1, 65_535);
+const milliseconds = integer(0, 3_600_000);
+
+/** DESIGN.md §3: these flag and environment names are fixed so that scripts can rely on them. */
+const ENGINE_FLAGS: EngineFlag[] = [
+  { key: 'dnsServers', flag: '--dns-server <ip[:port]>', env: 'MAILVERIFY_DNS_SERVERS', description: 'DNS server to ask, repeatable (default: the system resolver)', parse: text, list: true },
+  { key: 'smtpPort', flag: '--smtp-port <n>', env: 'MAILVERIFY_SMTP_PORT', description: 'TCP port of the SMTP servers probed (default 25)', parse: port },
+  { key: 'heloName', flag: '--helo <name>', env: 'MAILVERIFY_HELO', description: 'name announced in EHLO (default: this host name)', parse: text },
+  { key: 'mailFrom', flag: '--mail-from <address>', env: 'MAILVERIFY_MAIL_FROM', description: 'envelope sender of the probe (default: verify@<helo name>)', parse: text },
+  { key: 'dnsblZones', flag: '--dnsbl-zone <zone>', env: 'MAILVERIFY_DNSBL_ZONES', description: 'DNSBL zone to ask, repeatable', parse: text, list: true },
+  { key: 'webPorts', flag: '--web-port <n>', env: 'MAILVERIFY_WEB_PORT', description: 'port for the web reachability check, repeatable (443 speaks HTTPS)', parse: port, list: true },
+  { key: 'connectTimeoutMs', flag: '--connect-timeout <ms>', env: 'MAILVERIFY_CONNECT_TIMEOUT', description: 'SMTP connect timeout', parse: milliseconds },
+  { key: 'commandTimeoutMs', flag: '--command-timeout <ms>', env: 'MAILVERIFY_COMMAND_TIMEOUT', description: 'timeout of every SMTP command', parse: milliseconds },
+  { key: 'dnsTimeoutMs', flag: '--dns-timeout <ms>', env: 'MAILVERIFY_DNS_TIMEOUT', description: 'timeout of one DNS query', parse: milliseconds },
+  { key: 'greylistRetryMs', flag: '--greylist-retry <ms>', env: 'MAILVERIFY_GREYLIST_RETRY', description: 'delay before a greylisted address is retried (0 = off)', parse: milliseconds },
+  { key: 'greylistBudgetMs', flag: '--greylist-budget <ms>', env: 'MAILVERIFY_GREYLIST_BUDGET', description: 'total time greylisted addresses may be retried for', parse: milliseconds },
+  { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
+  { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
+];
+
+const BOOLEAN_ENV = { allowPrivateNetworks: 'MAILVERIFY_ALLOW_PRIVATE_NETWORKS', webCheck: 'MAILVERIFY_WEB_CHECK' } as const;
+
+function optionName(flag: string): string {
+  return flag.split(' ')[0]!;
+}
+
+/** Adds every engine option to a command (`verify --local` and `serve` share them). */
+export function addEngineOptions(command: Command): Command {
+  for (const def of ENGINE_FLAGS) {
+    const parseArg = (raw: string, previous: unknown): unknown => {
+      const value = def.parse(raw, optionName(def.flag));
+      return def.list ? [...((previous as unknown[] | undefined) ?? []), value] : value;
+    };
+    command.option<unknown>(def.flag, `${def.description} [env ${def.env}]`, parseArg);
+  }
+  command.option('--allow-private-networks', `probe hosts on loopback and private networks [env ${BOOLEAN_ENV.allowPrivateNetworks}=1]`);
+  command.option('--no-web-check', `skip the web reachability check [env ${BOOLEAN_ENV.webCheck}=0]`);
+  return command;
+}
+
+function envFlag(raw: string | undefined): boolean | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  return !['0', 'false', 'no', 'off'].includes(raw.trim().toLowerCase());
+}
+
+/** Engine options from a command's flags, then the environment; the engine fills in defaults. */
+export function engineOptionsFrom(command: Command, env: NodeJS.ProcessEnv = process.env): Partial<EngineOptions> {
+  const flags = command.opts<Record<string, unknown>>();
+  const options: Record<string, unknown> = {};
+  for (const def of ENGINE_FLAGS) {
+    const attribute = command.options.find((option) => option.long === optionName(def.flag))!.attributeName();
+    const raw = env[def.env];
+    if (flags[attribute] !== undefined) options[def.key] = flags[attribute];
+    else if (raw !== undefined && raw.trim() !== '') {
+      const parts = def.list ? raw.split(',').map((part) => part.trim()).filter(Boolean) : [raw];
+      const values = parts.map((part) => def.parse(part, def.env));
+      options[def.key] = def.list ? values : values[0];
+    }
+  }
+  options.allowPrivateNetworks = flags.allowPrivateNetworks === true || envFlag(env[BOOLEAN_ENV.allowPrivateNetworks]) === true;
+  options.webCheck = command.getOptionValueSource('webCheck') === 'cli' ? false : (envFlag(env[BOOLEAN_ENV.webCheck]) ?? true);
+  return options as Partial<EngineOptions>;
+}

@@ -1,0 +1,43 @@
+/** Exit codes of DESIGN.md §4; the only place they are spelled out. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  verdictMatched: 3,
+  unauthenticated: 4,
+  insufficientTokens: 5,
+  rateLimited: 6,
+  notFound: 7,
+  jobNotFinished: 8,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * An error the CLI expects and knows how to report: one line on stderr, an optional hint,
+ * and its exit code. Commands throw these; only src/cli/main.ts turns them into output.
+ */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCodeValue,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags, bad arguments or a malformed input file. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.usage, hint);
+  }
+}
+
+/** A verdict listed in `--fail-on` occurred; the results were printed already. */
+export class VerdictMatchedError extends CliError {
+  constructor(verdicts: string[]) {
+    super(`a verdict matched --fail-on: ${verdicts.join(', ')}`, ExitCode.verdictMatched);
+  }
+}

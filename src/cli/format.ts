@@ -1,0 +1,33 @@
+import type { ChalkInstance } from 'chalk';
+import { VERDICTS, type Verdict, type VerificationResult } from '../engine/types.js';
+import { UsageError } from './errors.js';
+
+const VERDICT_COLOR: Record<Verdict, keyof ChalkInstance & ('green' | 'red' | 'yellow' | 'cyan' | 'gray')> = {
+  valid: 'green',
+  invalid: 'red',
+  risky: 'yellow',
+  catch_all: 'cyan',
+  unknown: 'gray',
+};
+
+/** One human line per result: the verdict (coloured, padded), the address, the reason. */
+export function humanLine(result: VerificationResult, color: ChalkInstance): string {
+  const paint = color[VERDICT_COLOR[result.result]];
+  return `${paint(result.result.padEnd(9))} ${result.email}  ${color.dim(result.reason)}`;
+}
+
+/** Exactly the interface's result fields, one JSON object per line. */
+export function jsonLine(result: VerificationResult): string {
+  const { email, result: verdict, checks, reason } = result;
+  return JSON.stringify({ email, result: verdict, checks, reason });
+}
+
+/** Parses a `--fail-on` / `--only` list such as "invalid,unknown". */
+export function parseVerdictList(raw: string, flag: string): Verdict[] {
+  const items = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const wrong = items.filter((item) => !(VERDICTS as readonly string[]).includes(item));
+  if (items.length === 0 || wrong.length > 0) {
+    throw new UsageError(`${flag} takes a comma list of ${VERDICTS.join(', ')}; got "${raw}"`);
+  }
+  return items as Verdict[];
+}

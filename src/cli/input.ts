@@ -1,0 +1,20 @@
+import { createInterface } from 'node:readline';
+
+/** Non-blank, trimmed lines of a stream (stdin for `-`), read as they arrive. */
+export async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  for await (const line of lines) {
+    const trimmed = line.trim();
+    if (trimmed !== '') yield trimmed;
+  }
+}
+
+/** The addresses named on the command line, with `-` replaced by stdin's lines. */
+export async function collectAddresses(args: string[], stdin: NodeJS.ReadableStream): Promise<string[]> {
+  const addresses: string[] = [];
+  for (const arg of args) {
+    if (arg === '-') for await (const line of readLines(stdin)) addresses.push(line);
+    else addresses.push(arg);
+  }
+  return addresses;
+}

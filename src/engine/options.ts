@@ -1,0 +1,36 @@
+import { hostname } from 'node:os';
+import type { EngineOptions } from './types.js';
+
+/** Defaults chosen for probing real mail servers politely from a single host. */
+export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'> = {
+  dnsServers: [],
+  dnsTimeoutMs: 5_000,
+  smtpPort: 25,
+  connectTimeoutMs: 10_000,
+  commandTimeoutMs: 15_000,
+  concurrency: 50,
+  perHostConcurrency: 4,
+  greylistRetryMs: 60_000,
+  greylistBudgetMs: 180_000,
+  dnsblZones: ['zen.spamhaus.org', 'dbl.spamhaus.org'],
+  webCheck: true,
+  webPorts: [443, 80],
+  allowPrivateNetworks: false,
+};
+
+/**
+ * Fill in every option not given. The HELO name defaults to this host's name and the sender to
+ * an address at it: a probe announces who we are and never borrows the target's identity.
+ */
+export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): EngineOptions {
+  const given = Object.fromEntries(
+    Object.entries(partial).filter(([, value]) => value !== undefined),
+  ) as Partial<EngineOptions>;
+  const heloName = given.heloName ?? (hostname() || 'localhost');
+  return {
+    ...DEFAULT_ENGINE_OPTIONS,
+    ...given,
+    heloName,
+    mailFrom: given.mailFrom ?? `verify@${heloName}`,
+  };
+}

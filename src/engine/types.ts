@@ -1,0 +1,74 @@
+/** The verdicts of the service interface (§2.2). */
+export const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Outcome of the SMTP RCPT TO probe (§2.3 `smtpStatus`). */
+export type SmtpStatus = 'valid' | 'invalid' | 'unknown';
+
+/** The interface's `checks` object (§2.3), field for field. */
+export interface Checks {
+  format: boolean;
+  domainExists: boolean;
+  hasMx: boolean;
+  domainReachable: boolean;
+  smtpStatus: SmtpStatus;
+  isDisposable: boolean;
+  isRole: boolean;
+  isBlacklisted: boolean;
+  isKnownProvider: boolean;
+  isCatchAll: boolean;
+}
+
+/** The interface's verification result (§2.1): exactly these four fields. */
+export interface VerificationResult {
+  email: string;
+  result: Verdict;
+  checks: Checks;
+  reason: string;
+}
+
+/** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */
+export interface EngineOptions {
+  /** `ip[:port]` of the DNS servers to ask; empty means the system resolver. */
+  dnsServers: string[];
+  /** Time one DNS query may take before it counts as a DNS failure. */
+  dnsTimeoutMs: number;
+  /** TCP port of the SMTP servers probed (25 in the wild, another on test fixtures). */
+  smtpPort: number;
+  /** Name sent in EHLO/HELO: ours, never the target's. */
+  heloName: string;
+  /** Envelope sender of the probe: an address of ours, never the target address. */
+  mailFrom: string;
+  connectTimeoutMs: number;
+  /** Budget of every single SMTP command (greeting, EHLO, MAIL, RCPT, ...). */
+  commandTimeoutMs: number;
+  /** How many SMTP sessions may be open at once in all. */
+  concurrency: number;
+  /** How many SMTP sessions may be open at once to one MX host. */
+  perHostConcurrency: number;
+  /** Delay before a greylisted (4xx) address is asked again; 0 turns retries off. */
+  greylistRetryMs: number;
+  /** Total time greylisted addresses may be retried for, from their first attempt. */
+  greylistBudgetMs: number;
+  /** DNSBL zones asked about the domain and its MX addresses. */
+  dnsblZones: string[];
+  /** Whether `domainReachable` is checked at all. */
+  webCheck: boolean;
+  /** Ports tried for `domainReachable`: 443 speaks HTTPS, any other plain HTTP. */
+  webPorts: number[];
+  /** Off by default: hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are not contacted. */
+  allowPrivateNetworks: boolean;
+}
+
+export interface Verifier {
+  /** Verify one address; never throws for network or DNS trouble (that is an `unknown` verdict). */
+  verify(email: string): Promise<VerificationResult>;
+  /**
+   * Verify many addresses, grouped by domain, streaming each result to `onResult` as it completes.
+   * Resolves when every address has had exactly one result.
+   */
+  verifyMany(
+    emails: Iterable<string>,
+    onResult: (result: VerificationResult) => void | Promise<void>,
+  ): Promise<void>;
+}

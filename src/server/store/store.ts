@@ -1,0 +1,126 @@
+import type { VerificationResult } from '../../engine/types.js';
+
+/**
+ * Everything the service keeps, behind one interface: SQLite today (sqlite-store.ts), PostgreSQL
+ * later. Nothing that several service instances must share lives outside it (caches excepted).
+ * Every method that moves credits does so atomically with the work it pays for.
+ */
+
+export interface User {
+  id: number;
+  email: string;
+  passwordHash: string | null;
+  balance: number;
+  /** Requests allowed per window. */
+  rateLimit: number;
+  rateWindowSeconds: number;
+  createdAt: string;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  userId: number;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface LedgerEntry {
+  userId: number;
+  delta: number;
+  balanceAfter: number;
+  reason: 'grant' | 'verify' | 'bulk' | 'refund';
+  jobId: string | null;
+  createdAt: string;
+}
+
+export type ChargeOutcome = { ok: true; balance: number } | { ok: false; balance: number; required: number };
+
+export interface JobProgress {
+  id: string;
+  userId: number;
+  status: 'processing' | 'completed';
+  total: number;
+  processed: number;
+}
+
+export interface PendingItem {
+  jobId: string;
+  /** Position of the address in the de-duplicated job list. */
+  position: number;
+  email: string;
+}
+
+/** A stored response for an Idempotency-Key, so a replay answers exactly as the first call did. */
+export interface IdempotencyRecord {
+  userId: number;
+  key: string;
+  route: string;
+  requestHash: string;
+  statusCode: number;
+  body: string;
+  createdAt: string;
+}
+
+export interface NewUser {
+  email: string;
+  passwordHash: string | null;
+  balance: number;
+  rateLimit: number;
+  rateWindowSeconds: number;
+}
+
+export interface Store {
+  // users and credits
+  createUser(user: NewUser): User;
+  findUserByEmail(email: string): User | undefined;
+  findUserById(id: number): User | undefined;
+  listUsers(): User[];
+  setRateLimit(userId: number, limit: number, windowSeconds: number): void;
+  /** Adds (or with a negative delta, removes) credits unconditionally; the admin's "grant". */
+  grantCredits(userId: number, delta: number): number;
+  /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger. */
+  charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): ChargeOutcome;
+  refund(userId: number, amount: number, jobId?: string | null): number;
+  ledger(userId: number): LedgerEntry[];
+
+  // API tokens (only SHA-256 hashes are stored)
+  createApiToken(userId: number, name: string, tokenHash: string): ApiTokenRecord;
+  /** The live (not revoked) token with this hash; marks it used. */
+  findApiTokenByHash(tokenHash: string): ApiTokenRecord | undefined;
+  listApiTokens(userId: number): ApiTokenRecord[];
+  /** False when the token does not exist, is another user's, or is revoked already. */
+  revokeApiToken(userId: number, tokenId: string): boolean;
+
+  // bulk jobs
+  /**
+   * In one transaction: charge `emails.length` credits, create the job and its items (and the
+   * idempotency record, when given, holding the acknowledgement `{jobId, queued}` with status 200).
+   * All or nothing: on a short balance nothing is written.
+   */
+  createJob(
+    userId: number,
+    emails: string[],
+    idempotency?: { key: string; route: string; requestHash: string },
+  ): { ok: true; jobId: string; queued: number } | { ok: false; balance: number; required: number };
+  /** The job when it belongs to this user, else undefined (never another user's). */
+  getJob(userId: number, jobId: string): JobProgress | undefined;
+  /** Results stored so far for a job, in job order. */
+  getJobResults(jobId: string): VerificationResult[];
+  /** Jobs with items still lacking a result (the runner resumes these after a restart). */
+  unfinishedJobIds(): string[];
+  /** Items of a job that have no result yet. */
+  pendingItems(jobId: string, limit: number): PendingItem[];
+  /** Writes a batch of results in one transaction; `processed` and completion follow from them. */
+  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void;
+
+  // idempotency
+  findIdempotency(userId: number, key: string, route: string): IdempotencyRecord | undefined;
+  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void;
+
+  // rate limits: a fixed window per user, counted here so that several instances share it
+  /** Counts one request of this user in the window starting at `windowStart` (epoch seconds); returns the count so far. */
+  countRequest(userId: number, windowStart: number): number;
+
+  close(): void;
+}
