@@ -41,3 +41,17 @@ export class VerdictMatchedError extends CliError {
     super(`a verdict matched --fail-on: ${verdicts.join(', ')}`, ExitCode.verdictMatched);
   }
 }
+
+/** `bulk results` of a job the service is still working on. */
+export class JobNotFinishedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.jobNotFinished, hint);
+  }
+}
+
+/** Ctrl-C (or another stop signal) ended a command early; the message says what to do to resume. */
+export class InterruptedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.interrupted, hint);
+  }
+}

@@ -23,6 +23,12 @@ async function localSource(command: Command): Promise<ResultSource> {
   return (emails, onResult) => verifier.verifyMany(emails, onResult);
 }
 
+/** The service's results for the same printing path; the client is loaded only when needed. */
+async function remoteSource(command: Command, io: Io): Promise<ResultSource> {
+  const { remoteSource: fromService } = await import('../remote-verify.js');
+  return fromService(command, io);
+}
+
 /**
  * Prints results in the order the addresses were given, each as soon as it and every address
  * before it are done, so that a slow domain early in the list is the only thing that waits.
@@ -48,10 +54,7 @@ export async function runVerify(args: string[], command: Command, io?: Io): Prom
   const emails = await collectAddresses(args, out.stdin);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  if (!flags.local) {
-    throw new UsageError('verify without --local needs the service client', 'use --local to run the engine here');
-  }
-  const source = await localSource(command);
+  const source = flags.local ? await localSource(command) : await remoteSource(command, out);
   const matched = new Set<Verdict>();
   const print = inOrderPrinter(emails, (result) => {
     if (failOn.includes(result.result)) matched.add(result.result);

@@ -6,6 +6,25 @@ import type { VerificationResult } from '../../engine/types.js';
  * Every method that moves credits does so atomically with the work it pays for.
  */
 
+/** What `admin user add` gives a new user unless told otherwise (DESIGN.md §2: 20 requests per 1 s). */
+export const DEFAULT_RATE_LIMIT = 20;
+export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/** An Idempotency-Key is honoured for this long; older records are ignored and pruned. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export type StoreErrorCode = 'user_exists' | 'user_not_found' | 'negative_balance' | 'idempotency_conflict';
+
+/** A refusal the caller can act on (a 409, an admin's exit code); anything else the store throws is a bug or I/O trouble. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
 export interface User {
   id: number;
   email: string;
@@ -72,12 +91,16 @@ export interface NewUser {
 
 export interface Store {
   // users and credits
+  /** Throws StoreError `user_exists` when the address (compared case-insensitively) is taken. */
   createUser(user: NewUser): User;
   findUserByEmail(email: string): User | undefined;
   findUserById(id: number): User | undefined;
   listUsers(): User[];
   setRateLimit(userId: number, limit: number, windowSeconds: number): void;
-  /** Adds (or with a negative delta, removes) credits unconditionally; the admin's "grant". */
+  /**
+   * Adds (or with a negative delta, removes) credits: the admin's "grant". Returns the new balance;
+   * throws StoreError `negative_balance` rather than take a balance below zero, `user_not_found` for no such user.
+   */
   grantCredits(userId: number, delta: number): number;
   /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger. */
   charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): ChargeOutcome;
@@ -96,7 +119,10 @@ export interface Store {
   /**
    * In one transaction: charge `emails.length` credits, create the job and its items (and the
    * idempotency record, when given, holding the acknowledgement `{jobId, queued}` with status 200).
-   * All or nothing: on a short balance nothing is written.
+   * All or nothing: on a short balance nothing is written. The caller passes the list already
+   * de-duplicated; item positions follow its order. When a live record for the same key exists
+   * already (a concurrent replay), its job is returned and nothing is charged; with another
+   * request hash it throws StoreError `idempotency_conflict`.
    */
   createJob(
     userId: number,
@@ -111,11 +137,16 @@ export interface Store {
   unfinishedJobIds(): string[];
   /** Items of a job that have no result yet. */
   pendingItems(jobId: string, limit: number): PendingItem[];
-  /** Writes a batch of results in one transaction; `processed` and completion follow from them. */
+  /**
+   * Writes a batch of results in one transaction; `processed` and completion follow from them. An
+   * item keeps the first result written for it: a later one (a re-verification after a restart) is ignored.
+   */
   saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void;
 
   // idempotency
+  /** The record for this key when younger than IDEMPOTENCY_TTL_MS, else undefined. */
   findIdempotency(userId: number, key: string, route: string): IdempotencyRecord | undefined;
+  /** Stores (or replaces an expired) record; records past their TTL are pruned on the way. */
   saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void;
 
   // rate limits: a fixed window per user, counted here so that several instances share it

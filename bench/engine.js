@@ -1,0 +1,130 @@
+/**
+ * Engine bulk throughput (issue 5, items 1 and 2): our engine's verifyMany against the ideal
+ * schedule of the fixture, and the npm peers on the same fixture in the same run, each verifier in
+ * a child process of its own while the fixture (DNS server and MX hosts) runs in this one.
+ *
+ *   node bench/engine.js [--quick] [--smtp-latency 20] [--dns-latency 5]
+ */
+import { existsSync } from 'node:fs';
+import { runChild } from './lib/child.js';
+import { missingRow, row, runAlone } from './lib/report.js';
+import { idealSchedule } from './engine/ideal-schedule.js';
+import { PEERS } from './engine/peers.js';
+import { startWorldFixture } from './engine/world-fixture.js';
+
+const SECTION = 'engine';
+const SIZES = { full: { addresses: 10_000, domains: 200 }, quick: { addresses: 1_000, domains: 40 } };
+/** Slow hosts answer this many times slower than the others. */
+const SLOW_FACTOR = 5;
+/** Greylisting clears after one retry; the engine's default minute would make a run last minutes. */
+const GREYLIST = { greylistRetryMs: 1_000, greylistBudgetMs: 10_000 };
+const ENGINE_MODULES = ['../dist/engine/index.js'];
+/** A verifier taking this many times the ideal schedule is stuck, not slow. */
+const TIMEOUT_FACTOR = 30;
+const MIN_TIMEOUT_MS = 60_000;
+const MISMATCH_EXAMPLES = 8;
+
+const THROUGHPUT_TARGET = { on: 'ratio', op: '>=', value: 0.6 };
+const PEER_SPEED_TARGET = { on: 'ratio', op: '>=', value: 10 };
+const PEER_ACCURACY_TARGET = { on: 'ratio', op: '>=', value: 1 };
+
+/** Share of right verdicts, overall and per domain kind, and a few wrong ones with their reasons. */
+function score(world, verdicts) {
+  const perKind = {};
+  const mismatches = [];
+  let right = 0;
+  for (const domain of world.domains) {
+    const kind = (perKind[domain.kind] ??= { right: 0, total: 0, got: {} });
+    for (const { email, truth } of domain.addresses) {
+      const got = verdicts[email]?.result ?? 'missing';
+      kind.total += 1;
+      kind.got[got] = (kind.got[got] ?? 0) + 1;
+      if (got === truth) {
+        right += 1;
+        kind.right += 1;
+      } else if (mismatches.length < MISMATCH_EXAMPLES) {
+        mismatches.push({ email, truth, got, reason: verdicts[email]?.reason ?? '' });
+      }
+    }
+  }
+  return { accuracy: right / world.addresses.length, perKind, mismatches };
+}
+
+async function measure(fixture, script, task, timeoutMs) {
+  fixture.reset();
+  const { result } = await runChild(new URL(script, import.meta.url), task, { timeoutMs });
+  const addressesPerSecond = (fixture.world.addresses.length / result.elapsedMs) * 1000;
+  return {
+    addressesPerSecond,
+    elapsedMs: result.elapsedMs,
+    smtpSessions: fixture.sessionCount(),
+    dnsQueries: fixture.dnsQueryCount(),
+    ...score(fixture.world, result.verdicts),
+  };
+}
+
+function percent(share) {
+  return share * 100;
+}
+
+function peerRows(peer, ours, measured) {
+  const raw = { peer: measured };
+  return [
+    row({ section: SECTION, metric: `engine vs ${peer}: speed`, unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: peer, baseline: measured.addressesPerSecond, target: PEER_SPEED_TARGET, raw }),
+    row({ section: SECTION, metric: `engine vs ${peer}: accuracy`, unit: '%', ours: percent(ours.accuracy), baselineName: peer, baseline: percent(measured.accuracy), target: PEER_ACCURACY_TARGET }),
+  ];
+}
+
+export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' } = {}) {
+  const missing = ENGINE_MODULES.filter((module) => !existsSync(new URL(module, import.meta.url)));
+  if (missing.length > 0) {
+    return [missingRow(SECTION, 'engine throughput vs ideal schedule', THROUGHPUT_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
+  }
+  const { DEFAULT_ENGINE_OPTIONS } = await import('../dist/engine/index.js');
+  const latency = { smtpLatencyMs: Number(smtpLatency), dnsLatencyMs: Number(dnsLatency), slowFactor: SLOW_FACTOR };
+  const { concurrency, perHostConcurrency } = DEFAULT_ENGINE_OPTIONS;
+  const sizes = quick ? SIZES.quick : SIZES.full;
+
+  const fixture = await startWorldFixture(sizes, latency);
+  try {
+    const { world, dnsServer, smtpPort } = fixture;
+    const ideal = idealSchedule(world, { ...latency, concurrency, perHostConcurrency, ...GREYLIST });
+    const timeoutMs = Math.max(MIN_TIMEOUT_MS, TIMEOUT_FACTOR * ideal.wallMs);
+    const options = {
+      dnsServers: [dnsServer],
+      smtpPort,
+      heloName: 'bench.mailverify.test',
+      mailFrom: 'verify@bench.mailverify.test',
+      concurrency,
+      perHostConcurrency,
+      ...GREYLIST,
+      // Neither is part of deliverability, and no peer does them: left out of the comparison.
+      dnsblZones: [],
+      webCheck: false,
+      allowPrivateNetworks: true,
+    };
+    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, timeoutMs);
+    const workload = { ...sizes, latency, concurrency, perHostConcurrency, ...GREYLIST, hosts: world.hosts.length };
+    const rows = [
+      row({ section: SECTION, metric: 'engine throughput vs ideal schedule', unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: 'ideal', baseline: ideal.addressesPerSecond, target: THROUGHPUT_TARGET, raw: { workload, ideal, ours } }),
+      row({ section: SECTION, metric: 'engine accuracy vs ground truth', unit: '%', ours: percent(ours.accuracy), baselineName: 'truth', baseline: 100, target: null }),
+    ];
+    for (const peer of Object.keys(PEERS)) {
+      if (fixture.portNote) {
+        rows.push(missingRow(SECTION, `engine vs ${peer}: speed`, PEER_SPEED_TARGET, fixture.portNote));
+        continue;
+      }
+      try {
+        const measured = await measure(fixture, './engine/verify-peer.js', { peer, dnsServer, addresses: world.addresses, concurrency }, timeoutMs);
+        rows.push(...peerRows(peer, ours, measured));
+      } catch (error) {
+        rows.push(missingRow(SECTION, `engine vs ${peer}: speed`, PEER_SPEED_TARGET, `failed: ${error.message.split('\n')[0]}`));
+      }
+    }
+    return rows;
+  } finally {
+    await fixture.close();
+  }
+}
+
+await runAlone(import.meta.url, SECTION, run);

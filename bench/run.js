@@ -1,0 +1,38 @@
+/**
+ * `npm run bench`: every benchmark in turn, one table on stdout, bench/results.json written.
+ *
+ *   node bench/run.js [--quick] [--only engine,csv,service,cli] [--smtp-latency 20] [--dns-latency 5]
+ *
+ * --quick uses small sizes (a smoke run, well under a minute); its figures are not the ones to quote.
+ */
+import { benchOptions, commandLine, formatTable, missingRow, saveResults } from './lib/report.js';
+
+/** Section name → its module; each also runs alone (`node bench/engine.js`). */
+const SECTIONS = {
+  engine: './engine.js',
+  csv: './csv.js',
+  service: './service.js',
+  cli: './cli-start.js',
+};
+
+const options = benchOptions();
+const wanted = options.only ? options.only.split(',').map((name) => name.trim()) : Object.keys(SECTIONS);
+const unknown = wanted.filter((name) => !(name in SECTIONS));
+if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+
+const sections = {};
+for (const name of wanted) {
+  const started = performance.now();
+  process.stderr.write(`bench: ${name}…\n`);
+  try {
+    const { run } = await import(SECTIONS[name]);
+    sections[name] = await run(options);
+  } catch (error) {
+    // One broken part must not hide the figures of the others.
+    sections[name] = [missingRow(name, `${name} benchmark`, null, `failed: ${error instanceof Error ? error.message : error}`)];
+  }
+  process.stderr.write(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+console.log(formatTable(Object.values(sections).flat()));
+await saveResults(sections, { quick: options.quick, command: commandLine() });

@@ -1,0 +1,103 @@
+/**
+ * The two servers the service benchmark compares, each in a process of its own: the real
+ * `mailverify serve` (the built binary on a temp data dir, a user with ample credits and rate
+ * limit, created with `mailverify admin` as an operator would) and the bare fastify baseline.
+ */
+import { execFile, fork, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { WORK_DIR, ensureWorkDir } from '../lib/work-dir.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
+const LISTENING = /mailverify: listening on (http:\/\/\S+)/;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+/** Enough that neither the balance nor the rate limit is what the benchmark measures. */
+const PLENTY = 1_000_000_000;
+const USER = 'bench@mailverify.test';
+
+const run = promisify(execFile);
+
+/** Resolves once the process has exited; SIGKILL if SIGTERM was not enough in time. */
+async function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function waitForListening(child) {
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => fail(new Error(`mailverify serve did not start in time: ${stderr}`)), START_TIMEOUT_MS);
+    const onData = (chunk) => {
+      stderr += chunk;
+      const match = LISTENING.exec(stderr);
+      if (match) finish(() => resolve(match[1]));
+    };
+    const onExit = (code) => fail(new Error(`mailverify serve exited (${code}) before listening: ${stderr}`));
+    function finish(settle) {
+      clearTimeout(timer);
+      child.stderr.off('data', onData);
+      child.off('exit', onExit);
+      // Keep draining stderr, so that a chatty server never blocks on a full pipe.
+      child.stderr.resume();
+      settle();
+    }
+    function fail(error) {
+      finish(() => reject(error));
+      child.kill('SIGKILL');
+    }
+    child.stderr.setEncoding('utf8').on('data', onData);
+    child.on('exit', onExit);
+  });
+}
+
+/**
+ * `mailverify serve` with its engine pointed at the given fixture.
+ * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25']
+ * @returns {Promise<{ url: string, token: string, stop(): Promise<void> }>}
+ */
+export async function startMailverify(engineArgs) {
+  await ensureWorkDir();
+  const dataDir = await mkdtemp(join(fileURLToPath(WORK_DIR), 'service-'));
+  const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: dataDir };
+  const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+  const child = spawn(process.execPath, [BIN, ...serveArgs, '--allow-private-networks', '--no-web-check', ...engineArgs], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const stop = async () => {
+    await stopProcess(child);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const url = await waitForListening(child);
+    const admin = (args) => run(process.execPath, [BIN, 'admin', '--data-dir', dataDir, ...args], { env });
+    await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
+    const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
+    return { url, token: stdout.trim(), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * The bare fastify baseline, answering with the given bodies.
+ * @returns {Promise<{ url: string, stop(): Promise<void> }>}
+ */
+export async function startBareServer(bodies) {
+  const child = fork(new URL('./bare-server.js', import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const url = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.url));
+    child.once('exit', (code) => reject(new Error(`bare fastify server exited (${code}) before listening`)));
+    child.send(bodies);
+  });
+  child.removeAllListeners('exit');
+  return { url, stop: () => stopProcess(child) };
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { InterruptedError } from './errors.js';
+
+/** Signals that would otherwise kill the process mid-write and leave the temp file behind. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+async function existingMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes the rename itself durable; not every platform can open a directory, and that is fine. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    await handle.sync().finally(() => handle.close());
+  } catch {
+    // The file's own data is synced already; only the directory entry's durability is at stake.
+  }
+}
+
+/**
+ * Writes a file so that readers only ever see the old content or the complete new one: `write`
+ * fills a temp file in the same directory, which is synced and then renamed over `path`. On an
+ * error, or SIGINT/SIGTERM/SIGHUP while writing, the temp file is removed and `path` is untouched.
+ * `mode` defaults to the replaced file's mode, else 0666 less the umask.
+ */
+export async function writeFileAtomic(
+  path: string,
+  write: (out: NodeJS.WritableStream) => Promise<void>,
+  options: { mode?: number } = {},
+): Promise<void> {
+  const target = resolve(path);
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const mode = options.mode ?? (await existingMode(target)) ?? 0o666;
+  const handle = await open(temp, 'wx', mode);
+  const out = handle.createWriteStream({ autoClose: false });
+  let interrupted: InterruptedError | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = new InterruptedError(`${signal} while writing ${path}; it was left as it was`);
+    out.destroy(interrupted);
+  };
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  try {
+    await write(out);
+    if (!out.writableFinished) {
+      out.end();
+      await finished(out);
+    }
+    if (interrupted) throw interrupted;
+    await handle.sync();
+    await handle.close();
+    await rename(temp, target);
+  } catch (error) {
+    out.destroy();
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw interrupted ?? error;
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  }
+  await syncDirectory(dirname(target));
+}
+
+/** `writeFileAtomic` for content already in memory. */
+export function writeTextAtomic(path: string, text: string, options: { mode?: number } = {}): Promise<void> {
+  return writeFileAtomic(
+    path,
+    async (out) => {
+      out.end(text);
+      await finished(out);
+    },
+    options,
+  );
+}

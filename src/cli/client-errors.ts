@@ -1,0 +1,49 @@
+import {
+  ApiError,
+  BadRequestError,
+  InsufficientTokensError,
+  InvalidResponseError,
+  NetworkError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
+} from '../client/errors.js';
+import { ConfigError } from '../config/errors.js';
+import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
+
+interface Mapping {
+  type: abstract new (...args: never[]) => Error;
+  exitCode: ExitCodeValue;
+  hint?: (error: never) => string;
+}
+
+/** DESIGN.md §4's exit codes for the client's errors; first match wins, so subclasses come first. */
+const MAPPINGS: Mapping[] = [
+  { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: () => 'run `mailverify login`' },
+  { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
+  { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
+  { type: NotFoundError, exitCode: ExitCode.notFound },
+  { type: BadRequestError, exitCode: ExitCode.usage },
+  { type: PayloadTooLargeError, exitCode: ExitCode.usage },
+  { type: ApiError, exitCode: ExitCode.failure },
+  { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
+  { type: InvalidResponseError, exitCode: ExitCode.failure },
+  { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
+];
+
+function messageOf(error: Error): string {
+  if (error instanceof InsufficientTokensError && error.balance !== undefined && error.required !== undefined) {
+    return `insufficient tokens: balance ${error.balance}, ${error.required} required`;
+  }
+  if (error instanceof ApiError) return `the service answered ${error.status} (${error.code}): ${error.message}`;
+  return error.message;
+}
+
+/** The CliError for an error of the client or config layers; undefined for anything else. */
+export function cliErrorFor(error: unknown): CliError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const mapping = MAPPINGS.find(({ type }) => error instanceof type);
+  if (mapping === undefined) return undefined;
+  return new CliError(messageOf(error), mapping.exitCode, mapping.hint?.(error as never));
+}

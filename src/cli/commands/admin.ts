@@ -1,0 +1,150 @@
+import type { Command } from 'commander';
+import { generateApiToken, hashApiToken } from '../../server/auth/api-tokens.js';
+import { resolveDataDir } from '../../server/data-dir.js';
+import { hashPassword } from '../../server/passwords.js';
+import { openSqliteStore } from '../../server/store/sqlite-store.js';
+import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { createIo, type Io } from '../io.js';
+
+/**
+ * `mailverify admin …`: the operator's commands, run on the host of `serve` against its data dir.
+ * They open the same SQLite file as a running server (WAL and a busy timeout make that safe) and
+ * print their data on stdout; `token create` prints nothing but the token, for scripts.
+ */
+
+interface AdminFlags {
+  dataDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  credits?: string;
+  rateLimit?: string;
+  passwordStdin?: boolean;
+  name?: string;
+}
+
+/** The account fields an operator sees; never the password hash. */
+function publicUser(user: User) {
+  return {
+    email: user.email,
+    balance: user.balance,
+    rateLimit: { limit: user.rateLimit, windowSeconds: user.rateWindowSeconds },
+    hasPassword: user.passwordHash !== null,
+    createdAt: user.createdAt,
+  };
+}
+
+/** A whole number from a flag or argument (at least `min` when given), or a usage error naming it. */
+function parseWholeNumber(raw: string, what: string, min?: number): number {
+  const value = Number(raw);
+  const whole = /^\s*-?\d+\s*$/.test(raw) && Number.isSafeInteger(value);
+  if (!whole || (min !== undefined && value < min)) {
+    throw new UsageError(`${what} must be a whole number${min === undefined ? '' : ` of at least ${min}`}; got "${raw}"`);
+  }
+  return value;
+}
+
+function requireAddress(email: string): string {
+  const trimmed = email.trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(trimmed)) throw new UsageError(`"${email}" is not an email address`);
+  return trimmed;
+}
+
+/** The first line of stdin, for `--password-stdin` (so the password never sits in argv or shell history). */
+async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError('--password-stdin read an empty password');
+  return password;
+}
+
+/** Opens the data dir's store for one command and always closes it, so no lock outlives the command. */
+async function withStore<T>(flags: AdminFlags, work: (store: Store) => T | Promise<T>): Promise<T> {
+  const store = openSqliteStore(resolveDataDir(flags.dataDir));
+  try {
+    return await work(store);
+  } catch (error) {
+    // A taken address or a balance that would go negative is bad input from the operator: exit 2.
+    if (error instanceof StoreError && (error.code === 'user_exists' || error.code === 'negative_balance')) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+function findUser(store: Store, email: string): User {
+  const user = store.findUserByEmail(email.trim());
+  if (!user) throw new CliError(`no user ${email}`, ExitCode.notFound, 'add one with `mailverify admin user add <email>`');
+  return user;
+}
+
+function setup(command: Command, io: Io | undefined): { flags: AdminFlags; out: Io } {
+  const flags = command.optsWithGlobals<AdminFlags>();
+  return { flags, out: io ?? createIo(flags) };
+}
+
+function printUser(out: Io, user: User): void {
+  const shown = publicUser(user);
+  out.stdout.write(
+    out.json
+      ? `${JSON.stringify(shown)}\n`
+      : `${shown.email}  balance ${shown.balance}  rate limit ${shown.rateLimit.limit}/${shown.rateLimit.windowSeconds}s\n`,
+  );
+}
+
+export async function runAdminUserAdd(email: string, command: Command, io?: Io): Promise<void> {
+  const { flags, out } = setup(command, io);
+  const address = requireAddress(email);
+  const credits = flags.credits === undefined ? 0 : parseWholeNumber(flags.credits, '--credits', 0);
+  const rateLimit = flags.rateLimit === undefined ? DEFAULT_RATE_LIMIT : parseWholeNumber(flags.rateLimit, '--rate-limit', 1);
+  // Hashing happens before the store is opened, so the write lock is held only for the insert.
+  const passwordHash = flags.passwordStdin ? await hashPassword(await readPassword(out.stdin)) : null;
+  const user = await withStore(flags, (store) =>
+    store.createUser({ email: address, passwordHash, balance: credits, rateLimit, rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS }),
+  );
+  printUser(out, user);
+}
+
+export async function runAdminUserList(command: Command, io?: Io): Promise<void> {
+  const { flags, out } = setup(command, io);
+  const users = await withStore(flags, (store) => store.listUsers());
+  if (out.json) {
+    out.stdout.write(`${JSON.stringify(users.map(publicUser))}\n`);
+    return;
+  }
+  const rows = [
+    ['EMAIL', 'BALANCE', 'RATE LIMIT', 'PASSWORD', 'CREATED'],
+    ...users.map((user) => [
+      user.email,
+      String(user.balance),
+      `${user.rateLimit}/${user.rateWindowSeconds}s`,
+      user.passwordHash === null ? 'no' : 'yes',
+      user.createdAt,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) out.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+}
+
+export async function runAdminCreditsAdd(email: string, amount: string, command: Command, io?: Io): Promise<void> {
+  const { flags, out } = setup(command, io);
+  // Negative amounts (after `--`) take credits back; the store refuses to go below zero.
+  const delta = parseWholeNumber(amount, 'the number of credits');
+  if (delta === 0) throw new UsageError('the number of credits must not be 0');
+  const user = await withStore(flags, (store) => {
+    const found = findUser(store, email);
+    return { ...found, balance: store.grantCredits(found.id, delta) };
+  });
+  printUser(out, user);
+}
+
+export async function runAdminTokenCreate(email: string, command: Command, io?: Io): Promise<void> {
+  const { flags, out } = setup(command, io);
+  const token = generateApiToken();
+  await withStore(flags, (store) => store.createApiToken(findUser(store, email).id, flags.name ?? 'admin', hashApiToken(token)));
+  out.stdout.write(`${token}\n`);
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import type { JobProgress } from '../../../client/types.js';
+import { InterruptedError } from '../../errors.js';
+import { createSession } from '../../session.js';
+import { Interruption, waitForJobs } from './jobs.js';
+import { shellQuote } from './output.js';
+
+interface StatusFlags {
+  watch?: boolean;
+  json?: boolean;
+}
+
+function describe(progress: JobProgress, json: boolean): string {
+  if (json) return JSON.stringify(progress);
+  const { job_id: id, status, processed, total, progress_percent: percent } = progress;
+  return `job ${id}: ${status}, ${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)`;
+}
+
+export async function runBulkStatus(jobIds: string[], command: Command): Promise<void> {
+  const flags = command.optsWithGlobals<StatusFlags>();
+  const interruption = new Interruption();
+  const session = createSession(command, { signal: interruption.signal });
+  const { io } = session;
+  const print = (progresses: JobProgress[]) => io.stdout.write(progresses.map((each) => `${describe(each, io.json)}\n`).join(''));
+  try {
+    const client = session.authenticatedClient();
+    if (!flags.watch) {
+      print(await Promise.all(jobIds.map((id) => client.progress(id))));
+      return;
+    }
+    // On a terminal the spinner shows the way and the end is printed once; in a log, every change is a line.
+    let last = '';
+    const printChanges = (progresses: JobProgress[]) => {
+      const text = progresses.map((each) => describe(each, io.json)).join('\n');
+      if (text !== last) print(progresses);
+      last = text;
+    };
+    const watch = ['mailverify', 'bulk', 'status', ...jobIds, '--watch'].map(shellQuote).join(' ');
+    const final = await interruption.during(
+      () => waitForJobs(client, jobIds, { io, signal: interruption.signal, onPoll: io.interactive ? undefined : printChanges }),
+      () => new InterruptedError(`stopped watching; the service goes on with job ${jobIds.join(', ')}`, `watch again with: ${watch}`),
+    );
+    if (io.interactive) print(final);
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,120 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import type { ApiClient } from '../../../client/api-client.js';
+import type { BulkSubmission } from '../../../client/types.js';
+import { readAddressList, type AddressList } from '../../../csv/address-list.js';
+import { openListSource, type ListSource } from '../../../csv/source.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { createSession, type Session } from '../../session.js';
+import { Interruption } from './jobs.js';
+import { planOutput, type OutputFlags } from './output.js';
+import { deliverResults } from './results.js';
+import { BulkState, type ChunkRecord } from './state.js';
+
+interface SubmitFlags extends OutputFlags {
+  column?: string;
+  precheck: boolean;
+  wait?: boolean;
+  json?: boolean;
+}
+
+/** The service's limit per bulk request (DESIGN.md §2): longer lists become several jobs. */
+export const MAX_EMAILS_PER_JOB = 50_000;
+const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+
+/** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
+async function bufferStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'mailverify-stdin-')), 'stdin');
+  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+  return path;
+}
+
+function chunksOf<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
+}
+
+function describeList(list: AddressList, label: string): string[] {
+  const lines = [
+    `${label}: ${plural(list.rows, 'row')}, ${plural(list.addresses.length, 'address')} to verify, ` +
+      `${plural(list.duplicates, 'duplicate')}, ${plural(list.invalid, 'invalid row')} not sent`,
+  ];
+  for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${JSON.stringify(address)}: ${reason}`);
+  if (list.invalid > list.rejected.length) lines.push(`  … and ${list.invalid - list.rejected.length} more`);
+  return lines;
+}
+
+/** A list split over several jobs is charged job by job: check the whole cost first, so none is left half-sent. */
+async function checkBalance(client: ApiClient, needed: number): Promise<void> {
+  const { balance } = await client.account();
+  if (balance < needed) {
+    throw new CliError(`insufficient tokens: balance ${balance}, ${needed} required`, ExitCode.insufficientTokens, 'ask the service operator for more tokens');
+  }
+}
+
+/**
+ * Sends the addresses in jobs of at most MAX_EMAILS_PER_JOB. Every request's Idempotency-Key is
+ * recorded before anything is sent, so that neither the client's retries nor a re-run after a
+ * crash can pay twice; each job id is recorded as soon as it is known.
+ */
+async function submitJobs(client: ApiClient, session: Session, source: ListSource, column: string | undefined, addresses: string[]): Promise<BulkSubmission[]> {
+  const state = BulkState.open(session.env);
+  const chunks = chunksOf(addresses, MAX_EMAILS_PER_JOB);
+  if (chunks.length > 1) await checkBalance(client, addresses.length);
+  const records: ChunkRecord[] = [];
+  for (const chunk of chunks) {
+    const digest = createHash('sha256').update(chunk.join('\n')).digest('hex');
+    const idempotencyKey = (await state.unansweredKey(source.path, digest)) ?? randomUUID();
+    records.push({ idempotencyKey, digest, count: chunk.length });
+  }
+  const submission = { id: randomUUID(), createdAt: new Date().toISOString(), source: source.path, label: source.label, column, chunks: records };
+  await state.addSubmission(submission);
+
+  const jobs: BulkSubmission[] = [];
+  try {
+    for (const [index, chunk] of chunks.entries()) {
+      const { idempotencyKey } = records[index]!;
+      const job = await client.submitBulk(chunk, { idempotencyKey });
+      await state.setJobId(submission.id, idempotencyKey, job.jobId);
+      jobs.push(job);
+    }
+  } catch (error) {
+    if (jobs.length > 0) session.warn(`submitted before the failure: job ${jobs.map((job) => job.jobId).join(', ')}`);
+    throw error;
+  }
+  return jobs;
+}
+
+export async function runBulkSubmit(file: string, command: Command): Promise<void> {
+  const flags = command.optsWithGlobals<SubmitFlags>();
+  const plan = planOutput(flags);
+  if (!flags.wait && (flags.output ?? flags.format ?? flags.only) !== undefined) {
+    throw new UsageError('--output, --format and --only need --wait', 'or fetch the results later with `mailverify bulk results <job>`');
+  }
+  const interruption = new Interruption();
+  const session = createSession(command, { signal: interruption.signal });
+  const { io } = session;
+  try {
+    const client = session.authenticatedClient();
+    const path = file === '-' ? await bufferStdin(io.stdin) : resolve(file);
+    const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
+    const list = await readAddressList(source, { precheck: flags.precheck });
+    if (list.rows === 0) throw new UsageError(`${source.label}: no rows to verify`);
+    for (const line of describeList(list, source.label)) session.notice(line);
+
+    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, source, flags.column, list.addresses);
+    const jobIds = jobs.map((job) => job.jobId);
+    const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
+    // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
+    if (flags.wait && plan.path === undefined) session.notice(`submitted as job ${jobIds.join(', ')}`);
+    else io.stdout.write(io.json ? `${JSON.stringify(summary)}\n` : jobIds.map((id) => `${id}\n`).join(''));
+
+    if (flags.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,93 @@
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { UnauthorizedError } from '../../client/errors.js';
+import type { Account } from '../../client/types.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { askHidden, askLine, readAll } from '../prompt.js';
+import { createSession, type Session } from '../session.js';
+
+interface LoginFlags {
+  withToken?: boolean;
+  email?: string;
+  passwordStdin?: boolean;
+}
+
+/** A token about to be stored; `revoke` undoes its creation when the check fails. */
+interface Credential {
+  token: string;
+  /** Set when this CLI created the token, so that logout may revoke it. */
+  tokenId?: string;
+  revoke?: () => Promise<void>;
+}
+
+const SCRIPT_HINT = 'use --with-token, or --email with --password-stdin';
+
+/** Secrets only ever come from stdin or a hidden prompt, never from argv, which `ps` shows to everyone. */
+function checkFlags(flags: LoginFlags, interactive: boolean): void {
+  if (flags.withToken && (flags.email !== undefined || flags.passwordStdin)) {
+    throw new UsageError('--with-token cannot be combined with --email or --password-stdin');
+  }
+  if (flags.passwordStdin && flags.email === undefined) throw new UsageError('--password-stdin needs --email');
+  if (!flags.withToken && !flags.passwordStdin && !interactive) {
+    throw new UsageError('stdin is not a terminal, so there is nobody to ask for a password', SCRIPT_HINT);
+  }
+}
+
+function required(value: string, what: string): string {
+  if (value === '') throw new UsageError(`no ${what} given`);
+  return value;
+}
+
+async function tokenFromStdin({ io }: Session): Promise<Credential> {
+  const raw = io.stdin.isTTY ? await askHidden(io.stdin, io.stderr, 'Token: ') : await readAll(io.stdin);
+  const token = required(raw.trim(), 'token on stdin');
+  if (/\s/.test(token)) throw new UsageError('stdin must hold exactly one token');
+  return { token };
+}
+
+/** Email and password → a short-lived JWT → a long-lived `mv_` token named for this machine. */
+async function tokenFromPassword(flags: LoginFlags, session: Session): Promise<Credential> {
+  const { io } = session;
+  const email = required((flags.email ?? (await askLine(io.stdin, io.stderr, 'Email: '))).trim(), 'email');
+  // A password may hold spaces; only the line end that `echo` or a here-string adds is dropped.
+  const password = flags.passwordStdin ? (await readAll(io.stdin)).replace(/\r?\n$/, '') : await askHidden(io.stdin, io.stderr, 'Password: ');
+  required(password, 'password');
+
+  let jwt: string;
+  try {
+    ({ token: jwt } = await session.client({}).login(email, password));
+  } catch (error) {
+    if (error instanceof UnauthorizedError) throw new CliError('wrong email or password', ExitCode.unauthenticated);
+    throw error;
+  }
+  const withJwt = session.client({ token: jwt });
+  const created = await withJwt.createToken(`mailverify-${hostname()}`);
+  return { token: created.token, tokenId: created.id, revoke: () => withJwt.deleteToken(created.id) };
+}
+
+/** The token must work before it is stored: a typo should fail now, not at the next command. */
+async function checkToken(session: Session, credential: Credential): Promise<Account> {
+  try {
+    return await session.client({ token: credential.token }).account();
+  } catch (error) {
+    await credential.revoke?.().catch(() => undefined);
+    if (error instanceof UnauthorizedError) throw new CliError(`${session.settings.baseUrl} does not accept this token`, ExitCode.unauthenticated);
+    throw error;
+  }
+}
+
+export async function runLogin(command: Command): Promise<void> {
+  const flags = command.opts<LoginFlags>();
+  const session = createSession(command);
+  try {
+    checkFlags(flags, session.io.stdin.isTTY === true);
+    const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
+    const account = await checkToken(session, credential);
+    const { baseUrl, configPath, tokenSource } = session.settings;
+    session.config.saveLogin({ baseUrl, token: credential.token, tokenId: credential.tokenId });
+    session.notice(`Logged in to ${baseUrl} as ${account.email}; the token is stored in ${configPath}`);
+    if (tokenSource === 'environment') session.warn('MAILVERIFY_TOKEN is set and is used instead of the stored token until you unset it');
+  } finally {
+    await session.close();
+  }
+}

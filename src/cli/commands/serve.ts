@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { resolveDataDir } from '../../server/data-dir.js';
+import { engineOptionsFrom } from '../engine-flags.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+
+interface ServeFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  logLevel?: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+/** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
+const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
+
+function parsePort(raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
+  return port;
+}
+
+function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const level = (flag ?? env.MAILVERIFY_LOG_LEVEL ?? 'warn').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return level;
+}
+
+/**
+ * Resolves at the first SIGINT or SIGTERM. The handlers are removed then, so a second signal
+ * ends the process the default way should the graceful close hang.
+ */
+function firstShutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      for (const name of SHUTDOWN_SIGNALS) process.off(name, onSignal);
+      resolve(signal);
+    };
+    for (const name of SHUTDOWN_SIGNALS) process.on(name, onSignal);
+  });
+}
+
+export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const flags = command.opts<ServeFlags>();
+  const options = {
+    host: flags.host,
+    port: parsePort(flags.port),
+    dataDir: resolveDataDir(flags.dataDir, env),
+    engine: engineOptionsFrom(command, env),
+    logLevel: parseLogLevel(flags.logLevel, env),
+  };
+  const shutdown = firstShutdownSignal();
+  const { startServer } = await import('../../server/serve.js');
+  const server = await startServer(options).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) {
+      throw new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, ExitCode.failure);
+    }
+    throw error;
+  });
+  // Tests and scripts read the bound port (with --port 0) from this line.
+  process.stderr.write(`mailverify: listening on ${server.url}\n`);
+  const signal = await shutdown;
+  process.stderr.write(`mailverify: ${signal} received, shutting down\n`);
+  await server.close();
+}

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import type { TokenSource } from '../../config/settings.js';
+import { createSession } from '../session.js';
+
+const TOKEN_SOURCE_TEXT: Record<TokenSource, (configPath: string) => string> = {
+  environment: () => 'the environment (MAILVERIFY_TOKEN)',
+  config: (configPath) => `the config file (${configPath})`,
+};
+
+/** Who the token belongs to and where things come from; never the token itself. */
+export async function runWhoami(command: Command): Promise<void> {
+  const session = createSession(command);
+  try {
+    const { io, settings } = session;
+    const { email, balance, rateLimit } = await session.authenticatedClient().account();
+    const { baseUrl, tokenSource, configPath } = settings;
+    if (io.json) {
+      io.stdout.write(`${JSON.stringify({ email, balance, rateLimit, baseUrl, tokenSource })}\n`);
+      return;
+    }
+    const { limit, windowSeconds } = rateLimit;
+    const rows: [string, string][] = [
+      ['account', email],
+      ['balance', `${balance} tokens`],
+      ['rate limit', `${limit} requests per ${windowSeconds} s`],
+      ['service', baseUrl],
+      // authenticatedClient() succeeded, so there is a token and it has a source.
+      ['token from', TOKEN_SOURCE_TEXT[tokenSource!](configPath)],
+    ];
+    for (const [label, value] of rows) io.stdout.write(`${io.color.dim(label.padEnd(11))}${value}\n`);
+  } finally {
+    await session.close();
+  }
+}

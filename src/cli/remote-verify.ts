@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import type { ApiClient } from '../client/api-client.js';
+import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
+import type { VerificationResult } from '../engine/types.js';
+import type { Io } from './io.js';
+import { createSession } from './session.js';
+
+/** Requests in flight at once, at most; the account's rate limit may lower it. */
+const MAX_IN_FLIGHT = 8;
+
+/** Runs `work` on every item, `limit` at a time; after a failure starts nothing new and throws it once the rest settle. */
+async function forEachConcurrently<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+}
+
+/**
+ * Pacing for several addresses: the account's rate limit, with the account request itself
+ * counted, so that concurrent verifies stay within it rather than collect 429s.
+ */
+async function pacing(client: ApiClient, count: number): Promise<{ concurrency: number; pace?: RateLimiter }> {
+  if (count === 1) return { concurrency: 1 };
+  const { limit, windowSeconds } = (await client.account()).rateLimit;
+  const pace = createRateLimiter(limit, windowSeconds * 1000);
+  await pace();
+  return { concurrency: Math.max(1, Math.min(MAX_IN_FLIGHT, limit)), pace };
+}
+
+/**
+ * Results from the service: each distinct address verified once (a repeat would be charged
+ * again), concurrently within the rate limit, each POST with its own Idempotency-Key so that a
+ * retry after a 429 or a cut connection is never charged twice.
+ */
+export function remoteSource(command: Command, io: Io) {
+  const session = createSession(command, { io });
+  const client = session.authenticatedClient();
+  return async (emails: string[], onResult: (result: VerificationResult) => void): Promise<void> => {
+    try {
+      const occurrences = new Map<string, number>();
+      for (const email of emails) occurrences.set(email, (occurrences.get(email) ?? 0) + 1);
+      const distinct = [...occurrences.keys()];
+      const { concurrency, pace } = await pacing(client, distinct.length);
+      await forEachConcurrently(distinct, concurrency, async (email) => {
+        await pace?.();
+        const result = await client.verify(email, { idempotencyKey: randomUUID() });
+        // Reported under the address as given, which is what the caller matches results by.
+        for (let i = 0; i < occurrences.get(email)!; i += 1) onResult({ ...result, email });
+      });
+    } finally {
+      await session.close();
+    }
+  };
+}

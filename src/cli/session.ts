@@ -1,0 +1,127 @@
+import type { Command } from 'commander';
+import { createApiClient, type ApiClient } from '../client/api-client.js';
+import type { RetryPolicy } from '../client/retry.js';
+import { openConfigStore, type ConfigStore } from '../config/config-store.js';
+import { loadSettings, type Settings } from '../config/settings.js';
+import { CliError, ExitCode, UsageError } from './errors.js';
+import { createIo, type Io } from './io.js';
+
+/** The program-wide flags of src/cli/main.ts. */
+export interface ProgramFlags {
+  baseUrl?: string;
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  debug?: boolean;
+  timeout?: number;
+}
+
+/**
+ * Everything a command that talks to the service needs, built in one place from the flags, the
+ * environment and the config file: where to print, which service, which token, a client.
+ */
+export interface Session {
+  io: Io;
+  settings: Settings;
+  config: ConfigStore;
+  env: NodeJS.ProcessEnv;
+  /** A client with the settings' token, or exit 4 with the login hint when there is none. */
+  authenticatedClient(): ApiClient;
+  /** A client with an explicit token (or none), for login and logout. */
+  client(options: { token?: string; baseUrl?: string }): ApiClient;
+  /** A message about what happened, on stderr; silenced by --quiet and --json. */
+  notice(message: string): void;
+  /** Something the user must know even with --quiet, on stderr. */
+  warn(message: string): void;
+  /** Closes every client's connections. */
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  io?: Io;
+  env?: NodeJS.ProcessEnv;
+  /** Aborts requests and retry waits (Ctrl-C during long commands). */
+  signal?: AbortSignal;
+}
+
+/** Not a documented option: lets tests (and impatient scripts) bound the retries. */
+const RETRY_ENV = { maxAttempts: 'MAILVERIFY_RETRY_MAX_ATTEMPTS', maxElapsedMs: 'MAILVERIFY_RETRY_MAX_ELAPSED_MS' } as const;
+
+function positiveInteger(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${name} must be a whole number above 0, got "${raw}"`);
+  return value;
+}
+
+function retryFrom(env: NodeJS.ProcessEnv): Partial<RetryPolicy> {
+  const policy: Partial<RetryPolicy> = {};
+  for (const [key, name] of Object.entries(RETRY_ENV) as [keyof typeof RETRY_ENV, string][]) {
+    const raw = env[name];
+    if (raw !== undefined && raw.trim() !== '') policy[key] = positiveInteger(raw.trim(), name);
+  }
+  return policy;
+}
+
+const BASE_URL_ORIGIN = { flag: '--base-url', environment: 'MAILVERIFY_BASE_URL', config: 'the config file', default: 'the default' } as const;
+
+function checkBaseUrl(settings: Settings): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(settings.baseUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new UsageError(`the base URL from ${BASE_URL_ORIGIN[settings.baseUrlSource]} is not an http(s) URL: "${settings.baseUrl}"`);
+  }
+}
+
+export function createSession(command: Command, options: SessionOptions = {}): Session {
+  const env = options.env ?? process.env;
+  const flags = command.optsWithGlobals<ProgramFlags>();
+  const io = options.io ?? createIo(flags, env);
+  if (flags.timeout !== undefined && !(Number.isFinite(flags.timeout) && flags.timeout > 0)) {
+    throw new UsageError('--timeout takes a number of milliseconds above 0');
+  }
+  const retry = retryFrom(env);
+  const config = openConfigStore(env);
+  const settings = loadSettings({ baseUrlFlag: flags.baseUrl }, env, config);
+  checkBaseUrl(settings);
+  const clients: ApiClient[] = [];
+
+  const client: Session['client'] = ({ token, baseUrl }) => {
+    const created = createApiClient({
+      baseUrl: baseUrl ?? settings.baseUrl,
+      token,
+      timeoutMs: flags.timeout,
+      retry,
+      debug: flags.debug ? io.stderr : undefined,
+      signal: options.signal,
+    });
+    clients.push(created);
+    return created;
+  };
+
+  return {
+    io,
+    settings,
+    config,
+    env,
+    client,
+    authenticatedClient() {
+      if (settings.token === undefined) {
+        throw new CliError(`not logged in to ${settings.baseUrl}`, ExitCode.unauthenticated, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
+      }
+      return client({ token: settings.token });
+    },
+    notice(message) {
+      if (!io.quiet && !io.json) io.stderr.write(`${message}\n`);
+    },
+    warn(message) {
+      io.stderr.write(`mailverify: warning: ${message}\n`);
+    },
+    async close() {
+      await Promise.all(clients.map((each) => each.close()));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import { createTransport } from './transport.js';
+import type {
+  Account,
+  BulkSubmission,
+  CreatedToken,
+  Health,
+  JobProgress,
+  JobWithResults,
+  LoginResponse,
+  TokenInfo,
+  VerificationResult,
+} from './types.js';
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  /** An `mv_` token or a JWT; routes other than login and health need one. */
+  token?: string;
+  /** Budget of one attempt of one request. */
+  timeoutMs?: number;
+  /** Receives `--debug` traces (method, URL, status, timing; Authorization redacted). */
+  debug?: NodeJS.WritableStream;
+  retry?: Partial<RetryPolicy>;
+  /** Aborts requests in flight and retry waits. */
+  signal?: AbortSignal;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  verify(email: string, options?: { idempotencyKey?: string }): Promise<VerificationResult>;
+  /** The key is required: a bulk submission is charged, so it must be safe to retry. */
+  submitBulk(emails: string[], options: { idempotencyKey: string }): Promise<BulkSubmission>;
+  progress(jobId: string): Promise<JobProgress>;
+  job(jobId: string): Promise<JobWithResults>;
+  account(): Promise<Account>;
+  /** Exchanges credentials for a short-lived JWT; needs no token. */
+  login(email: string, password: string): Promise<LoginResponse>;
+  /** Creates an `mv_` token; the secret is in this answer only. */
+  createToken(name: string): Promise<CreatedToken>;
+  listTokens(): Promise<TokenInfo[]>;
+  deleteToken(id: string): Promise<void>;
+  health(): Promise<Health>;
+  /** Closes kept-alive connections. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const segment = (id: string) => encodeURIComponent(id);
+
+/** A typed client for every route of the service (service-interface.md §4, DESIGN.md §2). */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    debug: options.debug,
+    signal: options.signal,
+  });
+  const send = transport.send;
+
+  return {
+    baseUrl: options.baseUrl,
+    verify: (email, { idempotencyKey } = {}) =>
+      send({ method: 'POST', path: '/v1/verify', body: { email }, idempotencyKey }),
+    submitBulk: (emails, { idempotencyKey }) =>
+      send({ method: 'POST', path: '/v1/bulk-verify', body: { emails }, idempotencyKey }),
+    progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
+    job: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}` }),
+    account: () => send({ method: 'GET', path: '/v1/account' }),
+    login: (email, password) =>
+      send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),
+    createToken: (name) => send({ method: 'POST', path: '/v1/tokens', body: { name } }),
+    listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
+    deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),
+    health: () => send({ method: 'GET', path: '/healthz', anonymous: true }),
+    close: () => transport.close(),
+  };
+}

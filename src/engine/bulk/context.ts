@@ -1,0 +1,62 @@
+import { PromiseCache } from '../cache.js';
+import type { CatchAllFinding } from '../checks/catch-all.js';
+import { DnsClient } from '../dns/resolver.js';
+import { KeyedSemaphore, Semaphore } from '../semaphore.js';
+import type { SessionOptions } from '../smtp/session.js';
+import type { EngineOptions } from '../types.js';
+import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
+
+const CACHE_ENTRIES = 50_000;
+const FACT_TTL_MS = 10 * 60_000;
+/** A domain we could not find out about is asked again soon, not in ten minutes. */
+const UNSURE_TTL_MS = 30_000;
+const WEB_CHECKS_AT_ONCE = 64;
+
+/**
+ * What one verifier keeps between calls: the options, the DNS client and its cache, the per-domain
+ * facts and catch-all findings, and the session limits shared by every call in progress.
+ */
+export class VerifierContext {
+  readonly dns: DnsClient;
+  readonly sessionOptions: SessionOptions;
+  readonly catchAll = new PromiseCache<string, CatchAllFinding>(CACHE_ENTRIES, (finding) =>
+    finding.decided ? FACT_TTL_MS : UNSURE_TTL_MS,
+  );
+  private readonly facts = new PromiseCache<string, DomainFacts>(CACHE_ENTRIES, (facts) =>
+    facts.status.kind === 'dns-failure' ? UNSURE_TTL_MS : FACT_TTL_MS,
+  );
+  private readonly webSlots = new Semaphore(WEB_CHECKS_AT_ONCE);
+  private readonly sessions: Semaphore;
+  private readonly sessionsPerHost: KeyedSemaphore;
+
+  constructor(readonly options: EngineOptions) {
+    this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
+    this.sessionOptions = {
+      port: options.smtpPort,
+      heloName: options.heloName,
+      mailFrom: options.mailFrom,
+      connectTimeoutMs: options.connectTimeoutMs,
+      commandTimeoutMs: options.commandTimeoutMs,
+      startTls: true,
+    };
+    this.sessions = new Semaphore(options.concurrency);
+    this.sessionsPerHost = new KeyedSemaphore(options.perHostConcurrency);
+  }
+
+  domainFacts(asciiDomain: string): Promise<DomainFacts> {
+    return this.facts.get(asciiDomain, () => gatherDomainFacts({ dns: this.dns, options: this.options, webSlots: this.webSlots }, asciiDomain));
+  }
+
+  /**
+   * A session slot at a host address. The host's own slot is taken first: a session waiting for
+   * a busy host must not sit on one of the global slots that sessions to idle hosts could use.
+   */
+  readonly takeSlot = async (address: string): Promise<() => void> => {
+    const releaseHost = await this.sessionsPerHost.acquire(address);
+    const releaseGlobal = await this.sessions.acquire();
+    return () => {
+      releaseGlobal();
+      releaseHost();
+    };
+  };
+}

@@ -1,0 +1,96 @@
+import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
+import type { SmtpOutcome } from '../checks/smtp-status.js';
+import { SmtpProber, type ProbeAnswer } from '../smtp/prober.js';
+import type { SessionTarget } from '../smtp/session.js';
+import type { VerifierContext } from './context.js';
+import { GreylistRetries } from './greylist-retries.js';
+
+function catchAllFinding(answer: ProbeAnswer, probeAddress: string): CatchAllFinding {
+  const reason = `${probeAddress} got ${answer.outcome.reason}`;
+  if (answer.kind === 'accepted') return { isCatchAll: true, decided: true, reason };
+  return { isCatchAll: false, decided: answer.outcome.status === 'invalid', reason };
+}
+
+/**
+ * Where the server accepts any address, its "yes" to a real one says nothing more: like Reacher,
+ * we do not ask, and report what it would answer (the verdict is `catch_all` either way).
+ */
+function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
+  return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})` };
+}
+
+/**
+ * The SMTP side of one domain's run: the catch-all probe (once per domain and verifier) first,
+ * then every address over shared sessions, greylisted ones again after the retry delay.
+ */
+export class DomainProbe {
+  /** The SMTP answer of each RCPT address, settled as it comes in. */
+  readonly answers = new Map<string, Promise<SmtpOutcome>>();
+  readonly catchAll: Promise<CatchAllFinding>;
+  private readonly settlers = new Map<string, (outcome: SmtpOutcome) => void>();
+  private readonly prober: SmtpProber;
+  private readonly greylist: GreylistRetries;
+
+  constructor(
+    private readonly context: VerifierContext,
+    private readonly asciiDomain: string,
+    targets: readonly SessionTarget[],
+    addresses: Iterable<string>,
+  ) {
+    const { options } = context;
+    for (const address of addresses) {
+      this.answers.set(address, new Promise((resolve) => this.settlers.set(address, resolve)));
+    }
+    this.prober = new SmtpProber(targets, {
+      session: context.sessionOptions,
+      perHostConcurrency: options.perHostConcurrency,
+      takeSlot: context.takeSlot,
+    });
+    this.greylist = new GreylistRetries({ retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs }, (requests) =>
+      this.prober.ask(requests),
+    );
+    this.catchAll = this.start();
+  }
+
+  private start(): Promise<CatchAllFinding> {
+    let ours = false;
+    let settle: (finding: CatchAllFinding) => void = () => undefined;
+    const catchAll = this.context.catchAll.get(this.asciiDomain, () => {
+      ours = true;
+      return new Promise<CatchAllFinding>((resolve) => (settle = resolve));
+    });
+    if (ours) {
+      this.probeCatchAllFirst(settle);
+    } else {
+      // Another run has the probe: use its finding if it is in, else ask and read it at the end.
+      const known = this.context.catchAll.peek(this.asciiDomain);
+      if (known?.isCatchAll) this.settleAll(acceptedByCatchAll(known));
+      else this.askAll();
+    }
+    return catchAll;
+  }
+
+  /**
+   * The real addresses are asked from inside the probe's first answer, so the probe's session
+   * goes on with them, and the sessions opened meanwhile start on them at once.
+   */
+  private probeCatchAllFirst(settle: (finding: CatchAllFinding) => void): void {
+    const probeAddress = catchAllProbeAddress(this.asciiDomain);
+    let askedAll: () => void = () => undefined;
+    const afterFirstAnswer = (answer: ProbeAnswer): void => {
+      if (answer.kind === 'accepted') this.settleAll(acceptedByCatchAll(catchAllFinding(answer, probeAddress)));
+      else this.askAll();
+      askedAll();
+    };
+    this.prober.ask([this.greylist.request(probeAddress, (answer) => settle(catchAllFinding(answer, probeAddress)), afterFirstAnswer)]);
+    this.prober.expect(this.settlers.size, new Promise((resolve) => (askedAll = resolve)));
+  }
+
+  private askAll(): void {
+    this.prober.ask([...this.settlers].map(([address, settle]) => this.greylist.request(address, (answer) => settle(answer.outcome))));
+  }
+
+  private settleAll(outcome: SmtpOutcome): void {
+    for (const settle of this.settlers.values()) settle(outcome);
+  }
+}

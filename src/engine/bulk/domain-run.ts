@@ -1,0 +1,42 @@
+import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
+import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import type { VerificationResult } from '../types.js';
+import type { VerifierContext } from './context.js';
+import type { DomainFacts } from './domain-facts.js';
+import { DomainProbe } from './domain-probe.js';
+import { addressResult, type AddressEntry } from './results.js';
+
+/**
+ * Verifies every address at one domain: the domain's facts once, the SMTP answers over shared
+ * sessions where there is a host to ask, and each address's results emitted as soon as its
+ * answer is in.
+ */
+export class DomainRun {
+  constructor(
+    private readonly context: VerifierContext,
+    private readonly asciiDomain: string,
+    /** Entries by RCPT address; duplicates of one address share its answer. */
+    private readonly entries: ReadonlyMap<string, readonly AddressEntry[]>,
+    private readonly emit: (result: VerificationResult) => void,
+  ) {}
+
+  async run(): Promise<void> {
+    const facts = await this.context.domainFacts(this.asciiDomain);
+    if (facts.status.kind !== 'routable' || facts.mail.targets.length === 0) {
+      const outcome = Promise.resolve(unknownOutcome(facts.mail.problem));
+      const addresses = [...this.entries.keys()];
+      await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
+      return;
+    }
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys());
+    await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
+  }
+
+  private async finish(facts: DomainFacts, address: string, answer: Promise<SmtpOutcome>, catchAll: Promise<CatchAllFinding>): Promise<void> {
+    const smtp = await answer;
+    const [listings, reachable, finding] = await Promise.all([facts.listings, facts.reachable, catchAll]);
+    for (const entry of this.entries.get(address) ?? []) {
+      this.emit(addressResult(entry, { facts, listings, reachable, catchAll: finding }, smtp));
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The `format` check: RFC 5321 mailbox syntax (§4.1.2), with RFC 6531 UTF-8 in the local part and
+ * IDN domains (converted to punycode for DNS). Deliberately stricter than RFC 5322: no comments,
+ * no display names, no folding white space, no obsolete forms: what an MTA accepts in `RCPT TO`.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import { domainToASCII } from 'node:url';
+
+export type FormatCheck =
+  | {
+      ok: true;
+      /** The local part as given (case matters to the receiving server). */
+      local: string;
+      /** Lower-cased, as given otherwise (Unicode for an IDN, `[...]` for an address literal). */
+      domain: string;
+      /** The domain for DNS: punycode, lower case. */
+      asciiDomain: string;
+      /** The IP address of a `user@[ip]` literal, else null. */
+      addressLiteral: string | null;
+    }
+  | { ok: false; reason: string };
+
+const MAX_LOCAL_OCTETS = 64;
+const MAX_ADDRESS_OCTETS = 254;
+const MAX_LABEL_OCTETS = 63;
+
+/** RFC 5322 atext, widened by RFC 6531 to every non-ASCII character. */
+const ATEXT = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\u{10FFFF}]+$/u;
+/** Inside a quoted string: qtextSMTP (printable ASCII but `"` and `\`, plus space) or UTF-8. */
+const QTEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e\u0080-\u{10FFFF}]$/u;
+/** quoted-pairSMTP: a backslash before a printable ASCII character or space. */
+const QUOTED_PAIR_TARGET = /^[\x20-\x7e]$/;
+const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+const octets = (text: string): number => Buffer.byteLength(text, 'utf8');
+const fail = (reason: string): FormatCheck => ({ ok: false, reason });
+
+/** Index just past the closing quote of a quoted string starting at 0, or -1 if never closed. */
+function endOfQuotedString(address: string): number {
+  for (let i = 1; i < address.length; i++) {
+    if (address[i] === '\\') i++;
+    else if (address[i] === '"') return i + 1;
+  }
+  return -1;
+}
+
+/** The RFC 5322 features people paste in that RFC 5321 does not take, named so the reason helps. */
+function unsupportedForm(unquoted: string): string | null {
+  if (/[<>]/.test(unquoted)) return 'display names and angle brackets are not allowed';
+  if (/[()]/.test(unquoted)) return 'comments are not allowed';
+  if (/\s/u.test(unquoted)) return 'spaces are not allowed outside quotes';
+  return null;
+}
+
+function checkQuotedLocal(local: string): string | null {
+  const content = local.slice(1, -1);
+  if (content.length === 0) return 'empty local part';
+  for (let i = 0; i < content.length; i++) {
+    const char = String.fromCodePoint(content.codePointAt(i)!);
+    if (char.length === 2) i++; // astral code point: two UTF-16 units
+    if (char === '\\') {
+      if (!QUOTED_PAIR_TARGET.test(content[++i] ?? '')) return 'invalid escape in quoted local part';
+    } else if (!QTEXT.test(char)) {
+      return 'invalid character in quoted local part';
+    }
+  }
+  return null;
+}
+
+function checkDotAtomLocal(local: string): string | null {
+  if (local.length === 0) return 'empty local part';
+  if (local.startsWith('.')) return 'local part starts with a dot';
+  if (local.endsWith('.')) return 'local part ends with a dot';
+  if (local.includes('..')) return 'consecutive dots in local part';
+  if (local.includes('"')) return 'quotes must enclose the whole local part';
+  return local.split('.').every((atom) => ATEXT.test(atom)) ? null : 'invalid character in local part';
+}
+
+/** `[192.0.2.1]` or `[IPv6:2001:db8::1]` → the IP, or a reason. */
+function parseAddressLiteral(literal: string): { ip: string } | { reason: string } {
+  const inner = literal.slice(1, -1);
+  const ipv6 = /^ipv6:(.*)$/i.exec(inner)?.[1];
+  if (ipv6 !== undefined) {
+    // A zone id (fe80::1%eth0) names an interface of the sender's host: meaningless in an address.
+    return isIPv6(ipv6) && !ipv6.includes('%') ? { ip: ipv6.toLowerCase() } : { reason: 'invalid IPv6 address literal' };
+  }
+  if (isIPv4(inner)) return { ip: inner };
+  return { reason: 'invalid address literal (expected [IPv4] or [IPv6:...])' };
+}
+
+/** Hostname rules on the punycode form: ≥ 2 labels, letters/digits/hyphens, ≤ 63 octets each. */
+function checkHostname(rawDomain: string, asciiDomain: string): string | null {
+  if (rawDomain.length === 0) return 'missing domain';
+  if (rawDomain.startsWith('.') || rawDomain.endsWith('.')) return 'domain starts or ends with a dot';
+  // Before the punycode result: WHATWG's domainToASCII refuses a numeric last label outright.
+  if (/^\d+$/.test(rawDomain.split('.').at(-1)!)) return 'top-level domain is all digits (an IP address needs brackets)';
+  if (asciiDomain === '') return 'invalid characters in domain';
+  const labels = asciiDomain.split('.');
+  if (labels.some((label) => label.length === 0)) return 'consecutive dots in domain';
+  if (labels.length < 2) return 'domain needs at least two labels (missing top-level domain)';
+  if (labels.some((label) => label.length > MAX_LABEL_OCTETS)) return `domain label longer than ${MAX_LABEL_OCTETS} octets`;
+  for (const label of labels) {
+    if (!LDH_LABEL.test(label)) {
+      return label.startsWith('-') || label.endsWith('-')
+        ? 'domain label starts or ends with a hyphen'
+        : 'invalid character in domain';
+    }
+  }
+  return null;
+}
+
+export function checkFormat(address: string): FormatCheck {
+  const quotedEnd = address.startsWith('"') ? endOfQuotedString(address) : 0;
+  if (quotedEnd < 0) return fail('unterminated quoted local part');
+  const unsupported = unsupportedForm(address.slice(quotedEnd));
+  if (unsupported) return fail(unsupported);
+
+  const at = address.indexOf('@', quotedEnd);
+  if (at < 0) return fail('missing @');
+  const local = address.slice(0, at);
+  const rawDomain = address.slice(at + 1);
+  if (rawDomain.includes('@')) return fail('more than one @');
+
+  const localProblem = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal(local) : checkDotAtomLocal(local);
+  if (localProblem) return fail(localProblem);
+  if (octets(local) > MAX_LOCAL_OCTETS) return fail(`local part longer than ${MAX_LOCAL_OCTETS} octets`);
+
+  const domain = rawDomain.toLowerCase();
+  let asciiDomain: string;
+  let addressLiteral: string | null = null;
+  if (domain.startsWith('[')) {
+    if (!domain.endsWith(']')) return fail('unclosed address literal');
+    const literal = parseAddressLiteral(domain);
+    if ('reason' in literal) return fail(literal.reason);
+    asciiDomain = domain;
+    addressLiteral = literal.ip;
+  } else {
+    asciiDomain = domainToASCII(domain);
+    const domainProblem = checkHostname(domain, asciiDomain);
+    if (domainProblem) return fail(domainProblem);
+  }
+
+  if (octets(`${local}@${asciiDomain}`) > MAX_ADDRESS_OCTETS) return fail(`address longer than ${MAX_ADDRESS_OCTETS} octets`);
+  return { ok: true, local, domain, asciiDomain, addressLiteral };
+}

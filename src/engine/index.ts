@@ -1,0 +1,27 @@
+import { VerifierContext } from './bulk/context.js';
+import { verifyAll } from './bulk/verify-all.js';
+import { resolveEngineOptions } from './options.js';
+import type { EngineOptions, VerificationResult, Verifier } from './types.js';
+
+export type { Checks, EngineOptions, SmtpStatus, Verdict, VerificationResult, Verifier } from './types.js';
+export { VERDICTS } from './types.js';
+export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
+
+/**
+ * The verification engine. One verifier keeps its DNS answers, domain facts and catch-all
+ * findings between calls, and its session limits apply to all its calls together.
+ */
+export function createVerifier(options: Partial<EngineOptions> = {}): Verifier {
+  const context = new VerifierContext(resolveEngineOptions(options));
+  return {
+    async verify(email: string): Promise<VerificationResult> {
+      // The bulk path with a list of one: the same machinery, the same verdicts.
+      let only: VerificationResult | undefined;
+      await verifyAll(context, [email], (result) => {
+        only = result;
+      });
+      return only!;
+    },
+    verifyMany: (emails, onResult) => verifyAll(context, emails, onResult),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Known mailbox providers from data/providers.json: by the address's domain (gmail.com) or by the
+ * domain's MX hosts (a Google Workspace domain's aspmx.l.google.com), each entry with its reason.
+ */
+import { nameAndParents, normaliseDomain, once, readDataFile } from './load.js';
+
+interface ProviderEntry {
+  name: string;
+  why: string;
+  domains: string[];
+  mxSuffixes: string[];
+}
+
+const providerIndex = once(() => {
+  const { providers } = JSON.parse(readDataFile('providers.json')) as { providers: ProviderEntry[] };
+  return {
+    domains: new Set(providers.flatMap((provider) => provider.domains)),
+    mxSuffixes: new Set(providers.flatMap((provider) => provider.mxSuffixes)),
+  };
+});
+
+/** `domain` matches exactly; an MX host matches when it is, or is under, a listed suffix. */
+export function isKnownProvider(domain: string, mxHosts: Iterable<string> = []): boolean {
+  const { domains, mxSuffixes } = providerIndex();
+  if (domains.has(normaliseDomain(domain))) return true;
+  for (const host of mxHosts) {
+    if (nameAndParents(host).some((name) => mxSuffixes.has(name))) return true;
+  }
+  return false;
+}

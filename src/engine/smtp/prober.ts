@@ -1,0 +1,197 @@
+import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import { SmtpError } from './errors.js';
+import { replyKind, type ReplyKind } from './reply-table.js';
+import { SmtpSession, type SessionOptions, type SessionTarget } from './session.js';
+
+/** Addresses per extra session: below that, opening one costs more round trips than it saves. */
+const RCPTS_PER_SESSION = 5;
+/** RFC 5321 §4.5.3.1.8: every server takes at least 100 recipients per transaction. */
+const MAX_RCPTS_PER_TRANSACTION = 100;
+/**
+ * Postfix slows every reply by a second after 10 errors in a session (smtpd_soft_error_limit) and
+ * hangs up after 20: a fresh session before that is far cheaper.
+ */
+const MAX_REFUSALS_PER_SESSION = 9;
+const SERVICE_CLOSING = 421;
+/** How often an address may be cut off mid-question before it is given up as unknown. */
+const MAX_DROPS_PER_ADDRESS = 3;
+
+export interface ProbeAnswer {
+  outcome: SmtpOutcome;
+  /** What the RCPT reply meant, or null when there was no reply. */
+  kind: ReplyKind | null;
+}
+
+export interface ProbeRequest {
+  /** The RCPT TO address: `local@ascii-domain`. */
+  address: string;
+  /** Called exactly once, synchronously inside the session: asking more from here keeps it open. */
+  answer(result: ProbeAnswer): void;
+}
+
+export interface ProberOptions {
+  session: SessionOptions;
+  perHostConcurrency: number;
+  /** Waits for a session slot at a host address (its own limit, then the global one). */
+  takeSlot(address: string): Promise<() => void>;
+}
+
+interface Pending extends ProbeRequest {
+  drops: number;
+}
+
+/** Whether an address needs SMTPUTF8 (RFC 6531) to be asked about. */
+const isAscii = (text: string): boolean => [...text].every((char) => char.charCodeAt(0) < 0x80);
+
+function once(answer: ProbeRequest['answer']): ProbeRequest['answer'] {
+  let answered = false;
+  return (result) => {
+    if (answered) return;
+    answered = true;
+    answer(result);
+  };
+}
+
+/**
+ * Asks one domain's mail hosts about addresses with RCPT TO: several per session, up to
+ * `perHostConcurrency` sessions at once, hosts in preference order (the next one when a host
+ * cannot be reached or stops answering), a new session when the server hangs up on us.
+ */
+export class SmtpProber {
+  private readonly queue: Pending[] = [];
+  private targetIndex = 0;
+  private lastFailure: SmtpOutcome | null = null;
+  private workers = 0;
+  /** Settles when announced addresses have been asked (see `expect`). */
+  private gate: Promise<void> | null = null;
+
+  constructor(
+    private readonly targets: readonly SessionTarget[],
+    private readonly options: ProberOptions,
+  ) {}
+
+  ask(requests: readonly ProbeRequest[]): void {
+    this.queue.push(...requests.map((request) => ({ address: request.address, answer: once(request.answer), drops: 0 })));
+    this.startWorkers(this.queue.length);
+  }
+
+  /**
+   * Announces `count` more addresses, to be asked once `asked` settles (after the catch-all
+   * probe): their sessions open now, alongside the probe's, and wait for them.
+   */
+  expect(count: number, asked: Promise<void>): void {
+    this.gate = asked;
+    void asked.then(() => {
+      if (this.gate === asked) this.gate = null;
+    });
+    this.startWorkers(this.queue.length + count);
+  }
+
+  private startWorkers(addresses: number): void {
+    const wanted = Math.min(this.options.perHostConcurrency, Math.ceil(addresses / RCPTS_PER_SESSION));
+    while (this.workers < wanted) {
+      this.workers += 1;
+      void this.work().finally(() => (this.workers -= 1));
+    }
+  }
+
+  private hasWork(): boolean {
+    return this.queue.length > 0 || this.gate !== null;
+  }
+
+  /** The next address to ask, waiting for announced ones when the queue is empty. */
+  private async next(): Promise<Pending | undefined> {
+    if (this.queue.length === 0 && this.gate) await this.gate;
+    return this.queue.shift();
+  }
+
+  private async work(): Promise<void> {
+    try {
+      while (this.hasWork()) {
+        const target = this.targets[this.targetIndex];
+        if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask'));
+        const release = await this.options.takeSlot(target.address);
+        try {
+          // While we waited, others may have emptied the queue or given up on this host.
+          if (!this.hasWork() || target !== this.targets[this.targetIndex]) continue;
+          const session = await this.open(target);
+          if (session) await this.drain(session, target);
+        } finally {
+          release();
+        }
+      }
+    } catch (error) {
+      // A bug, not a network problem: the addresses still get an answer, and the cause is named.
+      this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`));
+    }
+  }
+
+  private async open(target: SessionTarget): Promise<SmtpSession | null> {
+    try {
+      return await SmtpSession.open(target, this.options.session);
+    } catch (error) {
+      if (!(error instanceof SmtpError)) throw error;
+      this.giveUpOn(target, error);
+      return null;
+    }
+  }
+
+  /** Asks queued addresses in one session until the queue is empty or the session is spent. */
+  private async drain(session: SmtpSession, target: SessionTarget): Promise<void> {
+    let inTransaction = 0;
+    let refusals = 0;
+    for (let item = await this.next(); item; item = await this.next()) {
+      if (!isAscii(item.address) && !session.smtpUtf8) {
+        item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)'), kind: null });
+        continue;
+      }
+      try {
+        if (inTransaction >= MAX_RCPTS_PER_TRANSACTION) {
+          inTransaction = 0;
+          await session.newTransaction();
+        }
+        const reply = await session.rcpt(item.address);
+        // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
+        if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`);
+        inTransaction += 1;
+        const kind = replyKind(reply);
+        if (kind === 'too-many-recipients' && inTransaction > 1) {
+          this.queue.unshift(item);
+          inTransaction = MAX_RCPTS_PER_TRANSACTION;
+          continue;
+        }
+        item.answer({ outcome: outcomeOfReply(reply, kind), kind });
+        if (reply.code >= 400 && ++refusals >= MAX_REFUSALS_PER_SESSION) break;
+      } catch (error) {
+        session.abort();
+        if (error instanceof SmtpError) return this.lost(item, error, target);
+        item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`), kind: null });
+        throw error;
+      }
+    }
+    session.quit();
+  }
+
+  /** The session died while `item` was being asked. */
+  private lost(item: Pending, error: SmtpError, target: SessionTarget): void {
+    if (error.kind === 'timeout') {
+      // A host that stops answering mid-list would cost a timeout per address: move on.
+      item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
+      this.giveUpOn(target, error);
+    } else if (++item.drops >= MAX_DROPS_PER_ADDRESS) {
+      item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
+    } else {
+      this.queue.unshift(item);
+    }
+  }
+
+  private giveUpOn(target: SessionTarget, error: SmtpError): void {
+    if (target !== this.targets[this.targetIndex]) return; // another session already moved on
+    this.lastFailure = outcomeOfFailure(error, target);
+    this.targetIndex += 1;
+  }
+
+  private answerAll(outcome: SmtpOutcome): void {
+    for (let item = this.queue.shift(); item; item = this.queue.shift()) item.answer({ outcome, kind: null });
+  }
+}

@@ -1,0 +1,115 @@
+import { SmtpConnection } from './connection.js';
+import { SmtpError } from './errors.js';
+import type { SmtpReply } from './reply.js';
+
+export interface SessionOptions {
+  port: number;
+  heloName: string;
+  mailFrom: string;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+  /** Whether to use STARTTLS when the server offers it. */
+  startTls: boolean;
+}
+
+/** Where to connect: an address, and the host name it belongs to (for TLS SNI and messages). */
+export interface SessionTarget {
+  address: string;
+  hostname: string;
+}
+
+function isPositive(reply: SmtpReply): boolean {
+  return reply.code >= 200 && reply.code < 300;
+}
+
+function refused(step: string, reply: SmtpReply): SmtpError {
+  return new SmtpError('refused', `${step} refused: ${reply.line}`, reply);
+}
+
+/** EHLO keywords (upper case), from the lines after the first. */
+function extensionsOf(reply: SmtpReply): Set<string> {
+  return new Set(reply.lines.slice(1).map((line) => line.split(' ')[0]!.toUpperCase()));
+}
+
+/**
+ * An SMTP session up to an open mail transaction: greeting, EHLO (HELO when EHLO is refused),
+ * STARTTLS when offered, MAIL FROM. Then any number of RCPT TO, new transactions, and QUIT.
+ */
+export class SmtpSession {
+  private constructor(
+    private readonly connection: SmtpConnection,
+    private readonly options: SessionOptions,
+    private readonly extensions: Set<string>,
+  ) {}
+
+  /** Opens a session; when the TLS handshake fails, once more in plain text (we probe, we do not deliver). */
+  static async open(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
+    try {
+      return await SmtpSession.openOnce(target, options);
+    } catch (error) {
+      if (!(error instanceof SmtpError && error.kind === 'tls')) throw error;
+      return SmtpSession.openOnce(target, { ...options, startTls: false });
+    }
+  }
+
+  private static async openOnce(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
+    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs);
+    try {
+      const greeting = await connection.readReply(options.commandTimeoutMs);
+      if (greeting.code !== 220) throw refused('greeting', greeting);
+      let extensions = await SmtpSession.hello(connection, options);
+      if (options.startTls && extensions.has('STARTTLS')) {
+        const reply = await connection.command('STARTTLS', options.commandTimeoutMs);
+        if (reply.code === 220) {
+          await connection.upgradeToTls(target.hostname, options.commandTimeoutMs);
+          extensions = await SmtpSession.hello(connection, options);
+        }
+      }
+      const session = new SmtpSession(connection, options, extensions);
+      await session.mailFrom();
+      return session;
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
+
+  private static async hello(connection: SmtpConnection, options: SessionOptions): Promise<Set<string>> {
+    const ehlo = await connection.command(`EHLO ${options.heloName}`, options.commandTimeoutMs);
+    if (isPositive(ehlo)) return extensionsOf(ehlo);
+    const helo = await connection.command(`HELO ${options.heloName}`, options.commandTimeoutMs);
+    if (!isPositive(helo)) throw refused('HELO', helo);
+    return new Set();
+  }
+
+  /** Whether the server takes internationalised (UTF-8) addresses (RFC 6531). */
+  get smtpUtf8(): boolean {
+    return this.extensions.has('SMTPUTF8');
+  }
+
+  rcpt(address: string): Promise<SmtpReply> {
+    return this.connection.command(`RCPT TO:<${address}>`, this.options.commandTimeoutMs);
+  }
+
+  /** RSET and a new MAIL FROM: a fresh transaction, for servers that cap recipients per transaction. */
+  async newTransaction(): Promise<void> {
+    const reply = await this.connection.command('RSET', this.options.commandTimeoutMs);
+    if (!isPositive(reply)) throw refused('RSET', reply);
+    await this.mailFrom();
+  }
+
+  quit(): void {
+    this.connection.quit();
+  }
+
+  /** Drops the connection without a word (after a timeout or a protocol error). */
+  abort(): void {
+    this.connection.close();
+  }
+
+  private async mailFrom(): Promise<void> {
+    const parameters = this.smtpUtf8 ? ' SMTPUTF8' : '';
+    const reply = await this.connection.command(`MAIL FROM:<${this.options.mailFrom}>${parameters}`, this.options.commandTimeoutMs);
+    if (!isPositive(reply)) throw refused('MAIL FROM', reply);
+  }
+}

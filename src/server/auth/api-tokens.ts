@@ -1,0 +1,22 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every API token starts with this, so it can be told from a JWT at a glance (and by a secret scanner). */
+export const API_TOKEN_PREFIX = 'mv_';
+
+/** A new API token: `mv_` + 32 random bytes as hex. Shown once; only its hash is ever stored. */
+export function generateApiToken(): string {
+  return API_TOKEN_PREFIX + randomBytes(32).toString('hex');
+}
+
+/**
+ * SHA-256 of the token, hex. A plain hash suffices (no salt, no scrypt) because the token is 256
+ * random bits, not a human password: the hash is only a lookup key that a leaked database cannot
+ * turn back into a working token.
+ */
+export function hashApiToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function looksLikeApiToken(token: string): boolean {
+  return /^mv_[0-9a-f]{64}$/.test(token);
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Store, User } from '../store/store.js';
+import { ProblemError } from '../errors.js';
+import { enforceRateLimit } from '../rate-limit.js';
+import { errorResponses } from '../schemas/problem.js';
+import type { Authenticator } from './authenticate.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, on routes inside the guarded scope; read it with currentUser(). */
+    user: User | null;
+  }
+}
+
+/** Name of the bearer scheme in the OpenAPI document. */
+export const BEARER_SCHEME = 'bearer';
+
+/**
+ * Makes every route registered in `scope` authenticated and rate limited, before its body is even
+ * parsed, and documents that in its schema (the bearer requirement, 401 and 429).
+ */
+export function guardScope(scope: FastifyInstance, authenticate: Authenticator, store: Store): void {
+  scope.decorateRequest('user', null);
+  scope.addHook('onRoute', (route) => {
+    const schema = route.schema ?? {};
+    // `security` is for the OpenAPI document only; fastify ignores keys it does not know.
+    const documented = {
+      ...schema,
+      security: [{ [BEARER_SCHEME]: [] }],
+      response: { ...(schema.response as object | undefined), ...errorResponses('unauthorized', 'rate_limited') },
+    };
+    route.schema = documented;
+  });
+  scope.addHook('onRequest', async (request, reply) => {
+    const user = await authenticate(request.headers.authorization);
+    enforceRateLimit(store, user, reply);
+    request.user = user;
+  });
+}
+
+export function currentUser(request: FastifyRequest): User {
+  if (request.user === null) throw new ProblemError('internal', 'route is outside the authenticated scope');
+  return request.user;
+}

@@ -1,0 +1,108 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Every error the service answers with, as `application/problem+json` (RFC 9457) plus a stable
+ * `code` (DESIGN.md §2). Routes throw ProblemError; fastify's own errors (bad JSON, wrong media
+ * type, body too large, schema validation) are mapped here too, so bad input is never a 500.
+ */
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+const PROBLEMS = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  unauthorized: { status: 401, title: 'Invalid or missing authentication token' },
+  insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
+  not_found: { status: 404, title: 'Not found' },
+  idempotency_conflict: { status: 409, title: 'Idempotency key reused with another request' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  internal: { status: 500, title: 'Internal server error' },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+/** Fields a problem may carry beyond the RFC's (402 tells what the balance is and what was needed). */
+export interface ProblemExtras {
+  balance?: number;
+  required?: number;
+}
+
+export interface ProblemBody extends ProblemExtras {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+}
+
+export class ProblemError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ProblemCode,
+    detail: string,
+    readonly extras: ProblemExtras = {},
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+    this.statusCode = PROBLEMS[code].status;
+  }
+}
+
+export function problemStatus(code: ProblemCode): number {
+  return PROBLEMS[code].status;
+}
+
+function problemBody(code: ProblemCode, detail: string, extras: ProblemExtras = {}): ProblemBody {
+  const { status, title } = PROBLEMS[code];
+  return { type: 'about:blank', title, status, detail, code, ...extras };
+}
+
+const CODE_BY_STATUS: Record<number, ProblemCode> = Object.fromEntries(
+  Object.entries(PROBLEMS).map(([code, { status }]) => [status, code as ProblemCode]),
+);
+
+/**
+ * Fastify errors answered with our own words (its messages only repeat the title), or, for an id
+ * too long to route, as what it is to the caller: something that does not exist.
+ */
+const FRAMEWORK_PROBLEMS: Record<string, { code: ProblemCode; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'Send request bodies as JSON with Content-Type: application/json.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', detail: 'The request body is over 8 MiB.' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'not_found', detail: 'No such resource: the id in the path is longer than any this service issues.' },
+};
+
+/**
+ * Fastify's own errors carry the right 4xx status already (FST_ERR_CTP_* for media type, size,
+ * empty or malformed JSON; FST_ERR_VALIDATION for schema failures); only the body needs our shape.
+ * The one schema rule answered otherwise is `maxItems` (the 50,000-email cap): too many items is a
+ * payload too large, not a malformed one.
+ */
+function fromFastifyError(error: FastifyError): ProblemBody | undefined {
+  const known = FRAMEWORK_PROBLEMS[error.code];
+  if (known) return problemBody(known.code, known.detail);
+  if (error.validation?.some((failure) => failure.keyword === 'maxItems')) {
+    return problemBody('payload_too_large', error.message);
+  }
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status >= 500) return undefined;
+  return { ...problemBody(CODE_BY_STATUS[status] ?? 'invalid_request', error.message), status };
+}
+
+export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+/** The one error handler of the app; server faults are logged and answered without internals. */
+export function handleError(error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ProblemError) return sendProblem(reply, problemBody(error.code, error.message, error.extras));
+  const clientError = fromFastifyError(error);
+  if (clientError) return sendProblem(reply, clientError);
+  request.log.error({ err: error }, 'request failed');
+  return sendProblem(reply, problemBody('internal', 'The server could not complete the request.'));
+}
+
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, problemBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
+}

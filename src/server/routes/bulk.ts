@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppConfig } from '../app.js';
+import { currentUser } from '../auth/guard.js';
+import { ProblemError } from '../errors.js';
+import { conflict, idempotencyScope, recordedResponse, sendRecorded } from '../idempotency.js';
+import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
+import { StoreError, type JobProgress } from '../store/store.js';
+import { insufficientTokens } from './verify.js';
+
+const ROUTE = 'POST /v1/bulk-verify';
+
+/** Trimmed and de-duplicated case-insensitively, first spelling and order kept (DESIGN.md §2). */
+export function distinctEmails(emails: string[]): string[] {
+  const byKey = new Map<string, string>();
+  for (const raw of emails) {
+    const email = raw.trim();
+    const key = email.toLowerCase();
+    if (!byKey.has(key)) byKey.set(key, email);
+  }
+  return [...byKey.values()];
+}
+
+/** A whole number that reaches 100 only with the last result (a job has at least one email). */
+export function progressPercent(job: Pick<JobProgress, 'processed' | 'total'>): number {
+  return Math.floor((100 * job.processed) / job.total);
+}
+
+interface JobParams {
+  job_id: string;
+}
+
+export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppConfig): void {
+  function ownJob(userId: number, jobId: string): JobProgress {
+    const job = store.getJob(userId, jobId);
+    // Another user's job is as unknown as a missing one: a 404 never tells that it exists.
+    if (!job) throw new ProblemError('not_found', `No job ${jobId}.`);
+    return job;
+  }
+
+  app.post<{ Body: { emails: string[] } }>('/v1/bulk-verify', { schema: submitBulkSchema }, async (request, reply) => {
+    const user = currentUser(request);
+    const scope = idempotencyScope(request, user.id, ROUTE);
+    const recorded = scope && recordedResponse(store, scope);
+    if (recorded) return sendRecorded(reply, recorded);
+    let created: ReturnType<typeof store.createJob>;
+    try {
+      // Charge, job, items and the idempotency record in one transaction: all or nothing.
+      created = store.createJob(user.id, distinctEmails(request.body.emails), scope);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'idempotency_conflict') throw conflict();
+      throw error;
+    }
+    if (!created.ok) throw insufficientTokens(created);
+    onJobCreated();
+    return { jobId: created.jobId, queued: created.queued };
+  });
+
+  app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
+    const job = ownJob(currentUser(request).id, request.params.job_id);
+    return { job_id: job.id, status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
+  });
+
+  app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request) => {
+    const job = ownJob(currentUser(request).id, request.params.job_id);
+    return { id: job.id, status: job.status, total: job.total, processed: job.processed, results: store.getJobResults(job.id) };
+  });
+}

@@ -1,0 +1,72 @@
+import { errorResponses } from './problem.js';
+import { idempotencyHeadersSchema, verificationResultSchema } from './verification.js';
+
+/** DESIGN.md §2: the most emails one bulk request may carry (more → 413). */
+export const MAX_BULK_EMAILS = 50_000;
+
+const jobStatusSchema = { type: 'string', enum: ['processing', 'completed'] } as const;
+
+const jobParamsSchema = {
+  type: 'object',
+  required: ['job_id'],
+  properties: { job_id: { type: 'string', minLength: 1, description: 'The `jobId` returned at submission.' } },
+} as const;
+
+export const submitBulkSchema = {
+  summary: 'Submit a bulk job (costs 1 token per email after de-duplication)',
+  headers: idempotencyHeadersSchema,
+  body: {
+    type: 'object',
+    required: ['emails'],
+    additionalProperties: false,
+    properties: {
+      emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['jobId', 'queued'],
+      properties: { jobId: { type: 'string' }, queued: { type: 'integer' } },
+    },
+    ...errorResponses('invalid_request', 'insufficient_tokens', 'idempotency_conflict', 'payload_too_large', 'unsupported_media_type'),
+  },
+} as const;
+
+export const progressSchema = {
+  summary: 'Poll the progress of a bulk job',
+  params: jobParamsSchema,
+  response: {
+    200: {
+      type: 'object',
+      required: ['job_id', 'status', 'total', 'processed', 'progress_percent'],
+      properties: {
+        job_id: { type: 'string' },
+        status: jobStatusSchema,
+        total: { type: 'integer' },
+        processed: { type: 'integer' },
+        progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
+      },
+    },
+    ...errorResponses('not_found'),
+  },
+} as const;
+
+export const jobSchema = {
+  summary: 'Get a bulk job with the results so far',
+  params: jobParamsSchema,
+  response: {
+    200: {
+      type: 'object',
+      required: ['id', 'status', 'total', 'processed', 'results'],
+      properties: {
+        id: { type: 'string' },
+        status: jobStatusSchema,
+        total: { type: 'integer' },
+        processed: { type: 'integer' },
+        results: { type: 'array', items: verificationResultSchema },
+      },
+    },
+    ...errorResponses('not_found'),
+  },
+} as const;

@@ -1,0 +1,21 @@
+import { problemStatus, type ProblemCode } from '../errors.js';
+
+/** The problem+json body of every error response (DESIGN.md §2). */
+export const problemSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    balance: { type: 'integer', description: 'With 402: the balance now.' },
+    required: { type: 'integer', description: 'With 402: the tokens the request needed.' },
+  },
+} as const;
+
+/** Response schemas for the errors a route can answer with, keyed by status as fastify expects. */
+export function errorResponses(...codes: ProblemCode[]): Record<number, typeof problemSchema> {
+  return Object.fromEntries(codes.map((code) => [problemStatus(code), problemSchema]));
+}

@@ -1,0 +1,57 @@
+import { VERDICTS } from '../../engine/types.js';
+import { errorResponses } from './problem.js';
+
+/** The interface's `checks` object (§2.3), field for field. */
+export const checksSchema = {
+  type: 'object',
+  required: ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'],
+  additionalProperties: false,
+  properties: {
+    format: { type: 'boolean' },
+    domainExists: { type: 'boolean' },
+    hasMx: { type: 'boolean' },
+    domainReachable: { type: 'boolean' },
+    smtpStatus: { type: 'string', enum: ['valid', 'invalid', 'unknown'] },
+    isDisposable: { type: 'boolean' },
+    isRole: { type: 'boolean' },
+    isBlacklisted: { type: 'boolean' },
+    isKnownProvider: { type: 'boolean' },
+    isCatchAll: { type: 'boolean' },
+  },
+} as const;
+
+/** The verification result (§2.1): single responses and every entry of a bulk job's results. */
+export const verificationResultSchema = {
+  type: 'object',
+  required: ['email', 'result', 'checks', 'reason'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string' },
+    result: { type: 'string', enum: [...VERDICTS] },
+    checks: checksSchema,
+    reason: { type: 'string' },
+  },
+} as const;
+
+/** Both POST routes accept a retry key; a repeat within 24 h answers as the first call did. */
+export const idempotencyHeadersSchema = {
+  type: 'object',
+  properties: {
+    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 },
+  },
+} as const;
+
+export const verifySchema = {
+  summary: 'Verify one address (costs 1 token)',
+  headers: idempotencyHeadersSchema,
+  body: {
+    type: 'object',
+    required: ['email'],
+    additionalProperties: false,
+    properties: { email: { type: 'string', description: 'The address to verify.' } },
+  },
+  response: {
+    200: verificationResultSchema,
+    ...errorResponses('invalid_request', 'insufficient_tokens', 'idempotency_conflict', 'payload_too_large', 'unsupported_media_type', 'internal'),
+  },
+} as const;

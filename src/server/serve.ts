@@ -1,0 +1,61 @@
+import type { EngineOptions } from '../engine/types.js';
+import { buildApp } from './app.js';
+import { createJwtIssuer, loadOrCreateJwtSecret } from './auth/jwt.js';
+import { startJobRunner } from './jobs/runner.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+
+export interface ServerOptions {
+  host: string;
+  /** 0 picks a free port; the URL that was bound is returned. */
+  port: number;
+  dataDir: string;
+  engine: Partial<EngineOptions>;
+  /** pino level for the logs on stderr ('silent' for none). */
+  logLevel: string;
+}
+
+export interface RunningServer {
+  url: string;
+  /** Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * `mailverify serve`: store, engine, job runner and HTTP app wired together and listening. On
+ * start the runner resumes every job left unfinished by a crash or a stop.
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const store = openSqliteStore(options.dataDir);
+  const jwt = await createJwtIssuer(loadOrCreateJwtSecret(options.dataDir));
+  const { createVerifier } = await import('../engine/index.js');
+  const verifier = createVerifier(options.engine);
+  const app = buildApp({
+    store,
+    verifier,
+    jwt,
+        // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
+    onJobCreated: () => runner.wake(),
+    logger: {
+      level: options.logLevel,
+      stream: process.stderr,
+      redact: { paths: ['req.headers.authorization'], censor: '[redacted]' },
+    },
+  });
+  const runner = startJobRunner({ store, verifier, log: app.log });
+
+  async function close(): Promise<void> {
+    try {
+      await app.close();
+      await runner.stop();
+    } finally {
+      store.close();
+    }
+  }
+  try {
+    const url = await app.listen({ host: options.host, port: options.port });
+    return { url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

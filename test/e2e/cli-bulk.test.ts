@@ -1,0 +1,290 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { watch } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliSandbox, type CliSandbox } from '../support/cli-sandbox.js';
+import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
+import { BIN, startService, type RunningService } from '../support/service.js';
+
+/**
+ * `bulk submit / status / results`: the built binary against the real service, whose engine asks
+ * loopback DNS and SMTP fixtures. Every file the CLI reads or writes is a real file.
+ */
+
+const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`];
+/** A domain whose DNS answers only after a while: its jobs stay `processing` long enough to observe. */
+const SLOW_DOMAIN = 'slow.test';
+const SLOW_DNS_MS = 4_000;
+const RESULT_COLUMNS = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+let world: MailWorld;
+let service: RunningService;
+let token: string;
+let dir: string;
+let cli: CliSandbox;
+
+beforeAll(async () => {
+  world = await startMailWorld({ mailboxes: VALID });
+  world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] });
+  service = await startService({ engineArgs: world.engineArgs });
+  token = await service.createUser('lists@example.test', { credits: 1_000_000, rateLimit: 1_000 });
+  dir = await mkdtemp(join(tmpdir(), 'mailverify-bulk-e2e-'));
+  cli = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token });
+});
+
+afterAll(async () => {
+  await cli?.close();
+  await service?.stop();
+  await world?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function balance(): Promise<number> {
+  const whoami = await cli.run(['whoami', '--json']);
+  return (JSON.parse(whoami.stdout) as { balance: number }).balance;
+}
+
+async function file(name: string, content: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+/** The CLI as a child process the test can signal; same environment as the sandbox. */
+function spawnCli(args: string[], baseUrl = service.baseUrl): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_TOKEN: token, MAILVERIFY_BASE_URL: baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+describe('bulk submit --wait --output', () => {
+  it('merges the results into a messy CSV: original rows in order, duplicates alike, invalid rows not charged', async () => {
+    const rows = [
+      ['id', 'name', 'E-Mail', 'note'],
+      ['1', 'Doe, Alice', 'Alice@Service.test', 'first "quoted" line\r\nsecond line'],
+      ['2', 'Bob', 'bob@service.test', 'plain'],
+      ['3', 'Carol', 'carol@service.test', 'no such mailbox'],
+      ['4', 'Alice again', 'alice@service.test', 'duplicate, other case'],
+      ['5', 'Broken', 'not-an-address', 'syntax'],
+      ['6', 'Nobody', '', 'no address'],
+      ['7', 'Ghost', `ghost@${MISSING_DOMAIN}`, 'NXDOMAIN'],
+      ['8', 'Dots', 'two..dots@service.test', 'syntax'],
+    ];
+    const quote = (cell: string) => (/[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+    const body = rows.map((row) => row.map(quote).join(',')).join('\r\n');
+    // BOM, CRLF, and blank rows (an empty line and one of only separators) between the data.
+    const input = await file('messy.csv', `\uFEFF${body.replace('\r\n2,', '\r\n\r\n,,,\r\n2,')}\r\n`);
+    const output = join(dir, 'messy-out.csv');
+    const before = await balance();
+
+    const submit = await cli.run(['bulk', 'submit', input, '--wait', '--output', output]);
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(lines(submit.stdout)).toHaveLength(1);
+    expect(submit.stderr).toContain('2 invalid rows not sent');
+
+    const out = parse(await readFile(output), { bom: true }) as string[][];
+    expect(out[0]).toEqual([...rows[0]!, ...RESULT_COLUMNS]);
+    expect(out.slice(1).map((row) => row.slice(0, 4))).toEqual(rows.slice(1));
+    const verdict = Object.fromEntries(out.slice(1).map((row) => [row[0], row[4]]));
+    expect(verdict).toEqual({ '1': 'valid', '2': 'valid', '3': 'invalid', '4': 'valid', '5': 'invalid', '6': 'invalid', '7': 'invalid', '8': 'invalid' });
+    expect(out[4]!.slice(4)).toEqual(out[1]!.slice(4));
+    expect(out[3]![5]).toContain('5.1.1');
+    expect(out[6]![5]).toBe('no address in this row');
+    // Charged for alice, bob, carol and ghost only: duplicates and syntax failures are never sent.
+    expect(await balance()).toBe(before - 4);
+  });
+
+  it('takes plain text, one address per line', async () => {
+    const input = await file('plain.txt', `${VALID[0]}\n\ncarol@${MAIL_DOMAIN}\nnot-an-address\n`);
+    const output = join(dir, 'plain-out.csv');
+    const submit = await cli.run(['bulk', 'submit', input, '--wait', '--output', output]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const out = parse(await readFile(output)) as string[][];
+    expect(out.map((row) => row.slice(0, 2))).toEqual([
+      ['email', 'result'],
+      [VALID[0], 'valid'],
+      [`carol@${MAIL_DOMAIN}`, 'invalid'],
+      ['not-an-address', 'invalid'],
+    ]);
+  });
+
+  it('takes stdin, keeps a copy to merge into later, and prints --json counts', async () => {
+    const stdin = `name;mail\nAlice;${VALID[0]}\nBob;${VALID[1]}\nBob twice;${VALID[1].toUpperCase()}\n`;
+    const submit = await cli.run(['--json', 'bulk', 'submit', '-'], { stdin });
+    expect(submit.code, submit.stderr).toBe(0);
+    const summary = JSON.parse(submit.stdout) as { jobs: { jobId: string; queued: number }[]; total: number; duplicates: number; invalid: number };
+    expect(summary).toEqual({ jobs: [{ jobId: expect.any(String), queued: 2 }], total: 3, duplicates: 1, invalid: 0 });
+
+    const output = join(dir, 'stdin-out.csv');
+    const results = await cli.run(['bulk', 'results', summary.jobs[0]!.jobId, '--wait', '--output', output]);
+    expect(results.code, results.stderr).toBe(0);
+    const out = parse(await readFile(output), { delimiter: ';' }) as string[][];
+    expect(out.map((row) => row.slice(0, 3))).toEqual([
+      ['name', 'mail', 'result'],
+      ['Alice', VALID[0], 'valid'],
+      ['Bob', VALID[1], 'valid'],
+      ['Bob twice', VALID[1].toUpperCase(), 'valid'],
+    ]);
+  });
+});
+
+describe('a list over the per-job limit', () => {
+  const COUNT = 120_000;
+  let jobIds: string[];
+  let input: string;
+
+  it('is split into 3 jobs and merged into one output with every row answered', { timeout: 240_000 }, async () => {
+    // Mostly a domain that does not exist (answered from one DNS lookup), some real mailboxes: fast and varied.
+    const addresses = Array.from({ length: COUNT }, (_, i) => (i % 10 === 0 ? `user${i}@${MAIL_DOMAIN}` : `user${i}@${MISSING_DOMAIN}`));
+    input = await file('big.csv', `n,email\n${addresses.map((address, i) => `${i},${address}`).join('\n')}\n`);
+    const output = join(dir, 'big-out.csv');
+    const submit = await cli.run(['--json', 'bulk', 'submit', input, '--wait', '--output', output]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const summary = JSON.parse(submit.stdout) as { jobs: { jobId: string; queued: number }[]; total: number };
+    expect(summary.jobs.map((job) => job.queued)).toEqual([50_000, 50_000, 20_000]);
+    expect(summary.total).toBe(COUNT);
+    jobIds = summary.jobs.map((job) => job.jobId);
+
+    const out = parse(await readFile(output)) as string[][];
+    expect(out).toHaveLength(COUNT + 1);
+    out.slice(1).forEach((row, i) => {
+      expect(row[0]).toBe(String(i));
+      expect(row[2]).toBe('invalid'); // no such domain, or no such mailbox at the fixture
+    });
+  });
+
+  it('leaves the old file or none when the writer is killed mid-write, never half a file', { timeout: 120_000 }, async () => {
+    expect(jobIds).toHaveLength(3);
+    const output = join(dir, 'killed.csv');
+    await writeFile(output, 'the old content\n');
+    let sawTempFile = false;
+    const run = spawnCli(['bulk', 'results', ...jobIds, '--output', output]);
+    // Kill as soon as the temp file beside the output appears: the write has begun.
+    const watcher = watch(dir, (_event, name) => {
+      if (name?.startsWith('.killed.csv.') && !sawTempFile) {
+        sawTempFile = true;
+        run.child.kill('SIGKILL');
+      }
+    });
+    const result = await run.done;
+    watcher.close();
+    expect(sawTempFile, result.stderr).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+    expect(await readFile(output, 'utf8')).toBe('the old content\n');
+
+    // Not killed, the same command replaces the file whole.
+    const rerun = await cli.run(['bulk', 'results', ...jobIds, '--output', output]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(parse(await readFile(output))).toHaveLength(COUNT + 1);
+    for (const name of await readdir(dir)) if (name.startsWith('.killed.csv.')) await rm(join(dir, name));
+  });
+});
+
+describe('a connection cut after the submit reached the service', () => {
+  let proxy: net.Server;
+  let bulkPosts = 0;
+
+  afterAll(async () => {
+    await new Promise((resolve) => proxy?.close(resolve));
+  });
+
+  it('is retried with the same Idempotency-Key: one job, one charge', async () => {
+    const upstream = new URL(service.baseUrl);
+    let dropped = false;
+    // Passes everything through, except that the first answer to a bulk submission never arrives.
+    proxy = net.createServer((client) => {
+      const server = net.connect(Number(upstream.port), upstream.hostname);
+      let dropNextAnswer = false;
+      client.on('data', (chunk) => {
+        if (chunk.toString('latin1').startsWith('POST /v1/bulk-verify')) {
+          bulkPosts += 1;
+          if (!dropped) dropNextAnswer = dropped = true;
+        }
+        server.write(chunk);
+      });
+      server.on('data', (chunk) => {
+        if (dropNextAnswer) {
+          client.destroy();
+          server.destroy();
+        } else client.write(chunk);
+      });
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.on('close', () => server.destroy());
+      server.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+
+    const input = await file('cut.txt', `${VALID[0]}\n${VALID[1]}\ncarol@${MAIL_DOMAIN}\n`);
+    const before = await balance();
+    const submit = spawnCli(['--json', 'bulk', 'submit', input], proxyUrl);
+    const result = await submit.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(bulkPosts).toBe(2);
+    const summary = JSON.parse(result.stdout) as { jobs: { jobId: string; queued: number }[] };
+    expect(summary.jobs).toEqual([{ jobId: expect.any(String), queued: 3 }]);
+    expect(await balance()).toBe(before - 3);
+
+    const results = await cli.run(['bulk', 'results', summary.jobs[0]!.jobId, '--wait', '--format', 'ndjson']);
+    expect(lines(results.stdout)).toHaveLength(3);
+  });
+});
+
+describe('errors', () => {
+  it('bulk results of a job still processing exits 8; of an unknown job 7', async () => {
+    const input = await file('slow.txt', `someone@${SLOW_DOMAIN}\n`);
+    const submit = await cli.run(['bulk', 'submit', input]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const [jobId] = lines(submit.stdout);
+
+    const processing = await cli.run(['bulk', 'results', jobId!]);
+    expect(processing.code, processing.stderr).toBe(8);
+    expect(processing.stderr).toContain(`mailverify bulk results ${jobId} --wait`);
+    const status = await cli.run(['--json', 'bulk', 'status', jobId!]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ job_id: jobId, status: 'processing', total: 1 });
+
+    const unknown = await cli.run(['bulk', 'results', 'no-such-job']);
+    expect(unknown.code, unknown.stderr).toBe(7);
+  });
+
+  it('Ctrl-C during --wait exits 130 and prints the command that resumes', async () => {
+    const input = await file('slow-wait.txt', `other@${SLOW_DOMAIN}\n`);
+    const output = join(dir, 'slow out.csv');
+    const run = spawnCli(['bulk', 'submit', input, '--wait', '--output', output]);
+    // The job id is printed once the job exists; then the CLI is waiting.
+    await new Promise<void>((resolve) => run.child.stdout!.once('data', () => resolve()));
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    const jobId = result.stdout.trim();
+    expect(result.stderr).toContain(`mailverify bulk results ${jobId} --wait --output '${output}'`);
+  });
+
+  it('an unterminated quote exits 2 naming the file and the line', async () => {
+    const input = await file('open-quote.csv', 'email,name\na@service.test,Ann\nb@service.test,"Bob\nc@service.test,Cy\n');
+    const submit = await cli.run(['bulk', 'submit', input]);
+    expect(submit.code).toBe(2);
+    expect(submit.stderr).toContain(`${input}: line 3: unterminated quote`);
+  });
+
+  it('a list without an email column exits 2 naming the columns seen', async () => {
+    const input = await file('no-email.csv', 'name,phone\nAnn,555-0100\n');
+    const submit = await cli.run(['bulk', 'submit', input]);
+    expect(submit.code).toBe(2);
+    expect(submit.stderr).toContain('no email column found; columns seen: "name", "phone"');
+  });
+});

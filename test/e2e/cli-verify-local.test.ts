@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
+const CHECK_FIELDS = [
+  'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus',
+  'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll',
+];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dns: DnsFixture;
+let smtp: SmtpFixture;
+let engineArgs: string[];
+
+function run(args: string[], stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DNSBL_ZONES: 'dnsbl.test' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  smtp = await startSmtpServer({ host: '127.0.0.61', port, mailboxes: ['alice@cli.test'] });
+  dns = await startDnsServer({
+    'cli.test': { records: [{ type: 'MX', exchange: 'mx.cli.test', priority: 10 }] },
+    'mx.cli.test': { records: [{ type: 'A', address: '127.0.0.61' }] },
+  });
+  engineArgs = ['--local', '--dns-server', dns.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0'];
+});
+
+afterAll(async () => {
+  await smtp?.close();
+  await dns?.close();
+});
+
+describe('mailverify verify --local (built binary)', () => {
+  it('prints one JSON object per line with exactly the interface fields', async () => {
+    const { code, stdout, stderr } = await run(['verify', ...engineArgs, '--json', 'alice@cli.test', 'nobody@cli.test']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(Object.keys(line).sort()).toEqual(['checks', 'email', 'reason', 'result']);
+      expect(Object.keys(line.checks).sort()).toEqual([...CHECK_FIELDS].sort());
+      expect(typeof line.reason).toBe('string');
+      expect(line.reason).not.toBe('');
+    }
+    expect(lines.map((line) => [line.email, line.result])).toEqual([
+      ['alice@cli.test', 'valid'],
+      ['nobody@cli.test', 'invalid'],
+    ]);
+    expect(lines[1].reason).toMatch(/5\.1\.1/);
+  });
+
+  it('prints a human line per address by default, without colour under NO_COLOR', async () => {
+    const { code, stdout } = await run(['verify', ...engineArgs, 'alice@cli.test']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^valid\s+alice@cli\.test\s+\S/);
+    expect(stdout).not.toContain("\u001b[");
+  });
+
+  it('exits 3 when a verdict matches --fail-on, and 0 when none does', async () => {
+    const failing = await run(['verify', ...engineArgs, '--fail-on', 'invalid,unknown', 'alice@cli.test', 'nobody@cli.test']);
+    expect(failing.code).toBe(3);
+    expect(failing.stdout.trim().split('\n')).toHaveLength(2);
+    const passing = await run(['verify', ...engineArgs, '--fail-on', 'invalid', 'alice@cli.test']);
+    expect(passing.code).toBe(0);
+  });
+
+  it('reads one address per line from stdin for -', async () => {
+    const { code, stdout } = await run(['verify', ...engineArgs, '--json', '-'], 'alice@cli.test\n\n  nobody@cli.test \n');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n').map((line) => JSON.parse(line).email)).toEqual(['alice@cli.test', 'nobody@cli.test']);
+  });
+
+  it('exits 2 with one line on stderr for an unknown flag or a bad --fail-on', async () => {
+    const unknown = await run(['verify', '--local', '--frobnicate', 'alice@cli.test']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trim().split('\n')[0]).toMatch(/unknown option '--frobnicate'/);
+    const badList = await run(['verify', ...engineArgs, '--fail-on', 'nonsense', 'alice@cli.test']);
+    expect(badList.code).toBe(2);
+    expect(badList.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

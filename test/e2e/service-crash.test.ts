@@ -1,0 +1,104 @@
+/**
+ * The built `mailverify serve`, killed with SIGKILL in the middle of a 2,000-email job and started
+ * again on the same data dir: the job completes, every email has exactly one result, the balance
+ * was charged once, and progress never went backwards. Needs `npm run build` first.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, MAIL_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
+import { startService, type RunningService } from '../support/service.js';
+
+const TOTAL = 2_000;
+const CREDITS = 2_500;
+const emails = Array.from({ length: TOTAL }, (_, i) => `user${i}@${MAIL_DOMAIN}`);
+const mailboxes = emails.filter((_, i) => i % 2 === 0);
+
+interface Progress {
+  status: string;
+  total: number;
+  processed: number;
+  progress_percent: number;
+}
+
+describe('mailverify serve after a crash', () => {
+  let world: MailWorld;
+  const services: RunningService[] = [];
+  let dataDir: string | undefined;
+
+  beforeAll(async () => {
+    // Slow replies stretch the job over a few seconds, so that the kill lands in its middle.
+    world = await startMailWorld({ mailboxes, replyDelayMs: 5 });
+  });
+  afterAll(async () => {
+    for (const service of services) await service.kill('SIGKILL');
+    await world?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function progressOf(service: RunningService, jobId: string, token: string): Promise<Progress> {
+    const reply = await call(service.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token });
+    expect(reply.status).toBe(200);
+    return reply.body as Progress;
+  }
+
+  async function pollWhile(service: RunningService, jobId: string, token: string, seen: Progress[], going: (p: Progress) => boolean): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const progress = await progressOf(service, jobId, token);
+      seen.push(progress);
+      if (!going(progress)) return;
+      if (Date.now() > deadline) throw new Error(`job stuck at ${JSON.stringify(progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('resumes the job: each email exactly one result, charged once, progress monotonic', async () => {
+    const first = await startService({ engineArgs: world.engineArgs });
+    services.push(first);
+    dataDir = first.dataDir;
+    // A rate limit above the polling rate: this test is about the job, not the limit.
+    const token = await first.createUser('crash@example.org', { credits: CREDITS, rateLimit: 1_000 });
+
+    const submitted = await call(first.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
+    expect(submitted.status).toBe(200);
+    expect(submitted.body.queued).toBe(TOTAL);
+    const jobId = submitted.body.jobId as string;
+
+    const seen: Progress[] = [];
+    await pollWhile(first, jobId, token, seen, (progress) => progress.processed < TOTAL / 10);
+    await first.kill('SIGKILL');
+    services.pop();
+    const atKill = seen.at(-1)!;
+    expect(atKill.status, 'the kill must land while the job is processing').toBe('processing');
+    expect(atKill.processed).toBeLessThan(TOTAL);
+
+    const second = await startService({ dataDir, engineArgs: world.engineArgs });
+    services.push(second);
+    await pollWhile(second, jobId, token, seen, (progress) => progress.status !== 'completed');
+
+    for (const [index, progress] of seen.entries()) {
+      expect(Number.isInteger(progress.progress_percent)).toBe(true);
+      expect(progress.progress_percent).toBe(Math.floor((100 * progress.processed) / TOTAL));
+      expect(progress.progress_percent === 100).toBe(progress.status === 'completed');
+      if (index > 0) expect(progress.processed).toBeGreaterThanOrEqual(seen[index - 1]!.processed);
+    }
+
+    const job = await call(second.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
+    expect(job.body).toMatchObject({ id: jobId, status: 'completed', total: TOTAL, processed: TOTAL });
+    const results = job.body.results as Array<{ email: string; result: string }>;
+    expect(results).toHaveLength(TOTAL);
+    expect(new Set(results.map((result) => result.email)).size).toBe(TOTAL);
+    const expected = new Set(mailboxes);
+    for (const result of results) expect(result.result, result.email).toBe(expected.has(result.email) ? 'valid' : 'invalid');
+
+    const account = await call(second.baseUrl, 'GET', '/v1/account', { token });
+    expect(account.body.balance).toBe(CREDITS - TOTAL);
+
+    // A graceful stop (SIGTERM) exits 0 and leaves a data dir the next start opens.
+    expect(await second.stop()).toBe(0);
+    services.pop();
+    const third = await startService({ dataDir, engineArgs: world.engineArgs });
+    services.push(third);
+    expect((await call(third.baseUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+  });
+});

@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier } from '../../src/engine/index.js';
+import type { Verifier } from '../../src/engine/types.js';
+import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src/server/jobs/runner.js';
+import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import type { Store } from '../../src/server/store/store.js';
+import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+
+// The runner with the real engine, on a real DNS server and real SMTP servers on loopback.
+
+const DOMAINS = ['one.runner.test', 'two.runner.test', 'three.runner.test', 'four.runner.test'];
+const HOSTS = ['127.0.0.81', '127.0.0.82', '127.0.0.83', '127.0.0.84'];
+/** Slow enough that a 200-address job is still running when the resume test stops its runner. */
+const REPLY_DELAY_MS = 25;
+
+const root = mkdtempSync(join(tmpdir(), 'mailverify-runner-'));
+let dns: DnsFixture;
+let smtpServers: SmtpFixture[];
+let verifier: Verifier;
+const cleanup: Array<() => unknown> = [];
+
+const silentLog = { info: () => {}, error: () => {} };
+
+/** Even-numbered users have a mailbox, odd ones do not. */
+function jobAddresses(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => `user${index}@${DOMAINS[index % DOMAINS.length]}`);
+}
+const expectedVerdict = (email: string) => (/^user\d*[02468]@/.test(email) ? 'valid' : 'invalid');
+
+function openStore(dataDir: string): Store {
+  const store = openSqliteStore(dataDir);
+  cleanup.push(() => store.close());
+  return store;
+}
+
+function run(options: Partial<JobRunnerOptions> & { store: Store }): JobRunner {
+  const runner = startJobRunner({ verifier, log: silentLog, ...options });
+  cleanup.unshift(() => runner.stop());
+  return runner;
+}
+
+/** A job for a fresh user with exactly enough credits. */
+function submit(store: Store, emails: string[]): { userId: number; jobId: string } {
+  const user = store.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
+  const created = store.createJob(user.id, emails);
+  if (!created.ok) throw new Error('the job was not created');
+  return { userId: user.id, jobId: created.jobId };
+}
+
+async function waitFor(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Every item of the job has exactly one stored result, in job order, with the verdict its mailbox deserves. */
+function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): void {
+  expect(store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
+  expect(store.pendingItems(jobId, emails.length)).toEqual([]);
+  const results = store.getJobResults(jobId);
+  expect(results.map((result) => result.email)).toEqual(emails);
+  expect(results.map((result) => result.result)).toEqual(emails.map(expectedVerdict));
+}
+
+beforeAll(async () => {
+  const port = await freePort(HOSTS);
+  const mailboxes = jobAddresses(400).filter((email) => expectedVerdict(email) === 'valid');
+  smtpServers = await Promise.all(HOSTS.map((host) => startSmtpServer({ host, port, mailboxes, replyDelayMs: REPLY_DELAY_MS })));
+  dns = await startDnsServer(
+    Object.fromEntries(
+      DOMAINS.flatMap((domain, index) => [
+        [domain, { records: [{ type: 'MX' as const, exchange: `mx.${domain}`, priority: 10 }] }],
+        [`mx.${domain}`, { records: [{ type: 'A' as const, address: HOSTS[index]! }] }],
+      ]),
+    ),
+  );
+  verifier = createVerifier({
+    dnsServers: [dns.server],
+    smtpPort: port,
+    allowPrivateNetworks: true,
+    webCheck: false,
+    dnsblZones: [],
+    greylistRetryMs: 0,
+    perHostConcurrency: 1,
+  });
+});
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0)) await step();
+});
+
+afterAll(async () => {
+  await Promise.all(smtpServers?.map((server) => server.close()) ?? []);
+  await dns?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the bulk job runner', () => {
+  it('verifies every pending item of a job created while it runs, once it is woken', async () => {
+    const store = openStore(mkdtempSync(join(root, 'wake-')));
+    // With a minute between polls, only wake() can make these jobs finish within the wait.
+    const runner = run({ store, idlePollMs: 60_000 });
+    const emails = [...jobAddresses(12), 'nobody@missing.runner.test', 'not an address'];
+    // Woken in the same tick it started: the wake must not be lost while its first round ends.
+    const early = submit(store, emails);
+    runner.wake();
+    await waitFor('the first job to complete', () => store.getJob(early.userId, early.jobId)?.status === 'completed', 10_000);
+    // Woken from idle.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const idle = submit(store, jobAddresses(3));
+    runner.wake();
+    await waitFor('the second job to complete', () => store.getJob(idle.userId, idle.jobId)?.status === 'completed', 10_000);
+
+    const results = store.getJobResults(early.jobId);
+    expect(results.map((result) => result.email)).toEqual(emails);
+    expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 12).map(expectedVerdict), 'invalid', 'invalid']);
+    expect(results.every((result) => result.reason.length > 0)).toBe(true);
+    expect(store.ledger(early.userId).filter((entry) => entry.reason === 'bulk')).toHaveLength(1);
+    expectEveryItemAnsweredOnce(store, idle.userId, idle.jobId, jobAddresses(3));
+  });
+
+  it('resumes a job stopped half-way on a reopened store: each item gets exactly one result, nothing is charged again', async () => {
+    const dataDir = mkdtempSync(join(root, 'resume-'));
+    const emails = jobAddresses(200);
+    const first = openStore(dataDir);
+    const { userId, jobId } = submit(first, emails);
+
+    const runner = run({ store: first, batchSize: 10, flushIntervalMs: 50 });
+    await waitFor('some results to be written', () => first.getJob(userId, jobId)!.processed >= 20);
+    await runner.stop();
+    const atStop = first.getJob(userId, jobId)!;
+    expect(atStop.status).toBe('processing');
+    const savedBeforeStop = first.getJobResults(jobId);
+    expect(savedBeforeStop).toHaveLength(atStop.processed);
+    // A stopped runner writes nothing more, though the engine may still be answering.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(first.getJob(userId, jobId)!.processed).toBe(atStop.processed);
+    first.close();
+    cleanup.pop();
+
+    // "Restart": a new store on the same file and a new runner, which finds the job by itself.
+    const second = openStore(dataDir);
+    run({ store: second, idlePollMs: 60_000 });
+    await waitFor('the resumed job to complete', () => second.getJob(userId, jobId)!.status === 'completed');
+    expectEveryItemAnsweredOnce(second, userId, jobId, emails);
+    const resultsByEmail = new Map(second.getJobResults(jobId).map((result) => [result.email, result]));
+    for (const saved of savedBeforeStop) expect(resultsByEmail.get(saved.email)).toEqual(saved);
+    expect(second.ledger(userId).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
+    expect(second.findUserById(userId)!.balance).toBe(0);
+  });
+
+  it('stores an unknown verdict for an address the engine throws on, and finishes the job', async () => {
+    const store = openStore(mkdtempSync(join(root, 'faults-')));
+    const poisoned = 'poisoned@one.runner.test';
+    // Fault injection around the real engine: it fails on one address and answers the rest.
+    const faulty: Verifier = {
+      verify: (email) => (email === poisoned ? Promise.reject(new Error('resolver exploded')) : verifier.verify(email)),
+      async verifyMany(emails, onResult) {
+        await verifier.verifyMany([...emails].filter((email) => email !== poisoned), onResult);
+        throw new Error('one address could not be verified');
+      },
+    };
+    const errors: string[] = [];
+    const emails = [...jobAddresses(6), poisoned];
+    const { userId, jobId } = submit(store, emails);
+    run({ store, verifier: faulty, log: { info: () => {}, error: (_details, message) => errors.push(message) } });
+    await waitFor('the job to complete', () => store.getJob(userId, jobId)?.status === 'completed');
+
+    const results = store.getJobResults(jobId);
+    expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 6).map(expectedVerdict), 'unknown']);
+    expect(results.at(-1)).toMatchObject({ email: poisoned, checks: { smtpStatus: 'unknown' } });
+    expect(results.at(-1)!.reason).toMatch(/resolver exploded/);
+    expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it('takes up every unfinished job on start, without being woken', async () => {
+    const store = openStore(mkdtempSync(join(root, 'start-')));
+    const jobs = [submit(store, jobAddresses(8)), submit(store, jobAddresses(4).slice(1))];
+    run({ store, idlePollMs: 60_000 });
+    await waitFor('both jobs to complete', () => jobs.every(({ userId, jobId }) => store.getJob(userId, jobId)?.status === 'completed'));
+    expectEveryItemAnsweredOnce(store, jobs[0]!.userId, jobs[0]!.jobId, jobAddresses(8));
+    expectEveryItemAnsweredOnce(store, jobs[1]!.userId, jobs[1]!.jobId, jobAddresses(4).slice(1));
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Authentication and per-user rate limits (service-interface §5, DESIGN.md §2) over real HTTP.
+ */
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
+
+function expectProblem(reply: Reply, status: number, code: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.contentType).toMatch(/^application\/problem\+json/);
+  expect(reply.body).toMatchObject({ type: 'about:blank', status, code });
+  expect(typeof reply.body.title).toBe('string');
+  expect(typeof reply.body.detail).toBe('string');
+}
+
+describe('authentication', () => {
+  let world: MailWorld;
+  let app: TestApp;
+  let token: string;
+  let userId: number;
+  const password = 'a long enough password';
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [] });
+    app = await startTestApp({ world });
+    const created = await app.createUser('auth@example.org', { credits: 5, password });
+    token = created.token;
+    userId = created.user.id;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await world?.close();
+  });
+
+  const jwtFor = (secret: Uint8Array, sub: number, expiresAt: number) =>
+    new SignJWT().setProtectedHeader({ alg: 'HS256' }).setSubject(String(sub)).setIssuer('mailverify').setIssuedAt(expiresAt - 3600).setExpirationTime(expiresAt).sign(secret);
+
+  it('accepts an mv_ API token and a JWT from login on the same routes', async () => {
+    const login = await app.call('POST', '/v1/auth/login', { json: { email: 'auth@example.org', password } });
+    expect(login.status).toBe(200);
+    for (const bearer of [token, login.body.token as string]) {
+      const account = await app.call('GET', '/v1/account', { token: bearer });
+      expect(account.status).toBe(200);
+      expect(account.body.email).toBe('auth@example.org');
+    }
+  });
+
+  it.each([
+    ['missing', undefined, undefined],
+    ['not a bearer scheme', undefined, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+    ['garbled', 'garbled-token', undefined],
+    ['an unknown mv_ token', `mv_${'0'.repeat(64)}`, undefined],
+    ['a JWT with a broken signature', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', undefined],
+  ])('answers 401 problem+json for a %s token', async (_case, bearer, headers) => {
+    for (const [method, path] of [['GET', '/v1/account'], ['POST', '/v1/verify'], ['GET', '/v1/bulk-verify/x/progress'], ['GET', '/v1/tokens']] as const) {
+      const reply = await app.call(method, path, { token: bearer, headers, json: method === 'POST' ? { email: 'a@b.test' } : undefined });
+      expectProblem(reply, 401, 'unauthorized');
+    }
+  });
+
+  it('answers 401 for an expired JWT and for one signed with another secret', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await jwtFor(app.jwtSecret, userId, now - 10);
+    expectProblem(await app.call('GET', '/v1/account', { token: expired }), 401, 'unauthorized');
+    const forged = await jwtFor(new Uint8Array(32).fill(7), userId, now + 3600);
+    expectProblem(await app.call('GET', '/v1/account', { token: forged }), 401, 'unauthorized');
+    const fresh = await jwtFor(app.jwtSecret, userId, now + 3600);
+    expect((await app.call('GET', '/v1/account', { token: fresh })).status).toBe(200);
+  });
+
+  it('answers 401 for a revoked mv_ token at once', async () => {
+    const created = await app.call('POST', '/v1/tokens', { token, json: { name: 'to revoke' } });
+    expect((await app.call('GET', '/v1/account', { token: created.body.token })).status).toBe(200);
+    expect((await app.call('DELETE', `/v1/tokens/${created.body.id}`, { token })).status).toBe(204);
+    expectProblem(await app.call('GET', '/v1/account', { token: created.body.token }), 401, 'unauthorized');
+  });
+
+  it('lets login, health and the OpenAPI document through without a token', async () => {
+    expect((await app.call('GET', '/healthz')).status).toBe(200);
+    expect((await app.call('GET', '/v1/openapi.json')).status).toBe(200);
+    expectProblem(await app.call('POST', '/v1/auth/login', { json: { email: 'auth@example.org', password: 'nope' } }), 401, 'unauthorized');
+  });
+});
+
+describe('rate limits', () => {
+  let world: MailWorld;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [] });
+    app = await startTestApp({ world });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await world?.close();
+  });
+
+  it('answers a burst over the limit with 429 and Retry-After while another user is unaffected', async () => {
+    // An hour-long window, so the burst cannot straddle two windows.
+    const limits = { credits: 0, rateLimit: 5, windowSeconds: 3600 };
+    const busy = await app.createUser('busy@example.org', limits);
+    const calm = await app.createUser('calm@example.org', limits);
+
+    const [burst, calmReplies] = await Promise.all([
+      Promise.all(Array.from({ length: 12 }, () => app.call('GET', '/v1/account', { token: busy.token }))),
+      Promise.all(Array.from({ length: 3 }, () => app.call('GET', '/v1/account', { token: calm.token }))),
+    ]);
+    const ok = burst.filter((reply) => reply.status === 200);
+    const limited = burst.filter((reply) => reply.status === 429);
+    expect(ok).toHaveLength(5);
+    expect(limited).toHaveLength(7);
+    for (const reply of limited) {
+      expectProblem(reply, 429, 'rate_limited');
+      const retryAfter = Number(reply.headers['retry-after']);
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(reply.headers['ratelimit-remaining']).toBe('0');
+      expect(reply.headers['ratelimit-limit']).toBe('5');
+    }
+    const remaining = ok.map((reply) => Number(reply.headers['ratelimit-remaining'])).sort();
+    expect(remaining).toEqual([0, 1, 2, 3, 4]);
+    expect(calmReplies.map((reply) => reply.status)).toEqual([200, 200, 200]);
+    expect(calmReplies.map((reply) => reply.headers['retry-after'])).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('resets with the window: a user limited in a 1 s window is served again after it', async () => {
+    const quick = await app.createUser('quick@example.org', { credits: 0, rateLimit: 2, windowSeconds: 1 });
+    let limited: Reply | undefined;
+    for (let attempt = 0; attempt < 10 && !limited; attempt++) {
+      const reply = await app.call('GET', '/v1/account', { token: quick.token });
+      if (reply.status === 429) limited = reply;
+    }
+    expect(limited?.headers['retry-after']).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await app.call('GET', '/v1/account', { token: quick.token })).status).toBe(200);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * Every route's success response, field by field and type by type, against the contract
+ * (service-interface.md §2, §4) and DESIGN.md §2: the real app over HTTP, the real engine on
+ * loopback DNS and SMTP fixtures.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN, MISSING_DOMAIN, pollUntilCompleted, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
+
+const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'];
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+const alice = `alice@${MAIL_DOMAIN}`;
+const bob = `bob@${MAIL_DOMAIN}`;
+
+function expectVerificationResult(result: Record<string, unknown>, email: string): void {
+  expect(Object.keys(result).sort()).toEqual(['checks', 'email', 'reason', 'result']);
+  expect(result.email).toBe(email);
+  expect(VERDICTS).toContain(result.result);
+  expect(typeof result.reason).toBe('string');
+  const checks = result.checks as Record<string, unknown>;
+  expect(Object.keys(checks).sort()).toEqual([...CHECK_FIELDS].sort());
+  for (const field of CHECK_FIELDS) {
+    if (field === 'smtpStatus') expect(['valid', 'invalid', 'unknown']).toContain(checks[field]);
+    else expect(typeof checks[field], field).toBe('boolean');
+  }
+}
+
+describe('service routes', () => {
+  let world: MailWorld;
+  let app: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [alice, bob] });
+    app = await startTestApp({ world });
+    ({ token } = await app.createUser('owner@example.org', { credits: 100, password: 'correct horse battery staple' }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await world?.close();
+  });
+
+  it('GET /healthz answers {status: "ok"} without a token', async () => {
+    const reply = await app.call('GET', '/healthz');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ status: 'ok' });
+  });
+
+  it('POST /v1/verify answers the verification result and costs 1 token', async () => {
+    const valid = await app.call('POST', '/v1/verify', { token, json: { email: alice } });
+    expect(valid.status).toBe(200);
+    expect(valid.contentType).toMatch(/^application\/json/);
+    expectVerificationResult(valid.body, alice);
+    expect(valid.body.result).toBe('valid');
+    expect(valid.body.checks.smtpStatus).toBe('valid');
+
+    const unknownMailbox = await app.call('POST', '/v1/verify', { token, json: { email: `nobody@${MAIL_DOMAIN}` } });
+    expectVerificationResult(unknownMailbox.body, `nobody@${MAIL_DOMAIN}`);
+    expect(unknownMailbox.body.result).toBe('invalid');
+    expect(unknownMailbox.body.reason).toMatch(/550/);
+
+    const missingDomain = await app.call('POST', '/v1/verify', { token, json: { email: `x@${MISSING_DOMAIN}` } });
+    expect(missingDomain.body.result).toBe('invalid');
+    expect(missingDomain.body.checks.domainExists).toBe(false);
+
+    const account = await app.call('GET', '/v1/account', { token });
+    expect(account.body.balance).toBe(97);
+  });
+
+  it('POST /v1/bulk-verify acknowledges {jobId, queued} after de-duplication; progress and results follow the contract', async () => {
+    const emails = [alice, ` ${alice.toUpperCase()} `, bob, `nobody@${MAIL_DOMAIN}`, 'not an address', bob];
+    const before = (await app.call('GET', '/v1/account', { token })).body.balance as number;
+    const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails } });
+    expect(submitted.status).toBe(200);
+    expect(Object.keys(submitted.body).sort()).toEqual(['jobId', 'queued']);
+    expect(typeof submitted.body.jobId).toBe('string');
+    expect(submitted.body.queued).toBe(4);
+    expect((await app.call('GET', '/v1/account', { token })).body.balance).toBe(before - 4);
+
+    const jobId = submitted.body.jobId as string;
+    const seen = await pollUntilCompleted(app, jobId, token);
+    for (const progress of seen) {
+      expect(Object.keys(progress).sort()).toEqual(['job_id', 'processed', 'progress_percent', 'status', 'total']);
+      expect(progress.job_id).toBe(jobId);
+      expect(['processing', 'completed']).toContain(progress.status);
+      expect(progress.total).toBe(4);
+      expect(Number.isInteger(progress.processed)).toBe(true);
+      expect(Number.isInteger(progress.progress_percent)).toBe(true);
+      expect(progress.progress_percent).toBe(Math.floor((100 * progress.processed) / progress.total));
+    }
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', processed: 4, progress_percent: 100 });
+
+    const job = await app.call('GET', `/v1/bulk-verify/${jobId}`, { token });
+    expect(job.status).toBe(200);
+    expect(Object.keys(job.body).sort()).toEqual(['id', 'processed', 'results', 'status', 'total']);
+    expect(job.body).toMatchObject({ id: jobId, status: 'completed', total: 4, processed: 4 });
+    expect(job.body.results).toHaveLength(4);
+    for (const result of job.body.results) expectVerificationResult(result, result.email);
+    const verdicts = Object.fromEntries(job.body.results.map((result: { email: string; result: string }) => [result.email, result.result]));
+    expect(verdicts).toEqual({ [alice]: 'valid', [bob]: 'valid', [`nobody@${MAIL_DOMAIN}`]: 'invalid', 'not an address': 'invalid' });
+  });
+
+  it('POST /v1/auth/login answers a Bearer JWT valid for an hour; wrong credentials get 401', async () => {
+    const login = await app.call('POST', '/v1/auth/login', { json: { email: 'owner@example.org', password: 'correct horse battery staple' } });
+    expect(login.status).toBe(200);
+    expect(Object.keys(login.body).sort()).toEqual(['expiresAt', 'token', 'tokenType']);
+    expect(login.body.tokenType).toBe('Bearer');
+    expect(login.body.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(login.body.expiresAt).toMatch(ISO_TIME);
+    const lifetime = Date.parse(login.body.expiresAt) - Date.now();
+    expect(lifetime).toBeGreaterThan(59 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(60 * 60_000);
+
+    const wrong = await app.call('POST', '/v1/auth/login', { json: { email: 'owner@example.org', password: 'wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('unauthorized');
+    const nobody = await app.call('POST', '/v1/auth/login', { json: { email: 'nobody@example.org', password: 'x' } });
+    expect(nobody.status).toBe(401);
+  });
+
+  it('POST/GET/DELETE /v1/tokens create an mv_ token shown once, list it without the secret, and revoke it', async () => {
+    const created = await app.call('POST', '/v1/tokens', { token, json: { name: 'laptop' } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'name', 'token']);
+    expect(created.body.name).toBe('laptop');
+    expect(created.body.token).toMatch(/^mv_[0-9a-f]{64}$/);
+    expect(created.body.createdAt).toMatch(ISO_TIME);
+    expect(typeof created.body.id).toBe('string');
+
+    const usable = await app.call('GET', '/v1/account', { token: created.body.token });
+    expect(usable.status).toBe(200);
+
+    const listed = await app.call('GET', '/v1/tokens', { token });
+    expect(listed.status).toBe(200);
+    const entry = listed.body.tokens.find((item: { id: string }) => item.id === created.body.id);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name']);
+    expect(entry.name).toBe('laptop');
+    expect(entry.lastUsedAt).toMatch(ISO_TIME);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+
+    const revoked = await app.call('DELETE', `/v1/tokens/${created.body.id}`, { token });
+    expect(revoked.status).toBe(204);
+    expect(revoked.body).toBeUndefined();
+    expect((await app.call('GET', '/v1/account', { token: created.body.token })).status).toBe(401);
+    expect((await app.call('DELETE', `/v1/tokens/${created.body.id}`, { token })).status).toBe(404);
+  });
+
+  it('GET /v1/account answers email, balance and rate limit', async () => {
+    const account = await app.call('GET', '/v1/account', { token });
+    expect(account.status).toBe(200);
+    expect(Object.keys(account.body).sort()).toEqual(['balance', 'email', 'rateLimit']);
+    expect(account.body.email).toBe('owner@example.org');
+    expect(Number.isInteger(account.body.balance)).toBe(true);
+    expect(account.body.rateLimit).toEqual({ limit: 10_000, windowSeconds: 1 });
+  });
+
+  it('every authenticated response carries RateLimit-Limit, -Remaining and -Reset', async () => {
+    for (const [method, path] of [['GET', '/v1/account'], ['GET', '/v1/tokens'], ['GET', '/v1/bulk-verify/nope']] as const) {
+      const reply = await app.call(method, path, { token });
+      expect(reply.headers['ratelimit-limit'], path).toBe('10000');
+      expect(Number(reply.headers['ratelimit-remaining']), path).toBeGreaterThanOrEqual(0);
+      expect(Number(reply.headers['ratelimit-reset']), path).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('GET /v1/openapi.json describes every route from the schemas the routes validate with', async () => {
+    const reply = await app.call('GET', '/v1/openapi.json');
+    expect(reply.status).toBe(200);
+    const document = reply.body;
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/healthz',
+      '/v1/account',
+      '/v1/auth/login',
+      '/v1/bulk-verify',
+      '/v1/bulk-verify/{job_id}',
+      '/v1/bulk-verify/{job_id}/progress',
+      '/v1/openapi.json',
+      '/v1/tokens',
+      '/v1/tokens/{id}',
+      '/v1/verify',
+    ]);
+    const verify = document.paths['/v1/verify'].post;
+    expect(verify.requestBody.content['application/json'].schema.required).toEqual(['email']);
+    expect(Object.keys(verify.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '402', '429', '500']));
+    expect(verify.security).toEqual([{ bearer: [] }]);
+    expect(verify.parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
+    const job = document.paths['/v1/bulk-verify/{job_id}'].get;
+    expect(job.parameters).toContainEqual(expect.objectContaining({ name: 'job_id', in: 'path', required: true }));
+    expect(job.responses['200'].content['application/json'].schema.properties.results.items.required).toEqual(['email', 'result', 'checks', 'reason']);
+    expect(document.paths['/v1/auth/login'].post.security).toBeUndefined();
+    expect(document.paths['/v1/tokens/{id}'].delete.responses['404'].content['application/problem+json']).toBeDefined();
+  });
+});

@@ -1,0 +1,287 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VerificationResult } from '../../src/engine/types.js';
+import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
+import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { StoreError, type Store, type User } from '../../src/server/store/store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
+let dataDir: string;
+let store: Store;
+let clock: Date;
+const opened: Store[] = [];
+
+function open(): Store {
+  const next = openSqliteStore(dataDir, { now: () => clock });
+  opened.push(next);
+  return next;
+}
+
+function addUser(email: string, balance: number): User {
+  return store.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 });
+}
+
+function resultFor(email: string, reason = 'test'): VerificationResult {
+  return {
+    email,
+    result: 'valid',
+    reason,
+    checks: {
+      format: true, domainExists: true, hasMx: true, domainReachable: false, smtpStatus: 'valid',
+      isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: false,
+    },
+  };
+}
+
+/** The ledger must explain the balance: every change is a row, and their sum is what is left. */
+function expectLedgerAddsUp(userId: number): void {
+  const entries = store.ledger(userId);
+  const sum = entries.reduce((total, entry) => total + entry.delta, 0);
+  expect(sum).toBe(store.findUserById(userId)!.balance);
+  expect(entries.at(-1)?.balanceAfter ?? 0).toBe(sum);
+}
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(root, 'data-'));
+  clock = new Date('2026-11-21T12:00:00.000Z');
+  store = open();
+});
+
+afterEach(() => {
+  for (const each of opened.splice(0)) each.close();
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('opening a data dir', () => {
+  it('creates the directory (0700) and the database file (0600) on first start, in WAL mode', () => {
+    const fresh = join(root, 'fresh', 'nested');
+    const first = openSqliteStore(fresh);
+    opened.push(first);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(statSync(join(fresh, DATABASE_FILE)).mode & 0o777).toBe(0o600);
+    const raw = new Sqlite(join(fresh, DATABASE_FILE), { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    raw.close();
+  });
+
+  it('keeps the data of an existing file when it is opened again', () => {
+    const user = addUser('keep@example.test', 7);
+    store.close();
+    opened.splice(0);
+    store = open();
+    expect(store.findUserByEmail('KEEP@example.test')).toEqual(user);
+  });
+
+  it('brings an existing file forward through new migrations, leaving its rows intact', () => {
+    const user = addUser('old@example.test', 3);
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    const next = [...MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
+    expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
+    expect(raw.prepare('SELECT email, balance, note FROM users WHERE id = ?').get(user.id)).toEqual({
+      email: 'old@example.test', balance: 3, note: null,
+    });
+    // Applying the same list again is a no-op, not a second ALTER TABLE.
+    expect(() => migrate(raw, next)).not.toThrow();
+    raw.close();
+  });
+
+  it('refuses a file written by a newer schema instead of corrupting it', () => {
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    raw.pragma(`user_version = ${MIGRATIONS.length + 5}`);
+    raw.close();
+    expect(() => open()).toThrow(/newer than this mailverify knows/);
+  });
+});
+
+describe('users and credits', () => {
+  it('finds users case-insensitively and refuses a second user with the same address', () => {
+    const user = addUser('Mixed@Example.test', 0);
+    expect(store.findUserByEmail('mixed@example.test')?.id).toBe(user.id);
+    expect(() => addUser('MIXED@example.test', 0)).toThrow(StoreError);
+    expect(store.listUsers().map((each) => each.email)).toEqual(['Mixed@Example.test']);
+  });
+
+  it('never lets a grant take a balance below zero', () => {
+    const user = addUser('grant@example.test', 5);
+    expect(store.grantCredits(user.id, -5)).toBe(0);
+    expect(() => store.grantCredits(user.id, -1)).toThrow(expect.objectContaining({ code: 'negative_balance' }));
+    expect(() => store.grantCredits(9_999, 1)).toThrow(expect.objectContaining({ code: 'user_not_found' }));
+    expectLedgerAddsUp(user.id);
+  });
+
+  it('charges from several connections interleaved never overspend, and the ledger adds up', async () => {
+    const user = addUser('busy@example.test', 100);
+    const connections = [store, open(), open(), open()];
+    let granted = 0;
+    let refused = 0;
+    // Many service instances charging the same user, interleaved at random points.
+    await Promise.all(
+      Array.from({ length: 200 }, async (_, index) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        const outcome = connections[index % connections.length]!.charge(user.id, 1 + (index % 3), 'verify');
+        if (outcome.ok) granted += 1 + (index % 3);
+        else {
+          refused += 1;
+          expect(outcome.balance).toBeLessThan(outcome.required);
+        }
+      }),
+    );
+    expect(granted).toBeLessThanOrEqual(100);
+    expect(refused).toBeGreaterThan(0);
+    expect(store.findUserById(user.id)!.balance).toBe(100 - granted);
+    expect(store.findUserById(user.id)!.balance).toBeLessThan(3);
+    expectLedgerAddsUp(user.id);
+  });
+
+  it('refunds with a ledger row', () => {
+    const user = addUser('refund@example.test', 1);
+    expect(store.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
+    expect(store.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
+    expect(store.refund(user.id, 1)).toBe(1);
+    expect(store.ledger(user.id).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
+    expectLedgerAddsUp(user.id);
+  });
+});
+
+describe('API tokens', () => {
+  it('finds a live token by hash, lists it, and forgets it once revoked', () => {
+    const user = addUser('tokens@example.test', 0);
+    const other = addUser('other@example.test', 0);
+    const token = store.createApiToken(user.id, 'laptop', 'hash-1');
+    expect(store.findApiTokenByHash('hash-1')).toMatchObject({ id: token.id, userId: user.id, name: 'laptop' });
+    expect(store.findApiTokenByHash('hash-1')?.lastUsedAt).toBe(clock.toISOString());
+    expect(store.listApiTokens(user.id).map((each) => each.id)).toEqual([token.id]);
+    expect(store.revokeApiToken(other.id, token.id)).toBe(false);
+    expect(store.revokeApiToken(user.id, token.id)).toBe(true);
+    expect(store.revokeApiToken(user.id, token.id)).toBe(false);
+    expect(store.findApiTokenByHash('hash-1')).toBeUndefined();
+    expect(store.listApiTokens(user.id)).toEqual([]);
+  });
+});
+
+describe('bulk jobs', () => {
+  it('charges, creates the job and its items in one go, and refuses a short balance without writing anything', () => {
+    const user = addUser('jobs@example.test', 3);
+    expect(store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
+    expect(store.unfinishedJobIds()).toEqual([]);
+    expect(store.ledger(user.id)).toHaveLength(1);
+
+    const created = store.createJob(user.id, ['a@x.test', 'b@x.test']);
+    if (!created.ok) throw new Error('expected a job');
+    expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(store.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
+    expect(store.pendingItems(created.jobId, 10).map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+    expect(store.findUserById(user.id)!.balance).toBe(1);
+    expect(store.ledger(user.id).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
+  });
+
+  it('rolls the charge back when writing the items fails half-way', () => {
+    const user = addUser('atomic@example.test', 10);
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    raw.exec(`CREATE TRIGGER fail_item BEFORE INSERT ON job_items WHEN NEW.email = 'boom@x.test'
+              BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
+    raw.close();
+    expect(() => store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).toThrow(/disk trouble/);
+    expect(store.findUserById(user.id)!.balance).toBe(10);
+    expect(store.unfinishedJobIds()).toEqual([]);
+    expect(store.findIdempotency(user.id, 'k', 'bulk')).toBeUndefined();
+    expectLedgerAddsUp(user.id);
+  });
+
+  it('shows a job only to its owner', () => {
+    const owner = addUser('owner@example.test', 5);
+    const stranger = addUser('stranger@example.test', 5);
+    const created = store.createJob(owner.id, ['a@x.test']);
+    if (!created.ok) throw new Error('expected a job');
+    expect(store.getJob(stranger.id, created.jobId)).toBeUndefined();
+    expect(store.getJob(owner.id, 'no-such-job')).toBeUndefined();
+  });
+
+  it('keeps exactly one result per item, counts it once, and completes when every item has one', () => {
+    const user = addUser('results@example.test', 5);
+    const created = store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
+    if (!created.ok) throw new Error('expected a job');
+    const { jobId } = created;
+
+    store.saveResults(jobId, [{ position: 1, result: resultFor('b@x.test', 'first') }]);
+    // A resumed runner verifying the same item again: the first result stays, nothing is counted twice.
+    store.saveResults(jobId, [
+      { position: 1, result: resultFor('b@x.test', 'second') },
+      { position: 0, result: resultFor('a@x.test') },
+    ]);
+    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
+    expect(store.pendingItems(jobId, 10).map((item) => item.position)).toEqual([2]);
+    expect(store.unfinishedJobIds()).toEqual([jobId]);
+
+    store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test') }]);
+    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3, total: 3 });
+    expect(store.getJobResults(jobId).map((result) => [result.email, result.reason])).toEqual([
+      ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
+    ]);
+    expect(store.unfinishedJobIds()).toEqual([]);
+    store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test', 'late') }]);
+    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
+  });
+
+  it('stores a 50,000-address job with every item in place', () => {
+    const user = addUser('big@example.test', 50_000);
+    const emails = Array.from({ length: 50_000 }, (_, index) => `user${index}@domain${index % 200}.test`);
+    const created = store.createJob(user.id, emails);
+    if (!created.ok) throw new Error('expected a job');
+    expect(created.queued).toBe(50_000);
+    const pending = store.pendingItems(created.jobId, 100_000);
+    expect(pending).toHaveLength(50_000);
+    expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test' });
+    expect(store.findUserById(user.id)!.balance).toBe(0);
+  });
+});
+
+describe('idempotency', () => {
+  it('answers a replayed job submission with the first job and charges once; another body conflicts', () => {
+    const user = addUser('idem@example.test', 10);
+    const key = { key: 'key-1', route: 'POST /v1/bulk-verify', requestHash: 'hash-a' };
+    const first = store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
+    const again = store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
+    expect(again).toEqual(first);
+    expect(store.findUserById(user.id)!.balance).toBe(8);
+    expect(store.findIdempotency(user.id, 'key-1', 'POST /v1/bulk-verify')).toMatchObject({
+      requestHash: 'hash-a', statusCode: 200, body: JSON.stringify({ jobId: first.ok && first.jobId, queued: 2 }),
+    });
+    expect(() => store.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).toThrow(
+      expect.objectContaining({ code: 'idempotency_conflict' }),
+    );
+    expect(store.findUserById(user.id)!.balance).toBe(8);
+  });
+
+  it('keeps records per user and route, and ignores and prunes them after 24 hours', () => {
+    const user = addUser('ttl@example.test', 0);
+    const other = addUser('ttl2@example.test', 0);
+    store.saveIdempotency({ userId: user.id, key: 'k', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{"a":1}' });
+    expect(store.findIdempotency(user.id, 'k', 'POST /v1/verify')?.body).toBe('{"a":1}');
+    expect(store.findIdempotency(other.id, 'k', 'POST /v1/verify')).toBeUndefined();
+    expect(store.findIdempotency(user.id, 'k', 'POST /v1/bulk-verify')).toBeUndefined();
+
+    clock = new Date(clock.getTime() + 24 * 60 * 60 * 1000 + 1);
+    expect(store.findIdempotency(user.id, 'k', 'POST /v1/verify')).toBeUndefined();
+    store.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
+    expect(raw.prepare('SELECT user_id AS userId FROM idempotency').all()).toEqual([{ userId: other.id }]);
+    raw.close();
+  });
+});
+
+describe('rate windows', () => {
+  it('counts requests per user and window', () => {
+    const user = addUser('rate@example.test', 0);
+    const other = addUser('rate2@example.test', 0);
+    expect([store.countRequest(user.id, 100), store.countRequest(user.id, 100), store.countRequest(user.id, 100)]).toEqual([1, 2, 3]);
+    expect(store.countRequest(other.id, 100)).toBe(1);
+    expect(store.countRequest(user.id, 101)).toBe(1);
+  });
+});

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# A real MTA for the engine's integration test (test/integration/postfix.test.ts): Postfix on
+# 127.0.0.25:25 with real mailboxes, a catch-all domain and a greylisted recipient (postgrey),
+# and dnsmasq on 127.0.0.53:5353 answering only the test zones. Everything binds to loopback only.
+#
+#   sudo test/support/postfix/setup.sh          install (first run), (re)start, check
+#   sudo test/support/postfix/setup.sh stop     stop the three daemons
+#
+# Idempotent: a re-run rewrites the configuration and restarts what is already running.
+# .ci/run calls it before the tests. See README.md beside this file.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly HERE
+readonly MX_ADDRESS=127.0.0.25
+readonly DNS_ADDRESS=127.0.0.53 DNS_PORT=5353
+readonly POLICY_PORT=10023 GREYLIST_DELAY_S=2
+readonly MAPS_DIR=/etc/postfix/mailverify MAILBOX_BASE=/var/mail/mailverify
+readonly DNSMASQ_PIDFILE=/run/mailverify-dnsmasq.pid
+readonly POSTGREY_PIDFILE=/run/mailverify-postgrey.pid POSTGREY_DBDIR=/var/lib/mailverify-postgrey
+readonly MARKER='# managed-by: mailverify'
+readonly PACKAGES=(postfix postgrey dnsmasq-base)
+
+fail() {
+  echo "postfix fixture: FAILED: $*" >&2
+  exit 1
+}
+note() { echo "postfix fixture: $*" >&2; }
+
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+install_packages() {
+  local missing=() package
+  for package in "${PACKAGES[@]}"; do is_installed "$package" || missing+=("$package"); done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  note "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  # Postfix's own questions: no configuration (main.cf is ours), and the fixture's host name.
+  debconf-set-selections <<'EOF'
+postfix postfix/main_mailer_type select No configuration
+postfix postfix/mailname string mx.mailbox.test
+EOF
+  # Packages must not start their daemons with Debian's defaults (postgrey and dnsmasq would
+  # listen beyond loopback); we start them ourselves below. Only add a policy if none exists.
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  # apt-get update only when the package lists are missing or stale (the first install fails).
+  apt-get install -y --no-install-recommends "${missing[@]}" ||
+    { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } ||
+    fail "apt-get could not install ${missing[*]}"
+}
+
+# Stop a daemon we started before (by its pid file) and wait until it is gone. The pid must still
+# belong to that program: after a reboot a stale pid file may name an unrelated process.
+stop_by_pidfile() {
+  local pidfile=$1 program=$2 pid
+  [[ -s $pidfile ]] || return 0
+  pid=$(<"$pidfile")
+  if grep -qa "$program" "/proc/$pid/cmdline" 2>/dev/null && kill "$pid" 2>/dev/null; then
+    for _ in {1..50}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$pidfile"
+}
+
+stop_postfix() {
+  if postfix status >/dev/null 2>&1; then postfix stop >/dev/null 2>&1; fi
+}
+
+stop_all() {
+  stop_postfix
+  stop_by_pidfile "$POSTGREY_PIDFILE" postgrey
+  stop_by_pidfile "$DNSMASQ_PIDFILE" dnsmasq
+}
+
+configure_postfix() {
+  local main_cf=/etc/postfix/main.cf map
+  # Never clobber a Postfix configuration someone else wrote: this machine may be a real MTA.
+  if [[ -s $main_cf ]] && ! grep -q "^$MARKER" "$main_cf"; then
+    fail "$main_cf was not written by this script; move it away to let the fixture use Postfix"
+  fi
+  getent passwd vmail >/dev/null ||
+    useradd --system --no-create-home --home-dir "$MAILBOX_BASE" --shell /usr/sbin/nologin vmail
+  install -d -o vmail -g vmail -m 0750 "$MAILBOX_BASE"
+  install -d -m 0755 "$MAPS_DIR"
+  sed -e "s/__VMAIL_UID__/$(id -u vmail)/" -e "s/__VMAIL_GID__/$(id -g vmail)/" \
+    "$HERE/main.cf" >"$main_cf"
+  for map in virtual_mailboxes virtual_aliases greylisted_recipients; do
+    install -m 0644 "$HERE/$map" "$MAPS_DIR/$map"
+    postmap "hash:$MAPS_DIR/$map"
+  done
+  # Debian's master.cf chroots the daemons, which needs copies of /etc files that only its init
+  # script makes; the fixture runs them unchrooted instead.
+  postconf -F '*/*/chroot = n'
+  # SMTP on 127.0.0.25:25 only, in place of Debian's "smtp inet" on every inet_interfaces address.
+  postconf -MX smtp/inet
+  postconf -M "$MX_ADDRESS:smtp/inet = $MX_ADDRESS:smtp inet n - n - - smtpd"
+  # Real MX hosts offer STARTTLS, so the fixture does too, with Debian's self-signed snakeoil
+  # certificate (make-ssl-cert keeps an existing one); without it, plain SMTP only.
+  local cert=/etc/ssl/certs/ssl-cert-snakeoil.pem key=/etc/ssl/private/ssl-cert-snakeoil.key
+  [[ -r $cert && -r $key ]] || make-ssl-cert generate-default-snakeoil || note "no snakeoil certificate: STARTTLS off"
+  if [[ -r $cert && -r $key ]]; then
+    postconf -e smtpd_tls_security_level=may "smtpd_tls_cert_file=$cert" "smtpd_tls_key_file=$key"
+  fi
+  postfix check || fail "postfix check found errors in the configuration"
+}
+
+start_dnsmasq() {
+  # --conf-file makes dnsmasq read our file only, never /etc/dnsmasq.conf.
+  dnsmasq --conf-file="$HERE/dnsmasq.conf" || fail "dnsmasq did not start (see /var/log/mailverify-dnsmasq.log)"
+}
+
+start_postgrey() {
+  install -d -o postgrey -g postgrey -m 0750 "$POSTGREY_DBDIR"
+  # --auto-whitelist-clients=0: repeated test runs from 127.0.0.1 must never whitelist the client,
+  # or grey@ would stop being greylisted after a few runs.
+  postgrey --inet="$MX_ADDRESS:$POLICY_PORT" --delay="$GREYLIST_DELAY_S" --auto-whitelist-clients=0 \
+    --dbdir="$POSTGREY_DBDIR" --pidfile="$POSTGREY_PIDFILE" --user=postgrey --group=postgrey \
+    --daemonize || fail "postgrey did not start"
+}
+
+# Wait until something accepts TCP connections on host:port (a daemon may take a moment).
+wait_for_tcp() {
+  local host=$1 port=$2
+  for _ in {1..50}; do
+    (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "nothing listens on $host:$port"
+}
+
+# Ask dnsmasq for the MX of mailbox.test over UDP; expect our query id back, NOERROR and an answer.
+check_dns() {
+  local reply
+  reply=$(
+    exec 3<>"/dev/udp/$DNS_ADDRESS/$DNS_PORT"
+    printf '\x4d\x56\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07mailbox\x04test\x00\x00\x0f\x00\x01' >&3
+    timeout 3 dd bs=512 count=1 <&3 2>/dev/null | od -An -tx1 -N8 | tr -d ' \n'
+  ) || true
+  # Header: our id 4d56, rcode (low nibble of byte 4) NOERROR, at least one answer record.
+  [[ ${reply:0:4} == 4d56 && ${reply:7:1} == 0 && ${#reply} -eq 16 && $((16#${reply:12:4})) -ge 1 ]] ||
+    fail "dnsmasq on $DNS_ADDRESS:$DNS_PORT did not answer the MX of mailbox.test (header '${reply:-nothing}')"
+}
+
+# A raw SMTP conversation: alice exists, nobody is rejected 550 5.1.1, grey is greylisted 450.
+check_smtp() {
+  local transcript
+  # A fresh sender each run: postgrey keys on (client, sender, recipient); letters keep postgrey
+  # from folding the random part away (it replaces all-digit words in senders).
+  local sender="setup.check.x$RANDOM$RANDOM@verifier.test"
+  transcript=$(
+    exec 3<>"/dev/tcp/$MX_ADDRESS/25"
+    for command in "EHLO setup.check" "MAIL FROM:<$sender>" "RCPT TO:<alice@mailbox.test>" \
+      "RCPT TO:<nobody@mailbox.test>" "RCPT TO:<anyone@catchall.test>" \
+      "RCPT TO:<grey@mailbox.test>" "QUIT"; do
+      printf '%s\r\n' "$command" >&3
+    done
+    timeout 5 cat <&3
+  ) || true
+  local expected
+  for expected in '^220 ' '^250 2\.1\.5 Ok' '^550 5\.1\.1 <nobody@mailbox\.test>' \
+    '^450 4\.2\.0 <grey@mailbox\.test>.*Greylisted' '^221 '; do
+    grep -Eq "$expected" <<<"${transcript//$'\r'/}" ||
+      fail "Postfix on $MX_ADDRESS:25 did not answer as expected (/$expected/); it said: $transcript"
+  done
+  [[ $(grep -c '^250 2\.1\.5 Ok' <<<"${transcript//$'\r'/}") -eq 2 ]] ||
+    fail "Postfix did not accept both alice@mailbox.test and anyone@catchall.test: $transcript"
+}
+
+main() {
+  [[ $EUID -eq 0 ]] || fail "run as root: sudo $0 ${1:-}"
+  if [[ ${1:-start} == stop ]]; then
+    stop_all
+    echo "postfix fixture: stopped Postfix, postgrey and dnsmasq"
+    return 0
+  fi
+  [[ ${1:-start} == start ]] || fail "usage: $0 [start|stop]"
+  install_packages
+  stop_all
+  configure_postfix
+  start_dnsmasq
+  start_postgrey
+  wait_for_tcp "$MX_ADDRESS" "$POLICY_PORT"
+  postfix start >/dev/null 2>&1 || fail "postfix did not start (see /var/log/postfix-mailverify.log)"
+  wait_for_tcp "$MX_ADDRESS" 25
+  check_dns
+  check_smtp
+  echo "postfix fixture: ready: SMTP $MX_ADDRESS:25 (mailbox.test: alice, bob, grey greylisted ${GREYLIST_DELAY_S}s; catchall.test), DNS $DNS_ADDRESS:$DNS_PORT"
+}
+
+main "$@"

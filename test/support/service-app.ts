@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import type { EngineOptions, Verifier } from '../../src/engine/types.js';
+import { createVerifier } from '../../src/engine/index.js';
+import { buildApp } from '../../src/server/app.js';
+import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
+import { createJwtIssuer, loadOrCreateJwtSecret, type JwtIssuer } from '../../src/server/auth/jwt.js';
+import { startJobRunner } from '../../src/server/jobs/runner.js';
+import { hashPassword } from '../../src/server/passwords.js';
+import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import type { Store, User } from '../../src/server/store/store.js';
+import { startDnsServer, type DnsFixture } from './dns-server.js';
+import { startSmtpServer, type SmtpFixture } from './smtp-server.js';
+
+/**
+ * The service's app for integration tests: the real fastify app, store, JWT issuer and job runner
+ * on a temp data dir, listening on an ephemeral loopback port, requests over real HTTP. The engine
+ * is the real one pointed at loopback DNS and SMTP fixtures (a `MailWorld`), unless a test hands
+ * in its own verifier (to make the engine fail).
+ */
+
+export const MAIL_DOMAIN = 'service.test';
+/** A domain that does not exist (NXDOMAIN): its addresses are `invalid` without any SMTP. */
+export const MISSING_DOMAIN = 'nowhere.test';
+
+export interface MailWorld {
+  dns: DnsFixture;
+  smtp: SmtpFixture;
+  engine: Partial<EngineOptions>;
+  /** The same engine settings as `serve` flags, for a spawned service. */
+  engineArgs: string[];
+  close(): Promise<void>;
+}
+
+/** DNS with `service.test` → MX on 127.0.0.1, an SMTP server there knowing `mailboxes`. */
+export async function startMailWorld(options: { mailboxes: string[]; replyDelayMs?: number }): Promise<MailWorld> {
+  const smtp = await startSmtpServer({ host: '127.0.0.1', mailboxes: options.mailboxes, replyDelayMs: options.replyDelayMs ?? 0 });
+  const dns = await startDnsServer({
+    [MAIL_DOMAIN]: { records: [{ type: 'MX', exchange: `mx.${MAIL_DOMAIN}`, priority: 10 }] },
+    [`mx.${MAIL_DOMAIN}`]: { records: [{ type: 'A', address: '127.0.0.1' }] },
+  });
+  const engine: Partial<EngineOptions> = {
+    dnsServers: [dns.server],
+    smtpPort: smtp.port,
+    heloName: 'probe.test',
+    mailFrom: 'probe@probe.test',
+    dnsblZones: [],
+    webCheck: false,
+    allowPrivateNetworks: true,
+    greylistRetryMs: 0,
+    connectTimeoutMs: 3_000,
+    commandTimeoutMs: 3_000,
+  };
+  const engineArgs = ['--dns-server', dns.server, '--smtp-port', String(smtp.port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--connect-timeout', '3000', '--command-timeout', '3000'];
+  return {
+    dns,
+    smtp,
+    engine,
+    engineArgs,
+    async close() {
+      await Promise.all([dns.close(), smtp.close()]);
+    },
+  };
+}
+
+export interface TestUserOptions {
+  credits: number;
+  /** Requests per window; high by default so that only rate-limit tests meet the limit. */
+  rateLimit?: number;
+  windowSeconds?: number;
+  password?: string;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (undefined for an empty body). */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- each test checks the shape itself
+  contentType: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  /** Sent as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** Sent as is (with whatever content type `headers` gives). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  baseUrl: string;
+  dataDir: string;
+  store: Store;
+  jwt: JwtIssuer;
+  jwtSecret: Uint8Array;
+  /** A user with a fresh `mv_` token. */
+  createUser(email: string, options: TestUserOptions): Promise<{ user: User; token: string }>;
+  call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', path: string, options?: CallOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+const silentLog = { info: () => undefined, error: () => undefined };
+
+/** One HTTP request to the app; every test's requests go through this. */
+export async function call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body = options.rawBody;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const response = await request(new URL(path, baseUrl), { method: method as 'GET', headers, body });
+  const text = await response.body.text();
+  const contentType = String(response.headers['content-type'] ?? '');
+  return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), contentType };
+}
+
+export async function startTestApp(options: { world?: MailWorld; verifier?: Verifier }): Promise<TestApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mailverify-app-'));
+  const store = openSqliteStore(dataDir);
+  const jwtSecret = loadOrCreateJwtSecret(dataDir);
+  const jwt = await createJwtIssuer(jwtSecret);
+  const verifier = options.verifier ?? createVerifier(options.world!.engine);
+  const runner = startJobRunner({ store, verifier, log: silentLog, idlePollMs: 200 });
+  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake() });
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    baseUrl,
+    dataDir,
+    store,
+    jwt,
+    jwtSecret,
+    async createUser(email, { credits, rateLimit = 10_000, windowSeconds = 1, password }) {
+      const passwordHash = password === undefined ? null : await hashPassword(password);
+      const user = store.createUser({ email, passwordHash, balance: credits, rateLimit, rateWindowSeconds: windowSeconds });
+      const token = generateApiToken();
+      store.createApiToken(user.id, 'test', hashApiToken(token));
+      return { user, token };
+    },
+    call: (method, path, callOptions) => call(baseUrl, method, path, callOptions),
+    async close() {
+      await app.close();
+      await runner.stop();
+      store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls a job's progress until it is completed, returning every progress body seen (in order). */
+export async function pollUntilCompleted(app: Pick<TestApp, 'call'>, jobId: string, token: string, timeoutMs = 20_000): Promise<Reply['body'][]> {
+  const seen: Reply['body'][] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const progress = await app.call('GET', `/v1/bulk-verify/${jobId}/progress`, { token });
+    if (progress.status !== 200) throw new Error(`progress answered ${progress.status}: ${JSON.stringify(progress.body)}`);
+    seen.push(progress.body);
+    if (progress.body.status === 'completed') return seen;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} not completed within ${timeoutMs} ms: ${JSON.stringify(progress.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * Real SMTP servers (the `smtp-server` package) on 127.0.0.x with programmable behaviour, for the
+ * engine's RCPT TO probe. Every reply line below is the text a real MTA sends (Postfix, postgrey,
+ * Spamhaus via Postfix), so the engine's reply table is tested against realistic input.
+ *
+ * The engine uses one SMTP port for every MX host, so tests put several fixtures on different
+ * 127.0.0.x hosts and one shared port from `freePort([...hosts])`.
+ */
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import { SMTPServer } from 'smtp-server';
+import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
+import type { SMTPServerAddress, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+
+export interface SmtpFixtureOptions {
+  /** A 127.0.0.x address; 127.0.0.1 unless given. */
+  host?: string;
+  /** Port to listen on; an ephemeral one unless given. */
+  port?: number;
+  /** Host name in the greeting and EHLO reply. */
+  name?: string;
+  /** Addresses that exist (case-insensitive); every other RCPT gets 550 5.1.1. */
+  mailboxes?: string[];
+  /** Accept every RCPT. */
+  catchAll?: boolean;
+  /** The first `times` RCPTs per address (only `addresses` if given) get postgrey's 450 4.2.0. */
+  greylist?: { times: number; addresses?: string[] };
+  /** Every RCPT gets Postfix's DNSBL rejection, 554 5.7.1. */
+  block?: boolean;
+  /** The same rejection as the greeting, then the connection is closed. */
+  blockGreeting?: boolean;
+  /** Delay before the greeting and before answering every command. */
+  replyDelayMs?: number;
+  /** Answer this many RCPTs in a session, then close the connection without a word. */
+  dropAfterRcpts?: number;
+  /** Accepted recipients per transaction; the next gets 452 4.5.3 (Postfix smtpd_recipient_limit). */
+  maxRcptsPerSession?: number;
+  /** Do not listen at all: connecting gets "connection refused". */
+  refuse?: boolean;
+  /** Accept the TCP connection and close it at once, before any greeting. */
+  closeOnConnect?: boolean;
+  /** Offer STARTTLS with the self-signed certificate in test/support/tls/ (CN mx.fixture.test). */
+  starttls?: boolean;
+}
+
+export interface SmtpFixture {
+  host: string;
+  port: number;
+  /** TCP connections accepted. */
+  sessionCount(): number;
+  /** RCPT TO commands received (answered any way), optionally for one address (case-insensitive). */
+  rcptCount(address?: string): number;
+  /** Every command line received, in order, across sessions (e.g. "EHLO probe.test", "RCPT TO:<a@b>"). */
+  commands: string[];
+  /** Forget counts, commands and greylist state. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const TLS_DIR = new URL('./tls/', import.meta.url);
+const MESSAGE_SIZE_LIMIT = 10 * 1024 * 1024;
+const ENHANCED_CODE_PREFIX = /^\d\.\d{1,3}\.\d{1,3} /;
+const RCPT_ADDRESS = /^RCPT TO:\s*<([^>]*)>/i;
+
+/** An error whose reply code smtp-server sends as is. */
+function smtpReply(code: number, text: string): Error {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+function blockedText(session: SMTPServerSession): string {
+  return `5.7.1 Service unavailable; Client host [${session.remoteAddress}] blocked using zen.spamhaus.org`;
+}
+
+/** State shared by one fixture's server and its connections. */
+class FixtureState {
+  readonly commands: string[] = [];
+  readonly rcpts = new Map<string, number>();
+  readonly greylistHits = new Map<string, number>();
+  sessions = 0;
+
+  constructor(readonly options: SmtpFixtureOptions) {}
+
+  reset(): void {
+    this.commands.length = 0;
+    this.rcpts.clear();
+    this.greylistHits.clear();
+    this.sessions = 0;
+  }
+
+  recordCommand(line: string): void {
+    this.commands.push(line);
+    const address = RCPT_ADDRESS.exec(line)?.[1]?.toLowerCase();
+    if (address !== undefined) this.rcpts.set(address, (this.rcpts.get(address) ?? 0) + 1);
+  }
+
+  /** The reply to a RCPT TO, as an error to reject with, or null to accept (250). */
+  rcptVerdict(address: string, session: SMTPServerSession): Error | null {
+    const { options } = this;
+    const key = address.toLowerCase();
+    if (options.block) return smtpReply(554, blockedText(session));
+    if (this.isGreylisted(key)) {
+      const domain = key.split('@').pop() ?? '';
+      return smtpReply(
+        450,
+        `4.2.0 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`,
+      );
+    }
+    const exists = options.catchAll || (options.mailboxes ?? []).some((m) => m.toLowerCase() === key);
+    return exists ? null : smtpReply(550, `5.1.1 <${address}>: Recipient address rejected: User unknown`);
+  }
+
+  private isGreylisted(key: string): boolean {
+    const greylist = this.options.greylist;
+    if (!greylist) return false;
+    if (greylist.addresses && !greylist.addresses.some((a) => a.toLowerCase() === key)) return false;
+    const hits = this.greylistHits.get(key) ?? 0;
+    this.greylistHits.set(key, hits + 1);
+    return hits < greylist.times;
+  }
+}
+
+function later(delayMs: number, run: () => void): void {
+  if (delayMs <= 0) return run();
+  setTimeout(run, delayMs).unref();
+}
+
+/** A connection that records commands, delays replies and drops the session when told to. */
+class FixtureConnection extends SMTPConnection {
+  private rcptsInSession = 0;
+
+  constructor(
+    server: SMTPServer,
+    socket: net.Socket,
+    private readonly state: FixtureState,
+  ) {
+    super(server, socket);
+  }
+
+  // smtp-server holds the greeting 100 ms to catch early talkers; real MX hosts mostly do not, and
+  // the pause would blur latencies that tests and benchmarks set on purpose.
+  override init(): void {
+    this._setListeners(() => this.connectionReady());
+  }
+
+  override _onCommand(command: Buffer, callback?: () => void): void {
+    const line = command.toString();
+    this.state.recordCommand(line);
+    const isRcpt = RCPT_ADDRESS.test(line);
+    const dropAfter = this.state.options.dropAfterRcpts;
+    const next = (): void => {
+      if (isRcpt && dropAfter !== undefined && ++this.rcptsInSession >= dropAfter) {
+        this._socket.destroy();
+        return;
+      }
+      callback?.();
+    };
+    later(this.state.options.replyDelayMs ?? 0, () => super._onCommand(command, next));
+  }
+
+  // Our reply texts carry their own enhanced status code (e.g. 4.2.0 where smtp-server would say
+  // 4.2.1): send those verbatim instead of letting smtp-server prefix its default one.
+  override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    const ownCode = typeof data === 'string' && ENHANCED_CODE_PREFIX.test(data);
+    super.send(code, data, ownCode ? false : context);
+  }
+}
+
+/** The stock server's options: no AUTH, no reverse DNS, STARTTLS only when asked, our RCPT rules. */
+function smtpServerOptions(state: FixtureState): SMTPServerOptions {
+  const { options } = state;
+  return {
+    name: options.name ?? 'mx.fixture.test',
+    logger: false,
+    disableReverseLookup: true,
+    authOptional: true,
+    disabledCommands: options.starttls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    size: MESSAGE_SIZE_LIMIT,
+    // Postfix advertises ENHANCEDSTATUSCODES and puts one on every reply; smtp-server hides them by default.
+    hideENHANCEDSTATUSCODES: false,
+    maxRecipients: options.maxRcptsPerSession ?? 0,
+    closeTimeout: 100,
+    ...(options.starttls
+      ? { key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) }
+      : {}),
+    onConnect(session, done) {
+      const verdict = options.blockGreeting ? smtpReply(554, blockedText(session)) : null;
+      later(options.replyDelayMs ?? 0, () => done(verdict));
+    },
+    onMailFrom(_address, _session, done) {
+      done();
+    },
+    onRcptTo(address: SMTPServerAddress, session, done) {
+      done(state.rcptVerdict(address.address, session));
+    },
+    onData(stream, _session, done) {
+      stream.on('end', () => done());
+      stream.resume();
+    },
+  };
+}
+
+class FixtureServer extends SMTPServer {
+  readonly sockets = new Set<net.Socket>();
+
+  constructor(private readonly state: FixtureState) {
+    super(smtpServerOptions(state));
+  }
+
+  // Mirrors SMTPServer.connect, constructing our connection class instead of the stock one.
+  override connect(socket: net.Socket): void {
+    this.state.sessions++;
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    if (this.state.options.closeOnConnect) {
+      socket.destroy();
+      return;
+    }
+    const connection = new FixtureConnection(this, socket, this.state);
+    this.connections.add(connection);
+    connection.on('error', (err: Error) => this._onError(err));
+    connection.on('connect', (data) => this._onClientConnect(data));
+    connection.init();
+  }
+}
+
+async function listen(server: net.Server | SMTPServer, port: number, host: string): Promise<number> {
+  const target = server instanceof SMTPServer ? server.server : server;
+  await new Promise<void>((resolve, reject) => {
+    target.once('error', reject);
+    target.listen(port, host, () => {
+      target.off('error', reject);
+      resolve();
+    });
+  });
+  return (target.address() as net.AddressInfo).port;
+}
+
+async function portIsFree(port: number, host: string): Promise<boolean> {
+  const probe = net.createServer();
+  try {
+    await listen(probe, port, host);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (probe.listening) await new Promise((resolve) => probe.close(resolve));
+  }
+}
+
+/** A TCP port free on every given loopback host at once (for MX fixtures sharing the SMTP port). */
+export async function freePort(hosts: string | string[] = '127.0.0.1'): Promise<number> {
+  const [first = '127.0.0.1', ...rest] = Array.isArray(hosts) ? hosts : [hosts];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const probe = net.createServer();
+    const port = await listen(probe, 0, first);
+    await new Promise((resolve) => probe.close(resolve));
+    const others = await Promise.all(rest.map((host) => portIsFree(port, host)));
+    if (others.every(Boolean)) return port;
+  }
+  throw new Error(`no port free on all of ${[first, ...rest].join(', ')}`);
+}
+
+export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise<SmtpFixture> {
+  const host = options.host ?? '127.0.0.1';
+  const state = new FixtureState(options);
+  const fixture = (port: number, close: () => Promise<void>): SmtpFixture => ({
+    host,
+    port,
+    sessionCount: () => state.sessions,
+    rcptCount: (address) =>
+      address === undefined
+        ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0)
+        : (state.rcpts.get(address.toLowerCase()) ?? 0),
+    commands: state.commands,
+    reset: () => state.reset(),
+    close,
+  });
+
+  if (options.refuse) {
+    return fixture(options.port ?? (await freePort(host)), async () => undefined);
+  }
+  const server = new FixtureServer(state);
+  // A client killed mid-transaction (a SIGKILLed service) resets its sockets; smtp-server reports
+  // that as a server 'error', which without a listener would crash the test process.
+  server.on('error', () => undefined);
+  const port = await listen(server, options.port ?? 0, host);
+  return fixture(port, async () => {
+    for (const socket of server.sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+}

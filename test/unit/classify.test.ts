@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { classify, type Evidence } from '../../src/engine/classify.js';
+import type { Checks } from '../../src/engine/types.js';
+
+/** A deliverable address at an ordinary domain; each row changes what it is about. */
+const CHECKS: Checks = {
+  format: true,
+  domainExists: true,
+  hasMx: true,
+  domainReachable: true,
+  smtpStatus: 'valid',
+  isDisposable: false,
+  isRole: false,
+  isBlacklisted: false,
+  isKnownProvider: false,
+  isCatchAll: false,
+};
+const GREYLISTED = 'greylisted: 450 4.2.0 <a@b.test>: Recipient address rejected: Greylisted';
+
+function evidence(checks: Partial<Checks>, rest: Partial<Evidence> = {}): Evidence {
+  return {
+    checks: { ...CHECKS, ...checks },
+    formatProblem: '',
+    domain: { kind: 'routable' },
+    smtpReason: checks.smtpStatus === 'invalid' ? '550 5.1.1 <a@b.test>: User unknown' : '250 2.1.5 Ok',
+    listings: [],
+    catchAllReason: '',
+    ...rest,
+  };
+}
+
+const ROWS: [string, Evidence, string, string | RegExp][] = [
+  // 1. format
+  ['malformed address', evidence({ format: false }, { formatProblem: 'consecutive dots in local part' }), 'invalid', 'invalid address: consecutive dots in local part'],
+  // 2. the domain takes no mail
+  ['NXDOMAIN', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'nxdomain' } }), 'invalid', 'the domain does not exist (NXDOMAIN)'],
+  ['null MX', evidence({ hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'null-mx' } }), 'invalid', 'the domain accepts no mail (null MX, RFC 7505)'],
+  ['neither MX nor A/AAAA', evidence({ hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'no-mail-host' } }), 'invalid', 'the domain has neither MX nor A/AAAA records'],
+  ['NXDOMAIN beats a disposable domain', evidence({ domainExists: false, isDisposable: true, smtpStatus: 'unknown' }, { domain: { kind: 'nxdomain' } }), 'invalid', /NXDOMAIN/],
+  // 3. the server says no such mailbox
+  ['SMTP invalid, with the reply text', evidence({ smtpStatus: 'invalid' }), 'invalid', '550 5.1.1 <a@b.test>: User unknown'],
+  ['SMTP invalid beats role and catch-all', evidence({ smtpStatus: 'invalid', isRole: true, isCatchAll: true }), 'invalid', /^550 5\.1\.1/],
+  // 4. risky
+  ['disposable', evidence({ isDisposable: true }), 'risky', 'disposable email domain'],
+  ['role', evidence({ isRole: true }), 'risky', 'role address'],
+  ['blacklisted', evidence({ isBlacklisted: true }, { listings: ['192.0.2.1 in zen.spamhaus.org'] }), 'risky', 'blacklisted: 192.0.2.1 in zen.spamhaus.org'],
+  ['every risk named', evidence({ isDisposable: true, isRole: true }), 'risky', 'disposable email domain; role address'],
+  ['risky beats catch-all', evidence({ isRole: true, isCatchAll: true }), 'risky', 'role address'],
+  ['risky even when SMTP could not tell', evidence({ isDisposable: true, smtpStatus: 'unknown' }, { smtpReason: 'timeout' }), 'risky', 'disposable email domain'],
+  ['risky even when DNS failed', evidence({ isDisposable: true, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'SERVFAIL' } }), 'risky', 'disposable email domain'],
+  // 5. catch-all
+  ['catch-all', evidence({ isCatchAll: true }, { catchAllReason: 'x@b.test got 250 2.1.5 Ok' }), 'catch_all', 'catch-all domain: x@b.test got 250 2.1.5 Ok'],
+  ['catch-all even when the address itself was not answered', evidence({ isCatchAll: true, smtpStatus: 'unknown' }, { catchAllReason: 'x@b.test got 250 Ok' }), 'catch_all', /^catch-all domain/],
+  // 6. valid
+  ['SMTP valid, with the reply text', evidence({}), 'valid', '250 2.1.5 Ok'],
+  ['valid at an implicit MX', evidence({ hasMx: false }), 'valid', '250 2.1.5 Ok'],
+  // 7. unknown, saying why
+  ['SERVFAIL', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'SERVFAIL' } }), 'unknown', 'DNS SERVFAIL'],
+  ['DNS timeout', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'timeout' } }), 'unknown', 'DNS timeout'],
+  ['greylisted', evidence({ smtpStatus: 'unknown' }, { smtpReason: GREYLISTED }), 'unknown', GREYLISTED],
+  ['blocked', evidence({ smtpStatus: 'unknown' }, { smtpReason: 'blocked: 554 5.7.1 Client host blocked' }), 'unknown', 'blocked: 554 5.7.1 Client host blocked'],
+  ['SMTP timeout', evidence({ smtpStatus: 'unknown' }, { smtpReason: 'timeout: mx.b.test (192.0.2.1): no reply within 300 ms' }), 'unknown', /^timeout: /],
+  ['address literal', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'not-looked-up', detail: 'address literals are not probed' } }), 'unknown', 'address literals are not probed'],
+];
+
+describe('classify: the verdict rules of DESIGN.md §3, first match wins', () => {
+  it.each(ROWS)('%s → %s', (_name, input, result, reason) => {
+    const verdict = classify(input);
+    expect(verdict.result).toBe(result);
+    if (typeof reason === 'string') expect(verdict.reason).toBe(reason);
+    else expect(verdict.reason).toMatch(reason);
+  });
+
+  it('always gives a reason', () => {
+    for (const [, input] of ROWS) expect(classify(input).reason.trim()).not.toBe('');
+  });
+});

@@ -1,0 +1,117 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResultIndex } from '../../src/csv/result-index.js';
+import { writeResults, type WriteResultsOptions } from '../../src/csv/result-writer.js';
+import { openListSource } from '../../src/csv/source.js';
+import type { Checks, Verdict, VerificationResult } from '../../src/engine/types.js';
+
+const CHECKS: Checks = {
+  format: true,
+  domainExists: true,
+  hasMx: true,
+  domainReachable: false,
+  smtpStatus: 'valid',
+  isDisposable: false,
+  isRole: false,
+  isBlacklisted: false,
+  isKnownProvider: false,
+  isCatchAll: false,
+};
+const result = (email: string, verdict: Verdict): VerificationResult => ({ email, result: verdict, checks: CHECKS, reason: `${verdict} because` });
+const CHECK_VALUES = ['true', 'true', 'true', 'false', 'valid', 'false', 'false', 'false', 'false', 'false'];
+const RESULT_HEADER = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mailverify-csv-writer-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function written(options: WriteResultsOptions): Promise<{ output: string; count: number }> {
+  const out = new PassThrough();
+  // Bytes, not stream/consumers' text(): its decoder would drop the BOM under test.
+  const output = buffer(out);
+  const count = await writeResults(out, options);
+  return { output: (await output).toString('utf8'), count };
+}
+
+const results = new ResultIndex().add([result('Ann@Example.org', 'valid'), result('bob@example.org', 'catch_all')]);
+
+describe('writeResults with the source list', () => {
+  it('writes the original rows in order, in the source dialect, with the result columns appended', async () => {
+    const path = join(dir, 'semi.csv');
+    await writeFile(path, '\uFEFFname;mail\r\n"Doe; Ann";Ann@Example.org\r\nBob;bob@example.org\r\nAnn again;ann@example.org\r\nNobody;\r\nBad;not-an-address\r\n');
+    const source = await openListSource(path);
+    const { output, count } = await written({ format: 'csv', results, source });
+
+    expect(output.startsWith('\uFEFF')).toBe(true);
+    expect(output).toContain('\r\n');
+    const rows = parse(output, { delimiter: ';', bom: true }) as string[][];
+    expect(rows[0]).toEqual(['name', 'mail', ...RESULT_HEADER]);
+    expect(rows.slice(1).map((row) => row.slice(0, 4))).toEqual([
+      ['Doe; Ann', 'Ann@Example.org', 'valid', 'valid because'],
+      ['Bob', 'bob@example.org', 'catch_all', 'catch_all because'],
+      ['Ann again', 'ann@example.org', 'valid', 'valid because'],
+      ['Nobody', '', 'invalid', 'no address in this row'],
+      ['Bad', 'not-an-address', 'invalid', expect.any(String)],
+    ]);
+    expect(rows[1]!.slice(4)).toEqual(CHECK_VALUES);
+    expect(rows[5]![4]).toBe('false');
+    expect(count).toBe(5);
+  });
+
+  it('leaves out rows whose address belongs to a job the output does not cover', async () => {
+    const path = join(dir, 'other-job.csv');
+    await writeFile(path, 'email\nann@example.org\ncy@example.org\n');
+    const { output } = await written({ format: 'csv', results, source: await openListSource(path) });
+    expect(parse(output)).toEqual([['email', ...RESULT_HEADER], ['ann@example.org', 'valid', 'valid because', ...CHECK_VALUES]]);
+  });
+
+  it('names the columns of a source without a header', async () => {
+    const path = join(dir, 'no-header.csv');
+    await writeFile(path, 'Bob,bob@example.org\n');
+    const { output } = await written({ format: 'csv', results, source: await openListSource(path) });
+    expect((parse(output) as string[][])[0]).toEqual(['column1', 'email', ...RESULT_HEADER]);
+  });
+
+  it('filters with --only', async () => {
+    const path = join(dir, 'only.csv');
+    await writeFile(path, 'email\nann@example.org\nbob@example.org\nbad\n');
+    const { output } = await written({ format: 'csv', results, source: await openListSource(path), only: ['catch_all', 'invalid'] });
+    expect((parse(output) as string[][]).map((row) => row[0])).toEqual(['email', 'bob@example.org', 'bad']);
+  });
+
+  it('writes each address once as NDJSON, in source order, duplicates and empty rows left out', async () => {
+    const path = join(dir, 'json.csv');
+    await writeFile(path, 'email,n\nbob@example.org,1\nANN@example.org,2\nbob@example.org,3\n,4\n');
+    const { output, count } = await written({ format: 'ndjson', results, source: await openListSource(path) });
+    const lines = output.trim().split('\n').map((line) => JSON.parse(line) as VerificationResult);
+    expect(lines.map((line) => [line.email, line.result])).toEqual([['bob@example.org', 'catch_all'], ['Ann@Example.org', 'valid']]);
+    expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason']);
+    expect(count).toBe(2);
+  });
+});
+
+describe('writeResults without a source', () => {
+  it('writes email, result, reason and the checks as CSV', async () => {
+    const { output } = await written({ format: 'csv', results });
+    expect(parse(output)).toEqual([
+      ['email', ...RESULT_HEADER],
+      ['Ann@Example.org', 'valid', 'valid because', ...CHECK_VALUES],
+      ['bob@example.org', 'catch_all', 'catch_all because', ...CHECK_VALUES],
+    ]);
+  });
+
+  it('writes a JSON array, empty included', async () => {
+    const all = JSON.parse((await written({ format: 'json', results })).output) as VerificationResult[];
+    expect(all.map((each) => each.email)).toEqual(['Ann@Example.org', 'bob@example.org']);
+    expect(JSON.parse((await written({ format: 'json', results, only: ['risky'] })).output)).toEqual([]);
+  });
+});
