@@ -5,18 +5,19 @@
  * five times longer holding the same distinct addresses, to show that peak RSS follows the
  * distinct addresses and not the file.
  *
- *   node bench/csv.js [--quick]
+ *   node bench/csv.js [--quick] [--cpu-prof]
  */
 import { existsSync } from 'node:fs';
 import { stat, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { runChild } from './lib/child.js';
+import { profileFlags } from './lib/profiling.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { generatedList } from './csv/generate.js';
 import { WORK_DIR } from './lib/work-dir.js';
 
 const SECTION = 'csv';
-const SIZES = { full: { distinct: 1_000_000, repeat: 5 }, quick: { distinct: 50_000, repeat: 5 } };
+const SIZES = { full: { distinct: 1_000_000, repeat: 5 }, quick: { distinct: 20_000, repeat: 5 } };
 const CSV_MODULES = ['source.js', 'address-list.js', 'result-index.js', 'result-writer.js'].map((file) => `../dist/csv/${file}`);
 const TIMEOUT_MS = 10 * 60_000;
 const SPEED_TARGET = { on: 'ratio', op: '>=', value: 0.8 };
@@ -24,8 +25,8 @@ const MEMORY_TARGET = { on: 'ratio', op: '<=', value: 1.5 };
 const STAGE_SCRIPT = new URL('./csv/stage.js', import.meta.url);
 const OUTPUT = fileURLToPath(new URL('stage-output.csv', WORK_DIR));
 
-async function measure(stage, input, distinct) {
-  const { result, maxRssKb } = await runChild(STAGE_SCRIPT, { stage, input, output: OUTPUT, distinct }, { timeoutMs: TIMEOUT_MS });
+async function measure(stage, input, distinct, execArgv) {
+  const { result, maxRssKb } = await runChild(STAGE_SCRIPT, { stage, input, output: OUTPUT, distinct }, { timeoutMs: TIMEOUT_MS, execArgv });
   await rm(OUTPUT, { force: true });
   return { ...result, maxRssMiB: maxRssKb / 1024 };
 }
@@ -39,7 +40,7 @@ function rowsPerSecond(rows, { elapsedMs }) {
   return (rows / elapsedMs) * 1000;
 }
 
-export async function run({ quick = false } = {}) {
+export async function run({ quick = false, cpuProf = false } = {}) {
   const missing = CSV_MODULES.filter((module) => !existsSync(new URL(module, import.meta.url)));
   const speedMetrics = ['bulk submit read stage', 'bulk results merge-back'];
   if (missing.length > 0) {
@@ -51,11 +52,12 @@ export async function run({ quick = false } = {}) {
   const smallMiB = (await stat(small)).size / 2 ** 20;
   const largeMiB = (await stat(large)).size / 2 ** 20;
 
-  const passthrough = await measure('passthrough', small, distinct);
-  const submit = await measure('submit', small, distinct);
-  const merge = await measure('merge', small, distinct);
-  const submitLarge = await measure('submit', large, distinct);
-  const mergeLarge = await measure('merge', large, distinct);
+  const execArgv = profileFlags({ cpuProf });
+  const passthrough = await measure('passthrough', small, distinct, execArgv);
+  const submit = await measure('submit', small, distinct, execArgv);
+  const merge = await measure('merge', small, distinct, execArgv);
+  const submitLarge = await measure('submit', large, distinct, execArgv);
+  const mergeLarge = await measure('merge', large, distinct, execArgv);
 
   const files = { small: { rows: distinct, mib: smallMiB }, large: { rows: distinct * repeat, mib: largeMiB }, distinct };
   const baselineRate = rowsPerSecond(distinct, passthrough);

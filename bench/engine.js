@@ -3,17 +3,18 @@
  * schedule of the fixture, and the npm peers on the same fixture in the same run, each verifier in
  * a child process of its own while the fixture (DNS server and MX hosts) runs in this one.
  *
- *   node bench/engine.js [--quick] [--smtp-latency 20] [--dns-latency 5]
+ *   node bench/engine.js [--quick] [--smtp-latency 20] [--dns-latency 5] [--cpu-prof]
  */
 import { existsSync } from 'node:fs';
 import { runChild } from './lib/child.js';
+import { profileFlags } from './lib/profiling.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { idealSchedule } from './engine/ideal-schedule.js';
 import { PEERS } from './engine/peers.js';
 import { startWorldFixture } from './engine/world-fixture.js';
 
 const SECTION = 'engine';
-const SIZES = { full: { addresses: 10_000, domains: 200 }, quick: { addresses: 1_000, domains: 40 } };
+const SIZES = { full: { addresses: 10_000, domains: 200 }, quick: { addresses: 500, domains: 20 } };
 /** Slow hosts answer this many times slower than the others. */
 const SLOW_FACTOR = 5;
 /** Greylisting clears after one retry; the engine's default minute would make a run last minutes. */
@@ -50,15 +51,37 @@ function score(world, verdicts) {
   return { accuracy: right / world.addresses.length, perKind, mismatches };
 }
 
-async function measure(fixture, script, task, timeoutMs) {
+/**
+ * What the MX hosts saw, per kind of host: sessions, most at once on one host, summed session
+ * time, and when (ms after the first session anywhere) the first session began and the last ended.
+ */
+function hostActivity(hostStats) {
+  const active = hostStats.filter((host) => host.sessions > 0);
+  const origin = Math.min(...active.map((host) => host.firstAt));
+  const byKind = {};
+  for (const host of active) {
+    const kind = (byKind[host.kind] ??= { hosts: 0, sessions: 0, maxConcurrentPerHost: 0, busyMs: 0, startMs: Infinity, endMs: 0 });
+    kind.hosts += 1;
+    kind.sessions += host.sessions;
+    kind.maxConcurrentPerHost = Math.max(kind.maxConcurrentPerHost, host.maxConcurrent);
+    kind.busyMs += host.busyMs;
+    kind.startMs = Math.min(kind.startMs, host.firstAt - origin);
+    kind.endMs = Math.max(kind.endMs, host.lastAt - origin);
+  }
+  return byKind;
+}
+
+async function measure(fixture, script, task, { timeoutMs, execArgv = [] }) {
   fixture.reset();
-  const { result } = await runChild(new URL(script, import.meta.url), task, { timeoutMs });
-  const addressesPerSecond = (fixture.world.addresses.length / result.elapsedMs) * 1000;
+  const { result } = await runChild(new URL(script, import.meta.url), task, { timeoutMs, execArgv });
+  const hosts = hostActivity(fixture.hostStats());
   return {
-    addressesPerSecond,
+    addressesPerSecond: (fixture.world.addresses.length / result.elapsedMs) * 1000,
     elapsedMs: result.elapsedMs,
-    smtpSessions: fixture.sessionCount(),
+    cpuMs: result.cpuMs,
+    smtpSessions: Object.values(hosts).reduce((sum, kind) => sum + kind.sessions, 0),
     dnsQueries: fixture.dnsQueryCount(),
+    hosts,
     ...score(fixture.world, result.verdicts),
   };
 }
@@ -75,7 +98,7 @@ function peerRows(peer, ours, measured) {
   ];
 }
 
-export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' } = {}) {
+export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5', cpuProf = false } = {}) {
   const missing = ENGINE_MODULES.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) {
     return [missingRow(SECTION, 'engine throughput vs ideal schedule', THROUGHPUT_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
@@ -103,7 +126,7 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' 
       webCheck: false,
       allowPrivateNetworks: true,
     };
-    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, timeoutMs);
+    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, { timeoutMs, execArgv: profileFlags({ cpuProf }) });
     const workload = { ...sizes, latency, concurrency, perHostConcurrency, ...GREYLIST, hosts: world.hosts.length };
     const rows = [
       row({ section: SECTION, metric: 'engine throughput vs ideal schedule', unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: 'ideal', baseline: ideal.addressesPerSecond, target: THROUGHPUT_TARGET, raw: { workload, ideal, ours } }),
@@ -115,7 +138,7 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' 
         continue;
       }
       try {
-        const measured = await measure(fixture, './engine/verify-peer.js', { peer, dnsServer, addresses: world.addresses, concurrency }, timeoutMs);
+        const measured = await measure(fixture, './engine/verify-peer.js', { peer, dnsServer, addresses: world.addresses, concurrency }, { timeoutMs });
         rows.push(...peerRows(peer, ours, measured));
       } catch (error) {
         rows.push(missingRow(SECTION, `engine vs ${peer}: speed`, PEER_SPEED_TARGET, `failed: ${error.message.split('\n')[0]}`));

@@ -5,20 +5,21 @@
  * same run; then the time `POST /v1/bulk-verify` of 50,000 addresses takes to answer, each
  * submission on a fresh service so that no earlier job's work competes with it.
  *
- *   node bench/service.js [--quick]
+ *   node bench/service.js [--quick] [--cpu-prof]
  */
 import { existsSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
+import { profileFlags } from './lib/profiling.js';
 import { startWorldFixture } from './engine/world-fixture.js';
 import { startBareServer, startMailverify } from './service/processes.js';
 
 const SECTION = 'service';
 const CONNECTIONS = 50;
 const BULK_SIZE = 50_000;
-const SETTINGS = { full: { durationS: 8, submissions: 3 }, quick: { durationS: 2, submissions: 1 } };
+const SETTINGS = { full: { durationS: 8, submissions: 3 }, quick: { durationS: 1, submissions: 1 } };
 const WARMUP_S = 1;
 const NEEDED = ['../dist/cli/commands/serve.js', '../dist/cli/commands/admin.js', '../dist/server/serve.js', '../dist/engine/index.js'];
 const PROGRESS_TARGET = { on: 'ratio', op: '>=', value: 0.5 };
@@ -54,8 +55,8 @@ function loadRows(metric, ours, bare, target) {
   ];
 }
 
-async function measureRoutes(fixture, engineArgs, durationS) {
-  const service = await startMailverify(engineArgs);
+async function measureRoutes(fixture, engineArgs, { durationS, nodeFlags }) {
+  const service = await startMailverify(engineArgs, nodeFlags);
   let bare;
   try {
     const [someDomain] = fixture.world.domains.filter((domain) => domain.kind === 'normal');
@@ -107,7 +108,7 @@ async function measureSubmission(fixture, engineArgs, submissions) {
   return row({ section: SECTION, metric: `POST /v1/bulk-verify of ${BULK_SIZE.toLocaleString('en-US')} addresses: time to answer`, unit: 'ms', ours: median(ours), baselineName: 'bare fastify', baseline: median(baseline), target: SUBMIT_TARGET, raw: { ours, baseline } });
 }
 
-export async function run({ quick = false } = {}) {
+export async function run({ quick = false, cpuProf = false } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) {
     return [missingRow(SECTION, 'GET /v1/bulk-verify/{id}/progress (authenticated): throughput', PROGRESS_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
@@ -116,7 +117,7 @@ export async function run({ quick = false } = {}) {
   const fixture = await startWorldFixture({ addresses: BULK_SIZE, domains: 200 }, ZERO_LATENCY);
   try {
     const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort)];
-    return [...(await measureRoutes(fixture, engineArgs, durationS)), await measureSubmission(fixture, engineArgs, submissions)];
+    return [...(await measureRoutes(fixture, engineArgs, { durationS, nodeFlags: profileFlags({ cpuProf }) })), await measureSubmission(fixture, engineArgs, submissions)];
   } finally {
     await fixture.close();
   }

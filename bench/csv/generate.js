@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { WORK_DIR, ensureWorkDir } from '../lib/work-dir.js';
 
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 /** Coprime with every distinct count used (they are products of 2s and 5s). */
 const STRIDE = 7_919;
 const INVALID_EVERY = 200;
@@ -44,7 +44,7 @@ function line(rowIndex, distinct) {
     first,
     last,
     address(id, copy),
-    `"${last} & Partners, Ltd"`,
+    `"${last} & Partners Consulting, Ltd"`,
     CITIES[rowIndex % CITIES.length],
     COUNTRIES[rowIndex % COUNTRIES.length],
     `+1-555-${String(rowIndex % 10_000_000).padStart(7, '0')}`,

@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { serveTask } from '../lib/child.js';
+import { cpuMsSince } from '../lib/cpu-time.js';
 import { mapPool } from '../lib/pool.js';
 import { PEERS } from './peers.js';
 
@@ -31,8 +32,9 @@ function useFixtureDns(server) {
 serveTask(async ({ peer, dnsServer, addresses, concurrency }) => {
   useFixtureDns(dnsServer);
   const verify = await PEERS[peer]();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const verdicts = await mapPool(addresses, concurrency, (email) => verify(email).catch(() => 'unknown'));
   const elapsedMs = performance.now() - started;
-  return { elapsedMs, verdicts: Object.fromEntries(addresses.map((email, i) => [email, { result: verdicts[i], reason: '' }])) };
+  return { elapsedMs, cpuMs: cpuMsSince(cpuBefore), verdicts: Object.fromEntries(addresses.map((email, i) => [email, { result: verdicts[i], reason: '' }])) };
 });

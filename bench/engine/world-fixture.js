@@ -58,7 +58,8 @@ export async function startWorldFixture(sizes, latency) {
       dnsServer: dns.server,
       smtpPort: hosts[0]?.port ?? SMTP_PORT,
       portNote,
-      sessionCount: () => hosts.reduce((sum, mx) => sum + mx.sessionCount(), 0),
+      /** Per MX host: its kind, sessions, peak parallel sessions, busy time and active span. */
+      hostStats: () => hosts.map((mx, i) => ({ ip: mx.host, kind: world.hosts[i].kind, ...mx.stats() })),
       dnsQueryCount: () => dns.queryCount(),
       /** Greylist state and counts forgotten: the next verifier meets the world as the first did. */
       reset() {

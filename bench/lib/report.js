@@ -109,9 +109,16 @@ export function benchOptions(argv = process.argv.slice(2)) {
       only: { type: 'string' },
       'smtp-latency': { type: 'string', default: '20' },
       'dns-latency': { type: 'string', default: '5' },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
-  return { quick: values.quick, only: values.only, smtpLatency: values['smtp-latency'], dnsLatency: values['dns-latency'] };
+  return {
+    quick: values.quick,
+    only: values.only,
+    smtpLatency: values['smtp-latency'],
+    dnsLatency: values['dns-latency'],
+    cpuProf: values['cpu-prof'],
+  };
 }
 
 /** How this run was started, for the record. */

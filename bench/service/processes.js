@@ -60,14 +60,15 @@ function waitForListening(child) {
 /**
  * `mailverify serve` with its engine pointed at the given fixture.
  * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25']
+ * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
  * @returns {Promise<{ url: string, token: string, stop(): Promise<void> }>}
  */
-export async function startMailverify(engineArgs) {
+export async function startMailverify(engineArgs, nodeFlags = []) {
   await ensureWorkDir();
   const dataDir = await mkdtemp(join(fileURLToPath(WORK_DIR), 'service-'));
   const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: dataDir };
   const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
-  const child = spawn(process.execPath, [BIN, ...serveArgs, '--allow-private-networks', '--no-web-check', ...engineArgs], {
+  const child = spawn(process.execPath, [...nodeFlags, BIN, ...serveArgs, '--allow-private-networks', '--no-web-check', ...engineArgs], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

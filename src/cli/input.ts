@@ -9,12 +9,15 @@ export async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<
   }
 }
 
-/** The addresses named on the command line, with `-` replaced by stdin's lines. */
+/**
+ * The addresses named on the command line, trimmed as the engine reports them, with `-`
+ * replaced by stdin's lines and blank arguments dropped.
+ */
 export async function collectAddresses(args: string[], stdin: NodeJS.ReadableStream): Promise<string[]> {
   const addresses: string[] = [];
   for (const arg of args) {
     if (arg === '-') for await (const line of readLines(stdin)) addresses.push(line);
-    else addresses.push(arg);
+    else if (arg.trim() !== '') addresses.push(arg.trim());
   }
   return addresses;
 }

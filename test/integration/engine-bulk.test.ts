@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type VerificationResult } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
-import { fixtureOptions, mxZones } from './engine-fixtures.js';
+import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 
 const DOMAINS = Array.from({ length: 10 }, (_, i) => `bulk${i}.test`);
 const CATCH_ALL_DOMAIN = 'bulk9.test';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type EngineOptions, type VerificationResult } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { freePort, startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from '../support/smtp-server.js';
-import { fixtureOptions, mxZones } from './engine-fixtures.js';
+import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 
 const HOSTS = {
   greylist: '127.0.0.111',

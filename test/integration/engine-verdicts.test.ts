@@ -4,7 +4,7 @@ import { createVerifier, type EngineOptions, type Verifier } from '../../src/eng
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { startHttpServer, type HttpFixture } from '../support/http-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
-import { fixtureOptions, mxZones } from './engine-fixtures.js';
+import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 
 const MAILBOX_HOST = '127.0.0.101';
 const IMPLICIT_HOST = '127.0.0.102';

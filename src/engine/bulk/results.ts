@@ -1,4 +1,4 @@
-import { classify, type DomainStatus } from '../classify.js';
+import { classify, type DomainStatus, type Evidence } from '../classify.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { domainExists, hasMx } from '../checks/mail-route.js';
 import type { SmtpOutcome } from '../checks/smtp-status.js';
@@ -37,14 +37,17 @@ const NOTHING_CHECKED: Checks = {
   isCatchAll: false,
 };
 
-function result(email: string, checks: Checks, domain: DomainStatus, rest: { formatProblem?: string; smtpReason?: string; listings?: readonly string[]; catchAllReason?: string }): VerificationResult {
+/** The words behind the checks that a result has (see `Evidence`). */
+type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'listings' | 'catchAllReason'>>;
+
+function result(email: string, checks: Checks, domain: DomainStatus, words: Explanations): VerificationResult {
   const { result: verdict, reason } = classify({
     checks,
     domain,
-    formatProblem: rest.formatProblem ?? '',
-    smtpReason: rest.smtpReason ?? 'not asked',
-    listings: rest.listings ?? [],
-    catchAllReason: rest.catchAllReason ?? '',
+    formatProblem: words.formatProblem ?? '',
+    smtpReason: words.smtpReason ?? 'not asked',
+    listings: words.listings ?? [],
+    catchAllReason: words.catchAllReason ?? '',
   });
   return { email, result: verdict, checks, reason };
 }

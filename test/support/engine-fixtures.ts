@@ -1,6 +1,6 @@
 /** Shared set-up of the engine's integration tests: engine options aimed at the loopback fixtures. */
 import type { EngineOptions } from '../../src/engine/index.js';
-import type { DnsFixture, RecordSpec, ZoneBehaviour } from '../support/dns-server.js';
+import type { DnsFixture, RecordSpec, ZoneBehaviour } from './dns-server.js';
 
 /** Options for a verifier that asks only the fixtures: their DNS server, their SMTP port, short timeouts. */
 export function fixtureOptions(dns: DnsFixture, smtpPort: number, overrides: Partial<EngineOptions> = {}): Partial<EngineOptions> {
