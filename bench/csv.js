@@ -25,7 +25,8 @@ const MEMORY_TARGET = { on: 'ratio', op: '<=', value: 1.5 };
 const STAGE_SCRIPT = new URL('./csv/stage.js', import.meta.url);
 const OUTPUT = fileURLToPath(new URL('stage-output.csv', WORK_DIR));
 
-async function measure(stage, input, distinct, execArgv) {
+async function measure(stage, input, { distinct, rows, cpuProf }) {
+  const execArgv = profileFlags({ cpuProf }, `csv-${stage}-${rows}-rows`);
   const { result, maxRssKb } = await runChild(STAGE_SCRIPT, { stage, input, output: OUTPUT, distinct }, { timeoutMs: TIMEOUT_MS, execArgv });
   await rm(OUTPUT, { force: true });
   return { ...result, maxRssMiB: maxRssKb / 1024 };
@@ -52,12 +53,13 @@ export async function run({ quick = false, cpuProf = false } = {}) {
   const smallMiB = (await stat(small)).size / 2 ** 20;
   const largeMiB = (await stat(large)).size / 2 ** 20;
 
-  const execArgv = profileFlags({ cpuProf });
-  const passthrough = await measure('passthrough', small, distinct, execArgv);
-  const submit = await measure('submit', small, distinct, execArgv);
-  const merge = await measure('merge', small, distinct, execArgv);
-  const submitLarge = await measure('submit', large, distinct, execArgv);
-  const mergeLarge = await measure('merge', large, distinct, execArgv);
+  const smallRun = { distinct, rows: distinct, cpuProf };
+  const largeRun = { distinct, rows: distinct * repeat, cpuProf };
+  const passthrough = await measure('passthrough', small, smallRun);
+  const submit = await measure('submit', small, smallRun);
+  const merge = await measure('merge', small, smallRun);
+  const submitLarge = await measure('submit', large, largeRun);
+  const mergeLarge = await measure('merge', large, largeRun);
 
   const files = { small: { rows: distinct, mib: smallMiB }, large: { rows: distinct * repeat, mib: largeMiB }, distinct };
   const baselineRate = rowsPerSecond(distinct, passthrough);

@@ -126,7 +126,7 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5',
       webCheck: false,
       allowPrivateNetworks: true,
     };
-    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, { timeoutMs, execArgv: profileFlags({ cpuProf }) });
+    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, { timeoutMs, execArgv: profileFlags({ cpuProf }, 'engine-verify-many') });
     const workload = { ...sizes, latency, concurrency, perHostConcurrency, ...GREYLIST, hosts: world.hosts.length };
     const rows = [
       row({ section: SECTION, metric: 'engine throughput vs ideal schedule', unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: 'ideal', baseline: ideal.addressesPerSecond, target: THROUGHPUT_TARGET, raw: { workload, ideal, ours } }),

@@ -5,7 +5,7 @@
  *
  * --quick uses small sizes (a smoke run, well under a minute); its figures are not the ones to quote.
  */
-import { benchOptions, commandLine, formatTable, missingRow, saveResults } from './lib/report.js';
+import { benchOptions, formatTable, missingRow, saveResults } from './lib/report.js';
 
 /** Section name → its module; each also runs alone (`node bench/engine.js`). */
 const SECTIONS = {
@@ -35,4 +35,4 @@ for (const name of wanted) {
 }
 
 console.log(formatTable(Object.values(sections).flat()));
-await saveResults(sections, { quick: options.quick, command: commandLine() });
+await saveResults(sections, options);

@@ -117,7 +117,7 @@ export async function run({ quick = false, cpuProf = false } = {}) {
   const fixture = await startWorldFixture({ addresses: BULK_SIZE, domains: 200 }, ZERO_LATENCY);
   try {
     const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort)];
-    return [...(await measureRoutes(fixture, engineArgs, { durationS, nodeFlags: profileFlags({ cpuProf }) })), await measureSubmission(fixture, engineArgs, submissions)];
+    return [...(await measureRoutes(fixture, engineArgs, { durationS, nodeFlags: profileFlags({ cpuProf }, 'service-routes') })), await measureSubmission(fixture, engineArgs, submissions)];
   } finally {
     await fixture.close();
   }

@@ -6,7 +6,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PROFILE_DIR } from './profiling.js';
 import { relative, resolve } from 'node:path';
 
 export const RESULTS_FILE = new URL('../results.json', import.meta.url);
@@ -82,8 +83,15 @@ export function machine() {
   };
 }
 
-/** Writes `sections` into bench/results.json, keeping the other sections a previous run left there. */
-export async function saveResults(sections, { quick, command }) {
+/**
+ * Writes `sections` into bench/results.json, keeping the other sections a previous run left there.
+ * A profiled run's figures are distorted by the profiler: they are shown, never saved.
+ */
+export async function saveResults(sections, { quick, cpuProf }) {
+  if (cpuProf) {
+    console.log(`\n--cpu-prof: figures distorted by profiling, ${fileURLToPath(RESULTS_FILE)} left as it was; profiles in ${PROFILE_DIR}`);
+    return;
+  }
   let previous = {};
   try {
     previous = JSON.parse(await readFile(RESULTS_FILE, 'utf8'));
@@ -92,7 +100,7 @@ export async function saveResults(sections, { quick, command }) {
   }
   const results = {
     generatedAt: new Date().toISOString(),
-    command,
+    command: commandLine(),
     quick,
     machine: machine(),
     sections: { ...previous.sections, ...sections },
@@ -132,5 +140,5 @@ export async function runAlone(moduleUrl, name, run) {
   const options = benchOptions();
   const rows = await run(options);
   console.log(formatTable(rows));
-  await saveResults({ [name]: rows }, { quick: options.quick, command: commandLine() });
+  await saveResults({ [name]: rows }, options);
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -39,8 +40,9 @@ export async function writeFileAtomic(
   const target = resolve(path);
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const mode = options.mode ?? (await existingMode(target)) ?? 0o666;
-  const handle = await open(temp, 'wx', mode);
-  const out = handle.createWriteStream({ autoClose: false });
+  // `flush`: the data is fsynced before the file is closed, so the rename never exposes a file
+  // whose content is not on disk yet.
+  const out = createWriteStream(temp, { flags: 'wx', mode, flush: true });
   let interrupted: InterruptedError | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupted = new InterruptedError(`${signal} while writing ${path}; it was left as it was`);
@@ -49,17 +51,12 @@ export async function writeFileAtomic(
   for (const signal of SIGNALS) process.on(signal, onSignal);
   try {
     await write(out);
-    if (!out.writableFinished) {
-      out.end();
-      await finished(out);
-    }
+    if (!out.writableEnded) out.end();
+    await finished(out);
     if (interrupted) throw interrupted;
-    await handle.sync();
-    await handle.close();
     await rename(temp, target);
   } catch (error) {
     out.destroy();
-    await handle.close().catch(() => undefined);
     await unlink(temp).catch(() => undefined);
     throw interrupted ?? error;
   } finally {

@@ -1,6 +1,6 @@
 // Only the format check: the rest of the engine (DNS, SMTP, lists) stays unloaded on the client.
 import { checkFormat } from '../engine/checks/format.js';
-import type { VerificationResult } from '../engine/types.js';
+import { NOTHING_CHECKED, type VerificationResult } from '../engine/types.js';
 
 export const NO_ADDRESS = 'no address in this row';
 
@@ -22,17 +22,6 @@ export function localResult(address: string): VerificationResult | undefined {
     email: address,
     result: 'invalid',
     reason,
-    checks: {
-      format: false,
-      domainExists: false,
-      hasMx: false,
-      domainReachable: false,
-      smtpStatus: 'unknown',
-      isDisposable: false,
-      isRole: false,
-      isBlacklisted: false,
-      isKnownProvider: false,
-      isCatchAll: false,
-    },
+    checks: NOTHING_CHECKED,
   };
 }

@@ -4,7 +4,7 @@ import { resolveEngineOptions } from './options.js';
 import type { EngineOptions, VerificationResult, Verifier } from './types.js';
 
 export type { Checks, EngineOptions, SmtpStatus, Verdict, VerificationResult, Verifier } from './types.js';
-export { VERDICTS } from './types.js';
+export { NOTHING_CHECKED, VERDICTS } from './types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 
 /**

@@ -27,10 +27,17 @@ export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): Engi
     Object.entries(partial).filter(([, value]) => value !== undefined),
   ) as Partial<EngineOptions>;
   const heloName = given.heloName ?? (hostname() || 'localhost');
-  return {
+  const options = {
     ...DEFAULT_ENGINE_OPTIONS,
     ...given,
     heloName,
     mailFrom: given.mailFrom ?? `verify@${heloName}`,
   };
+  // Below one, no session could ever start and verifyMany would wait for ever: refuse up front.
+  for (const limit of ['concurrency', 'perHostConcurrency'] as const) {
+    if (!Number.isInteger(options[limit]) || options[limit] < 1) {
+      throw new RangeError(`engine option ${limit} must be a whole number of at least 1, got ${options[limit]}`);
+    }
+  }
+  return options;
 }

@@ -19,6 +19,24 @@ export interface Checks {
   isCatchAll: boolean;
 }
 
+/**
+ * The checks of an address nothing could be learnt about (malformed, or never verified): every
+ * check false and the probe `unknown`. Frozen because results everywhere share it; spread it to
+ * set a field (`{ ...NOTHING_CHECKED, format: true }`).
+ */
+export const NOTHING_CHECKED: Readonly<Checks> = Object.freeze({
+  format: false,
+  domainExists: false,
+  hasMx: false,
+  domainReachable: false,
+  smtpStatus: 'unknown',
+  isDisposable: false,
+  isRole: false,
+  isBlacklisted: false,
+  isKnownProvider: false,
+  isCatchAll: false,
+});
+
 /** The interface's verification result (§2.1): exactly these four fields. */
 export interface VerificationResult {
   email: string;

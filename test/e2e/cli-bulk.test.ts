@@ -93,7 +93,7 @@ describe('bulk submit --wait --output', () => {
     const submit = await cli.run(['bulk', 'submit', input, '--wait', '--output', output]);
     expect(submit.code, submit.stderr).toBe(0);
     expect(lines(submit.stdout)).toHaveLength(1);
-    expect(submit.stderr).toContain('2 invalid rows not sent');
+    expect(submit.stderr).toContain('8 rows, 4 addresses to verify, 1 duplicate, 3 invalid rows not sent');
 
     const out = parse(await readFile(output), { bom: true }) as string[][];
     expect(out[0]).toEqual([...rows[0]!, ...RESULT_COLUMNS]);

@@ -57,7 +57,9 @@ describe('mailverify serve after a crash', () => {
     services.push(first);
     dataDir = first.dataDir;
     // A rate limit above the polling rate: this test is about the job, not the limit.
-    const token = await first.createUser('crash@example.org', { credits: CREDITS, rateLimit: 1_000 });
+    const token = await first.createUser('crash@example.org', { credits: CREDITS, rateLimit: 1_000, password: 'survives restarts' });
+    const login = await call(first.baseUrl, 'POST', '/v1/auth/login', { json: { email: 'crash@example.org', password: 'survives restarts' } });
+    expect(login.status).toBe(200);
 
     const submitted = await call(first.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
     expect(submitted.status).toBe(200);
@@ -100,5 +102,7 @@ describe('mailverify serve after a crash', () => {
     const third = await startService({ dataDir, engineArgs: world.engineArgs });
     services.push(third);
     expect((await call(third.baseUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+    // The JWT secret lives in the data dir: a login from before the crash still works.
+    expect((await call(third.baseUrl, 'GET', '/v1/account', { token: login.body.token })).status).toBe(200);
   });
 });

@@ -64,6 +64,7 @@ describe('verifyMany', () => {
     expect(results).toHaveLength(emails.length);
     const wrong = results.filter((result) => result.result !== expected(result.email)).map((r) => `${r.email}: ${r.result} (${r.reason})`);
     expect(wrong).toEqual([]);
+    expect(results.filter((result) => result.reason.trim() === '')).toEqual([]);
     expect(new Set(results.map((result) => result.email)).size).toBe(emails.length);
 
     expect(dns.queryCount(undefined, 'MX')).toBeLessThanOrEqual(DOMAINS.length);
@@ -79,6 +80,41 @@ describe('verifyMany', () => {
     // The catch-all domain's addresses need no RCPT of their own once the probe says "any".
     const catchAllRcpts = servers.reduce((sum, server) => sum + emails.filter((e) => e.endsWith(CATCH_ALL_DOMAIN)).reduce((n, e) => n + server.rcptCount(e), 0), 0);
     expect(catchAllRcpts).toBe(0);
+  });
+
+  it('retries greylisted addresses later while other domains go on, handing each result over as it comes', async () => {
+    const greylisting = servers.find((server) => server.host === hostOf(DOMAINS.indexOf(GREYLISTED_DOMAIN)))!;
+    greylisting.reset(); // greylisted afresh: the first RCPT of each address gets 450 again
+    const greylisted = [`user1@${GREYLISTED_DOMAIN}`, `user2@${GREYLISTED_DOMAIN}`];
+    const others = ['user1@bulk3.test', 'user80@bulk4.test', `user5@${CATCH_ALL_DOMAIN}`];
+    const retried = (): boolean => greylisted.some((email) => greylisting.rcptCount(email) > 1);
+    const handedOver: { email: string; result: string; afterRetry: boolean }[] = [];
+    // A retry delay far beyond what the other domains take, so "before the retry" means "not held back".
+    const verifier = createVerifier(fixtureOptions(dns, port, { greylistRetryMs: 1_000, greylistBudgetMs: 5_000 }));
+    await verifier.verifyMany([...greylisted, ...others], (result) => {
+      handedOver.push({ email: result.email, result: result.result, afterRetry: retried() });
+    });
+
+    expect(handedOver.slice(0, others.length)).toEqual(
+      expect.arrayContaining(others.map((email) => ({ email, result: expected(email), afterRetry: false }))),
+    );
+    expect(handedOver.slice(others.length)).toEqual(
+      expect.arrayContaining(greylisted.map((email) => ({ email, result: 'valid', afterRetry: true }))),
+    );
+    for (const email of greylisted) expect(greylisting.rcptCount(email), email).toBe(2);
+  });
+
+  it('keeps DNS answers and the catch-all finding between calls of one verifier', async () => {
+    const domain = 'bulk5.test';
+    const server = servers.find((candidate) => candidate.host === hostOf(DOMAINS.indexOf(domain)))!;
+    server.reset();
+    dns.resetCounts();
+    const verifier = createVerifier(fixtureOptions(dns, port));
+    const asked = [`user1@${domain}`, `user2@${domain}`, `user3@${domain}`];
+    for (const email of asked) expect((await verifier.verify(email)).result).toBe('valid');
+    expect(dns.queryCount(domain, 'MX')).toBe(1);
+    const probes = server.commands.filter((command) => command.startsWith('RCPT') && !asked.some((email) => command.includes(email)));
+    expect(probes).toHaveLength(1);
   });
 
   it('gives one result per entry, duplicates included, with the email as given but trimmed', async () => {

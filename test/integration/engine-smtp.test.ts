@@ -1,10 +1,12 @@
-// The SMTP conversation against real servers on loopback: greylisting, MX fallback, timeouts,
-// STARTTLS, dropped connections, recipient limits, private networks, old servers.
+// The SMTP conversation against real servers on loopback: greylisting, MX order and fallback,
+// timeouts, STARTTLS, dropped connections, recipient limits, session limits, private networks,
+// old servers.
 import net from 'node:net';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type EngineOptions, type VerificationResult } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
-import { freePort, startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from '../support/smtp-server.js';
+import { freePort, SessionCounter, startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from '../support/smtp-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 
 const HOSTS = {
@@ -17,25 +19,60 @@ const HOSTS = {
   limited: '127.0.0.117',
   hangingUp: '127.0.0.118',
   old: '127.0.0.119',
+  stalling: '127.0.0.108',
+  primary: '127.0.0.109',
+  busy: '127.0.0.120',
+  ...Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`many${i}`, `127.0.0.${131 + i}`])),
 };
 const SLOW_REPLY_MS = 3_000;
 const TIMEOUT_MS = 300;
+/** Each reply a little late, so sessions last long enough to overlap when nothing stops them. */
+const BUSY_REPLY_MS = 10;
+const MANY_DOMAINS = [0, 1, 2, 3].map((i) => `many${i}.test`);
 
 let dns: DnsFixture;
 let port: number;
-let oldServer: net.Server;
+const scriptedServers: net.Server[] = [];
 const fixtures: Record<string, SmtpFixture> = {};
+/** The sessions of the four `many` hosts, counted together. */
+const manySessions = new SessionCounter();
 
 async function start(name: keyof typeof HOSTS, behaviour: Omit<SmtpFixtureOptions, 'host' | 'port'>): Promise<void> {
   fixtures[name] = await startSmtpServer({ host: HOSTS[name], port, ...behaviour });
 }
 
 /**
+ * A hand-written SMTP server for what smtp-server will not do: it greets with `greeting` and
+ * answers each command with the reply of the first pattern it matches, or never when that reply
+ * is null. Replies may span several lines.
+ */
+async function startScriptedServer(host: string, greeting: string, replies: [RegExp, string | null][]): Promise<void> {
+  const server = net.createServer((socket) => {
+    socket.write(`${greeting}\r\n`);
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString();
+      for (let end = buffered.indexOf('\r\n'); end !== -1; end = buffered.indexOf('\r\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const reply = replies.find(([pattern]) => pattern.test(line))?.[1];
+        if (reply === null) continue;
+        socket.write(`${reply ?? '500 5.5.1 what?'}\r\n`);
+        if (/^QUIT/i.test(line)) socket.end();
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  scriptedServers.push(server);
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+}
+
+/**
  * An SMTP server from before EHLO (it answers 502 to it), with Gmail-style multi-line replies:
  * the engine must fall back to HELO and read every line of a reply.
  */
-function startOldServer(host: string): Promise<net.Server> {
-  const replies: [RegExp, string][] = [
+function startOldServer(): Promise<void> {
+  return startScriptedServer(HOSTS.old, '220-old.fixture.test ESMTP\r\n220 greetings in two lines', [
     [/^EHLO/i, '502 5.5.2 Error: command not recognized'],
     [/^HELO/i, '250 old.fixture.test'],
     [/^MAIL/i, '250 2.1.0 Ok'],
@@ -47,23 +84,17 @@ function startOldServer(host: string): Promise<net.Server> {
         '550 5.1.1 unnecessary spaces. https://support.google.com/mail/?p=NoSuchUser',
     ],
     [/^QUIT/i, '221 2.0.0 Bye'],
-  ];
-  const server = net.createServer((socket) => {
-    socket.write('220-old.fixture.test ESMTP\r\n220 greetings in two lines\r\n');
-    let buffered = '';
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString();
-      for (let end = buffered.indexOf('\r\n'); end !== -1; end = buffered.indexOf('\r\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const reply = replies.find(([pattern]) => pattern.test(line))?.[1] ?? '500 5.5.1 what?';
-        socket.write(`${reply}\r\n`);
-        if (/^QUIT/i.test(line)) socket.end();
-      }
-    });
-    socket.on('error', () => undefined);
-  });
-  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+  ]);
+}
+
+/** A server that greets and opens the transaction at once, then never answers RCPT TO. */
+function startStallingServer(): Promise<void> {
+  return startScriptedServer(HOSTS.stalling, '220 stalling.fixture.test ESMTP', [
+    [/^EHLO/i, '250 stalling.fixture.test'],
+    [/^MAIL/i, '250 2.1.0 Ok'],
+    [/^RCPT/i, null],
+    [/^QUIT/i, '221 2.0.0 Bye'],
+  ]);
 }
 
 beforeAll(async () => {
@@ -76,7 +107,13 @@ beforeAll(async () => {
   await start('dropping', { dropAfterRcpts: 3, mailboxes: ['a@drop.test', 'b@drop.test', 'c@drop.test', 'd@drop.test', 'e@drop.test'] });
   await start('limited', { maxRcptsPerSession: 5, catchAll: false, mailboxes: Array.from({ length: 12 }, (_, i) => `user${i}@limited.test`) });
   await start('hangingUp', { closeOnConnect: true });
-  oldServer = await startOldServer(HOSTS.old);
+  await start('primary', { mailboxes: ['here@order.test'] });
+  await start('busy', { replyDelayMs: BUSY_REPLY_MS, mailboxes: ['a@busy0.test', 'a@busy1.test', 'a@busy2.test'] });
+  for (const [i, domain] of MANY_DOMAINS.entries()) {
+    await start(`many${i}`, { replyDelayMs: BUSY_REPLY_MS, sessions: manySessions, mailboxes: [`a@${domain}`] });
+  }
+  await startOldServer();
+  await startStallingServer();
   dns = await startDnsServer({
     ...mxZones('greylist.test', { 'mx.greylist.test': HOSTS.greylist }),
     ...mxZones('fallback.test', { 'mx1.fallback.test': HOSTS.refusing, 'mx2.fallback.test': HOSTS.second }),
@@ -86,12 +123,24 @@ beforeAll(async () => {
     ...mxZones('drop.test', { 'mx.drop.test': HOSTS.dropping }),
     ...mxZones('limited.test', { 'mx.limited.test': HOSTS.limited }),
     ...mxZones('old.test', { 'mx.old.test': HOSTS.old }),
+    ...mxZones('stalling.test', { 'mx.stalling.test': HOSTS.stalling }),
+    // The backup first in the answer: the engine must sort by preference, not take DNS's order.
+    'order.test': {
+      records: [
+        { type: 'MX', exchange: 'backup.order.test', priority: 20 },
+        { type: 'MX', exchange: 'primary.order.test', priority: 10 },
+      ],
+    },
+    'backup.order.test': { records: [{ type: 'A', address: HOSTS.second }] },
+    'primary.order.test': { records: [{ type: 'A', address: HOSTS.primary }] },
+    ...Object.assign({}, ...[0, 1, 2].map((i) => mxZones(`busy${i}.test`, { [`mx.busy${i}.test`]: HOSTS.busy }))),
+    ...Object.assign({}, ...MANY_DOMAINS.map((domain, i) => mxZones(domain, { [`mx.${domain}`]: HOSTS[`many${i}`]! }))),
   });
 });
 
 afterAll(async () => {
   await Promise.all(Object.values(fixtures).map((fixture) => fixture.close()));
-  await new Promise((resolve) => oldServer?.close(resolve));
+  for (const server of scriptedServers) server.close();
   await dns?.close();
 });
 
@@ -132,6 +181,13 @@ describe('SMTP probing', () => {
     expect(result.reason).toMatch(/^greylisted: 450 4\.2\.0/);
   });
 
+  it('asks the MX hosts in preference order, whatever order DNS gives them in', async () => {
+    const result = await verify('here@order.test');
+    // The backup does not know this mailbox: asking it first would make the address invalid.
+    expect(result).toMatchObject({ result: 'valid', reason: expect.stringMatching(/^250 /) });
+    expect(fixtures.primary!.sessionCount()).toBe(1);
+  });
+
   it('goes to the second MX when the first refuses the connection', async () => {
     const result = await verify('here@fallback.test');
     expect(result.result).toBe('valid');
@@ -143,14 +199,18 @@ describe('SMTP probing', () => {
     expect(fixtures.hangingUp!.sessionCount()).toBeGreaterThan(0);
   });
 
-  it('leaves an address at a server slower than the command timeout unknown, within the budget', async () => {
+  it.each([
+    ['answers slower than the command timeout (the greeting comes too late)', 'late@slow.test', 'mx.slow.test', HOSTS.slow],
+    // Given up after its first silent RCPT (the catch-all probe), not asked again for the address.
+    ['stops answering at RCPT TO', 'someone@stalling.test', 'mx.stalling.test', HOSTS.stalling],
+  ])('leaves an address unknown when the server %s, within the budget', async (_case, email, host, address) => {
     const started = Date.now();
-    const result = await verify('late@slow.test', { connectTimeoutMs: TIMEOUT_MS, commandTimeoutMs: TIMEOUT_MS });
+    const result = await verify(email, { connectTimeoutMs: TIMEOUT_MS, commandTimeoutMs: TIMEOUT_MS });
     const elapsed = Date.now() - started;
     expect(result.result).toBe('unknown');
-    expect(result.reason).toMatch(/^timeout: mx\.slow\.test \(127\.0\.0\.114\): no reply within 300 ms/);
-    // One connect and one command timeout, with generous slack for a loaded machine.
-    expect(elapsed).toBeLessThan(SLOW_REPLY_MS);
+    expect(result.reason).toBe(`timeout: ${host} (${address}): no reply within ${TIMEOUT_MS} ms`);
+    // One command timeout, with generous slack for a loaded machine; far below what the server would take.
+    expect(elapsed).toBeLessThan(10 * TIMEOUT_MS);
   });
 
   it('contacts no mail host on a private network unless allowed, and says so', async () => {
@@ -163,9 +223,14 @@ describe('SMTP probing', () => {
   });
 
   it('upgrades to TLS when the server offers STARTTLS (self-signed certificate accepted)', async () => {
+    const tls = fixtures.tls!;
+    tls.reset();
     const result = await verify('secret@tls.test');
     expect(result.result).toBe('valid');
-    expect(fixtures.tls!.commands).toContain('STARTTLS');
+    // One session: a failed handshake would have been followed by a second one in plain text.
+    expect(tls.sessionCount()).toBe(1);
+    const conversation = tls.commands.filter((command) => command !== 'QUIT'); // the last test's QUIT may come in late
+    expect(conversation.slice(0, 3)).toEqual(['EHLO probe.mailverify.test', 'STARTTLS', 'EHLO probe.mailverify.test']);
   });
 
   it('announces the configured HELO name and envelope sender, never the target', async () => {
@@ -174,6 +239,17 @@ describe('SMTP probing', () => {
     await verify('secret@tls.test', { heloName: 'helo.mailverify.test', mailFrom: 'bounce@mailverify.test' });
     expect(tls.commands).toContain('EHLO helo.mailverify.test');
     expect(tls.commands.some((command) => command.startsWith('MAIL FROM:<bounce@mailverify.test>'))).toBe(true);
+  });
+
+  it('by default announces this host and an address at it, nothing of the target', async () => {
+    const tls = fixtures.tls!;
+    tls.reset();
+    await verify('secret@tls.test', { heloName: undefined, mailFrom: undefined });
+    const ours = hostname() || 'localhost';
+    expect(tls.commands).toContain(`EHLO ${ours}`);
+    const mailFrom = tls.commands.find((command) => command.startsWith('MAIL FROM:'));
+    expect(mailFrom).toMatch(new RegExp(`^MAIL FROM:<verify@${ours.replace(/\./g, '\\.')}>`));
+    expect(tls.commands.filter((command) => /^(EHLO|HELO|MAIL)/.test(command)).join(' ')).not.toMatch(/tls\.test/);
   });
 
   it('reconnects when the server drops the connection mid-list, and answers every address', async () => {
@@ -193,6 +269,26 @@ describe('SMTP probing', () => {
     expect([...results.values()].every((result) => result.result === 'valid')).toBe(true);
     expect(limited.commands).toContain('RSET');
     expect(limited.sessionCount()).toBe(1);
+  });
+
+  it('keeps to perHostConcurrency at a host that several domains share', async () => {
+    const busy = fixtures.busy!;
+    const emails = [0, 1, 2].flatMap((i) => ['a', 'b', 'c'].map((local) => `${local}@busy${i}.test`));
+    busy.reset();
+    const limited = await verifyAll(emails, { perHostConcurrency: 1 });
+    expect(emails.map((email) => limited.get(email)?.result)).toEqual(emails.map((email) => (email.startsWith('a@') ? 'valid' : 'invalid')));
+    expect(busy.peakSessions()).toBe(1);
+    // The same list with room for three: the counter does see sessions overlap.
+    busy.reset();
+    await verifyAll(emails, { perHostConcurrency: 3 });
+    expect(busy.peakSessions()).toBeGreaterThan(1);
+  });
+
+  it('keeps to the global concurrency across hosts', async () => {
+    manySessions.reset();
+    const results = await verifyAll(MANY_DOMAINS.flatMap((domain) => [`a@${domain}`, `b@${domain}`]), { concurrency: 2 });
+    expect(results.size).toBe(2 * MANY_DOMAINS.length);
+    expect(manySessions.peak).toBeLessThanOrEqual(2);
   });
 
   it('falls back to HELO when EHLO is refused, and reads multi-line replies whole', async () => {

@@ -1,6 +1,6 @@
 // Every verdict path of DESIGN.md §3 against real DNS, SMTP and HTTP servers on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier, type EngineOptions, type Verifier } from '../../src/engine/index.js';
+import { createVerifier, NOTHING_CHECKED, type EngineOptions, type Verifier } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { startHttpServer, type HttpFixture } from '../support/http-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
@@ -48,6 +48,7 @@ beforeAll(async () => {
     'nullmx.test': { records: [{ type: 'MX', exchange: '', priority: 0 }] },
     'nohost.test': { records: [{ type: 'TXT', data: 'v=spf1 -all' }] },
     'servfail.test': { rcode: 'SERVFAIL' },
+    'brokenmx.test': { records: [{ type: 'MX', exchange: 'servfail.test', priority: 10 }] },
     'silent.test': { drop: true },
     ...mxZones('catchall.test', { 'mx.catchall.test': CATCH_ALL_HOST }),
     ...mxZones('mailinator.com', { 'mx.mailinator.com': MAILBOX_HOST }),
@@ -77,18 +78,7 @@ describe('the engine on loopback fixtures', () => {
     const result = await verifier().verify('alice@valid.test');
     expect(result).toMatchObject({ email: 'alice@valid.test', result: 'valid' });
     expect(result.reason).toMatch(/^250 2\.1\.5 /);
-    expect(result.checks).toEqual({
-      format: true,
-      domainExists: true,
-      hasMx: true,
-      domainReachable: false,
-      smtpStatus: 'valid',
-      isDisposable: false,
-      isRole: false,
-      isBlacklisted: false,
-      isKnownProvider: false,
-      isCatchAll: false,
-    });
+    expect(result.checks).toEqual({ ...NOTHING_CHECKED, format: true, domainExists: true, hasMx: true, smtpStatus: 'valid' });
   });
 
   it('finds an unknown mailbox invalid, with the 550 5.1.1 reply text as reason', async () => {
@@ -142,6 +132,12 @@ describe('the engine on loopback fixtures', () => {
   it('leaves SERVFAIL unknown, never invalid', async () => {
     const result = await verifier().verify('someone@servfail.test');
     expect(result).toMatchObject({ result: 'unknown', reason: 'DNS SERVFAIL' });
+  });
+
+  it('leaves a domain whose MX host cannot be resolved (SERVFAIL) unknown, naming the host', async () => {
+    const result = await verifier().verify('someone@brokenmx.test');
+    expect(result).toMatchObject({ result: 'unknown', reason: 'the mail hosts have no address (servfail.test: DNS SERVFAIL)' });
+    expect(result.checks).toMatchObject({ domainExists: true, hasMx: true, smtpStatus: 'unknown' });
   });
 
   it('leaves a DNS timeout unknown, within the DNS budget', async () => {
@@ -211,6 +207,13 @@ describe('the engine on loopback fixtures', () => {
     expect(reachable.checks.domainReachable).toBe(true);
     expect(web.requestCount()).toBeGreaterThan(0);
     expect(unreachable.checks.domainReachable).toBe(false);
+  });
+
+  it('asks no web server when the web check is off', async () => {
+    const before = web.requestCount();
+    const result = await verifier({ webCheck: false, webPorts: [web.port] }).verify('alice@valid.test');
+    expect(result.checks.domainReachable).toBe(false);
+    expect(web.requestCount()).toBe(before);
   });
 
   it('asks no web server on a private network unless allowed', async () => {

@@ -41,6 +41,8 @@ export interface SmtpFixtureOptions {
   closeOnConnect?: boolean;
   /** Offer STARTTLS with the self-signed certificate in test/support/tls/ (CN mx.fixture.test). */
   starttls?: boolean;
+  /** Count this fixture's sessions together with other fixtures' (a client's global limit spans hosts). */
+  sessions?: SessionCounter;
 }
 
 export interface SmtpFixture {
@@ -48,11 +50,13 @@ export interface SmtpFixture {
   port: number;
   /** TCP connections accepted. */
   sessionCount(): number;
+  /** Most sessions in conversation at once (with the fixtures sharing its `sessions` counter). */
+  peakSessions(): number;
   /** RCPT TO commands received (answered any way), optionally for one address (case-insensitive). */
   rcptCount(address?: string): number;
   /** Every command line received, in order, across sessions (e.g. "EHLO probe.test", "RCPT TO:<a@b>"). */
   commands: string[];
-  /** Forget counts, commands and greylist state. */
+  /** Forget counts, commands, greylist state and the peak of the sessions counter. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -71,20 +75,53 @@ function blockedText(session: SMTPServerSession): string {
   return `5.7.1 Service unavailable; Client host [${session.remoteAddress}] blocked using zen.spamhaus.org`;
 }
 
+/**
+ * Sessions in conversation at once, for proving a client's concurrency limits. A session counts
+ * from its first command to its QUIT or hang-up, not from the TCP accept to the close: a client
+ * that has said QUIT and moved on may open its next session before the server sees the old one
+ * close, but it sends that session's first command only after a greeting round trip, by when the
+ * QUIT has long been read.
+ */
+export class SessionCounter {
+  private active = 0;
+  private highest = 0;
+
+  get peak(): number {
+    return this.highest;
+  }
+
+  enter(): void {
+    this.active += 1;
+    this.highest = Math.max(this.highest, this.active);
+  }
+
+  leave(): void {
+    this.active -= 1;
+  }
+
+  reset(): void {
+    this.highest = this.active;
+  }
+}
+
 /** State shared by one fixture's server and its connections. */
 class FixtureState {
   readonly commands: string[] = [];
   readonly rcpts = new Map<string, number>();
   readonly greylistHits = new Map<string, number>();
+  readonly sessionCounter: SessionCounter;
   sessions = 0;
 
-  constructor(readonly options: SmtpFixtureOptions) {}
+  constructor(readonly options: SmtpFixtureOptions) {
+    this.sessionCounter = options.sessions ?? new SessionCounter();
+  }
 
   reset(): void {
     this.commands.length = 0;
     this.rcpts.clear();
     this.greylistHits.clear();
     this.sessions = 0;
+    this.sessionCounter.reset();
   }
 
   recordCommand(line: string): void {
@@ -127,6 +164,7 @@ function later(delayMs: number, run: () => void): void {
 /** A connection that records commands, delays replies and drops the session when told to. */
 class FixtureConnection extends SMTPConnection {
   private rcptsInSession = 0;
+  private conversation: 'not yet' | 'on' | 'over' = 'not yet';
 
   constructor(
     server: SMTPServer,
@@ -134,6 +172,12 @@ class FixtureConnection extends SMTPConnection {
     private readonly state: FixtureState,
   ) {
     super(server, socket);
+    socket.once('close', () => this.endConversation());
+  }
+
+  private endConversation(): void {
+    if (this.conversation === 'on') this.state.sessionCounter.leave();
+    this.conversation = 'over';
   }
 
   // smtp-server holds the greeting 100 ms to catch early talkers; real MX hosts mostly do not, and
@@ -145,6 +189,11 @@ class FixtureConnection extends SMTPConnection {
   override _onCommand(command: Buffer, callback?: () => void): void {
     const line = command.toString();
     this.state.recordCommand(line);
+    if (this.conversation === 'not yet') {
+      this.conversation = 'on';
+      this.state.sessionCounter.enter();
+    }
+    if (/^QUIT\b/i.test(line)) this.endConversation();
     const isRcpt = RCPT_ADDRESS.test(line);
     const dropAfter = this.state.options.dropAfterRcpts;
     const next = (): void => {
@@ -267,6 +316,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     host,
     port,
     sessionCount: () => state.sessions,
+    peakSessions: () => state.sessionCounter.peak,
     rcptCount: (address) =>
       address === undefined
         ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0)

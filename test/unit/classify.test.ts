@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classify, type Evidence } from '../../src/engine/classify.js';
-import type { Checks } from '../../src/engine/types.js';
+import { NOTHING_CHECKED, type Checks } from '../../src/engine/types.js';
 
 /** A deliverable address at an ordinary domain; each row changes what it is about. */
-const CHECKS: Checks = {
-  format: true,
-  domainExists: true,
-  hasMx: true,
-  domainReachable: true,
-  smtpStatus: 'valid',
-  isDisposable: false,
-  isRole: false,
-  isBlacklisted: false,
-  isKnownProvider: false,
-  isCatchAll: false,
-};
+const CHECKS: Checks = { ...NOTHING_CHECKED, format: true, domainExists: true, hasMx: true, domainReachable: true, smtpStatus: 'valid' };
 const GREYLISTED = 'greylisted: 450 4.2.0 <a@b.test>: Recipient address rejected: Greylisted';
 
 function evidence(checks: Partial<Checks>, rest: Partial<Evidence> = {}): Evidence {

@@ -2,7 +2,7 @@ import type { DomainStatus } from '../classify.js';
 import { findListings } from '../checks/blacklist.js';
 import { isDomainReachable } from '../checks/domain-reachable.js';
 import { findMailHosts, type MailTargets } from '../checks/mail-hosts.js';
-import { findMailRoute, type MailRoute } from '../checks/mail-route.js';
+import { domainExists, findMailRoute, type MailRoute } from '../checks/mail-route.js';
 import { describeDnsFailure, type DnsClient } from '../dns/resolver.js';
 import type { Semaphore } from '../semaphore.js';
 import type { EngineOptions } from '../types.js';
@@ -54,13 +54,12 @@ export async function gatherDomainFacts(sources: FactSources, asciiDomain: strin
   const status = statusOf(route);
   const mailHosts = route.kind === 'mx' || route.kind === 'implicit-mx' ? route.hosts : [];
   const mail = mailHosts.length > 0 ? await findMailHosts(dns, mailHosts, options.allowPrivateNetworks) : NO_TARGETS;
-  const exists = route.kind !== 'nxdomain' && route.kind !== 'dns-failure';
   return {
     route,
     status,
     mailHosts,
     mail,
     listings: status.kind === 'routable' ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve([]),
-    reachable: options.webCheck && exists ? webReachable(sources, asciiDomain) : Promise.resolve(false),
+    reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(false),
   };
 }

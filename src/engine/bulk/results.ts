@@ -5,7 +5,7 @@ import type { SmtpOutcome } from '../checks/smtp-status.js';
 import { isDisposableDomain } from '../lists/disposable.js';
 import { isKnownProvider } from '../lists/providers.js';
 import { isRoleLocalPart } from '../lists/roles.js';
-import type { Checks, VerificationResult } from '../types.js';
+import { NOTHING_CHECKED, type Checks, type VerificationResult } from '../types.js';
 import type { DomainFacts } from './domain-facts.js';
 
 /** One address of the input, well-formed, waiting for its domain's findings. */
@@ -23,19 +23,6 @@ export interface DomainFindings {
   reachable: boolean;
   catchAll: CatchAllFinding;
 }
-
-const NOTHING_CHECKED: Checks = {
-  format: false,
-  domainExists: false,
-  hasMx: false,
-  domainReachable: false,
-  smtpStatus: 'unknown',
-  isDisposable: false,
-  isRole: false,
-  isBlacklisted: false,
-  isKnownProvider: false,
-  isCatchAll: false,
-};
 
 /** The words behind the checks that a result has (see `Evidence`). */
 type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'listings' | 'catchAllReason'>>;

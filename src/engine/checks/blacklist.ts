@@ -24,12 +24,19 @@ export function reversedName(ip: string): string | null {
 }
 
 /**
- * A DNSBL answers 127.0.0.x for a listing. 127.255.255.0/24 are Spamhaus's error codes (query via
- * a public resolver, over the limit, typing error) and 127.0.0.1 is how several lists say "query
- * refused": neither is a listing.
+ * Answers in 127.0.0.0/8 that are the list talking about the query, not listings (lists answer
+ * 127.0.0.2 and up for those): taken for listings, they would turn every address risky.
  */
+function isErrorAnswer(address: string): boolean {
+  return (
+    address.startsWith('127.255.255.') || // Spamhaus: asked via a public resolver, over the query limit, typo in the zone
+    address === '127.0.0.1' || // "query refused" on several lists (URIBL, SURBL)
+    address === '127.0.1.255' // Spamhaus DBL: "IP queries prohibited", what our MX-address lookups there get
+  );
+}
+
 export function isListingAnswer(address: string): boolean {
-  return address.startsWith('127.') && address !== '127.0.0.1' && !address.startsWith('127.255.255.');
+  return address.startsWith('127.') && !isErrorAnswer(address);
 }
 
 /** "<what> in <zone>" for every listing found; empty when none (or when the lookups failed). */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isPrivateAddress } from '../net/private-address.js';
 
-/** Addresses asked per port: the first A and the first AAAA are enough to tell. */
+/** Addresses asked per port (IPv4 first): a second covers one dead address, more would only add sockets. */
 const ADDRESSES_TRIED = 2;
 const HTTPS_PORT = 443;
 

@@ -69,6 +69,7 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
     codeClass: 4,
     text: /gr[ae]y-?list|try again later|come back later|please retry|temporarily deferred/i,
     examples: [
+      '450 4.2.0 <someone@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html',
       '451 4.7.1 Greylisting in action, please come back later',
       '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints',
     ],
@@ -142,7 +143,6 @@ export const REPLY_TABLE: readonly ReplyRule[] = [
     kind: 'temporary',
     codeClass: 4,
     examples: [
-      '450 4.2.0 <someone@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html',
       '451 4.3.0 Temporary lookup failure',
       '452 4.3.1 Insufficient system storage',
     ],
@@ -176,9 +176,14 @@ function matches(rule: ReplyRule, reply: SmtpReply): boolean {
   return rule.text === undefined || rule.text.test(reply.text);
 }
 
+/** The row that decides a reply: the first that matches. */
+export function ruleOf(reply: SmtpReply): ReplyRule | undefined {
+  return REPLY_TABLE.find((rule) => matches(rule, reply));
+}
+
 /** The kind of a reply; one no row knows (a 1xx or 3xx to RCPT) is `rejected`. */
 export function replyKind(reply: SmtpReply): ReplyKind {
-  return REPLY_TABLE.find((rule) => matches(rule, reply))?.kind ?? 'rejected';
+  return ruleOf(reply)?.kind ?? 'rejected';
 }
 
 /** `smtpStatus`: 2xx is valid, "no such / disabled mailbox" invalid, everything else unknown. */

@@ -1,4 +1,4 @@
-import type { VerificationResult, Verifier } from '../../engine/types.js';
+import { NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
 import type { PendingItem, Store } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 
@@ -38,18 +38,7 @@ export function engineFailureResult(email: string, error: unknown): Verification
     email,
     result: 'unknown',
     reason: `verification failed inside the service: ${message}`,
-    checks: {
-      format: false,
-      domainExists: false,
-      hasMx: false,
-      domainReachable: false,
-      smtpStatus: 'unknown',
-      isDisposable: false,
-      isRole: false,
-      isBlacklisted: false,
-      isKnownProvider: false,
-      isCatchAll: false,
-    },
+    checks: NOTHING_CHECKED,
   };
 }
 

@@ -25,7 +25,7 @@ interface SubmitFlags extends OutputFlags {
 
 /** The service's limit per bulk request (DESIGN.md §2): longer lists become several jobs. */
 export const MAX_EMAILS_PER_JOB = 50_000;
-const plural = (count: number, word: string) => `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+const plural = (count: number, one: string, many = `${one}s`) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 
 /** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
 async function bufferStdin(stdin: NodeJS.ReadableStream): Promise<string> {
@@ -40,7 +40,7 @@ function chunksOf<T>(items: T[], size: number): T[][] {
 
 function describeList(list: AddressList, label: string): string[] {
   const lines = [
-    `${label}: ${plural(list.rows, 'row')}, ${plural(list.addresses.length, 'address')} to verify, ` +
+    `${label}: ${plural(list.rows, 'row')}, ${plural(list.addresses.length, 'address', 'addresses')} to verify, ` +
       `${plural(list.duplicates, 'duplicate')}, ${plural(list.invalid, 'invalid row')} not sent`,
   ];
   for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${JSON.stringify(address)}: ${reason}`);
