@@ -22,19 +22,19 @@ const HOSTS = {
   stalling: '127.0.0.108',
   primary: '127.0.0.109',
   busy: '127.0.0.120',
-  ...Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`many${i}`, `127.0.0.${131 + i}`])),
 };
 const SLOW_REPLY_MS = 3_000;
 const TIMEOUT_MS = 300;
 /** Each reply a little late, so sessions last long enough to overlap when nothing stops them. */
 const BUSY_REPLY_MS = 10;
-const MANY_DOMAINS = [0, 1, 2, 3].map((i) => `many${i}.test`);
+/** Four domains, each at a host of its own, for the global session limit. */
+const MANY = [0, 1, 2, 3].map((i) => ({ domain: `many${i}.test`, host: `127.0.0.${131 + i}` }));
 
 let dns: DnsFixture;
 let port: number;
 const scriptedServers: net.Server[] = [];
 const fixtures: Record<string, SmtpFixture> = {};
-/** The sessions of the four `many` hosts, counted together. */
+/** The sessions of the `MANY` hosts, counted together. */
 const manySessions = new SessionCounter();
 
 async function start(name: keyof typeof HOSTS, behaviour: Omit<SmtpFixtureOptions, 'host' | 'port'>): Promise<void> {
@@ -98,7 +98,7 @@ function startStallingServer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  port = await freePort(Object.values(HOSTS));
+  port = await freePort([...Object.values(HOSTS), ...MANY.map(({ host }) => host)]);
   await start('greylist', { greylist: { times: 1 }, mailboxes: ['grey@greylist.test'] });
   await start('refusing', { refuse: true });
   await start('second', { mailboxes: ['here@fallback.test', 'here@hangup.test'] });
@@ -109,8 +109,8 @@ beforeAll(async () => {
   await start('hangingUp', { closeOnConnect: true });
   await start('primary', { mailboxes: ['here@order.test'] });
   await start('busy', { replyDelayMs: BUSY_REPLY_MS, mailboxes: ['a@busy0.test', 'a@busy1.test', 'a@busy2.test'] });
-  for (const [i, domain] of MANY_DOMAINS.entries()) {
-    await start(`many${i}`, { replyDelayMs: BUSY_REPLY_MS, sessions: manySessions, mailboxes: [`a@${domain}`] });
+  for (const { domain, host } of MANY) {
+    fixtures[domain] = await startSmtpServer({ host, port, replyDelayMs: BUSY_REPLY_MS, sessions: manySessions, mailboxes: [`a@${domain}`] });
   }
   await startOldServer();
   await startStallingServer();
@@ -134,7 +134,7 @@ beforeAll(async () => {
     'backup.order.test': { records: [{ type: 'A', address: HOSTS.second }] },
     'primary.order.test': { records: [{ type: 'A', address: HOSTS.primary }] },
     ...Object.assign({}, ...[0, 1, 2].map((i) => mxZones(`busy${i}.test`, { [`mx.busy${i}.test`]: HOSTS.busy }))),
-    ...Object.assign({}, ...MANY_DOMAINS.map((domain, i) => mxZones(domain, { [`mx.${domain}`]: HOSTS[`many${i}`]! }))),
+    ...Object.assign({}, ...MANY.map(({ domain, host }) => mxZones(domain, { [`mx.${domain}`]: host }))),
   });
 });
 
@@ -286,8 +286,8 @@ describe('SMTP probing', () => {
 
   it('keeps to the global concurrency across hosts', async () => {
     manySessions.reset();
-    const results = await verifyAll(MANY_DOMAINS.flatMap((domain) => [`a@${domain}`, `b@${domain}`]), { concurrency: 2 });
-    expect(results.size).toBe(2 * MANY_DOMAINS.length);
+    const results = await verifyAll(MANY.flatMap(({ domain }) => [`a@${domain}`, `b@${domain}`]), { concurrency: 2 });
+    expect(results.size).toBe(2 * MANY.length);
     expect(manySessions.peak).toBeLessThanOrEqual(2);
   });
 

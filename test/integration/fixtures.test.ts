@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TCPClient } from 'dns2';
 import { startDnsServer } from '../support/dns-server.js';
 import type { DnsFixture } from '../support/dns-server.js';
-import { freePort, startSmtpServer } from '../support/smtp-server.js';
+import { freePort, SessionCounter, startSmtpServer } from '../support/smtp-server.js';
 import type { SmtpFixture, SmtpFixtureOptions } from '../support/smtp-server.js';
 import { startHttpServer } from '../support/http-server.js';
 
@@ -316,6 +316,22 @@ describe('SMTP fixture', () => {
     await smtp.command('MAIL FROM:<verify@probe.test>');
     expect(await smtp.command('RCPT TO:<alice@mail.test>')).toMatch(/^250 /);
     smtp.end();
+  });
+
+  it('counts sessions in conversation at once, from the first command to QUIT or hang-up, across fixtures sharing a counter', async () => {
+    const sessions = new SessionCounter();
+    const [first, second] = await Promise.all([smtpServer({ host: '127.0.0.5', sessions }), smtpServer({ host: '127.0.0.6', sessions })]);
+    const idle = await RawSmtp.connect(first!.host, first!.port); // connected, but never says a word
+    const one = await openTransaction(first!);
+    const two = await openTransaction(second!);
+    expect([first!.peakSessions(), second!.peakSessions()]).toEqual([2, 2]);
+    await one.command('QUIT');
+    two.end();
+    // Its first command reaches the server after the hang-up of `two`, which was sent earlier.
+    const three = await openTransaction(second!);
+    first!.reset(); // the peak starts again from the sessions in conversation now: only `three`
+    expect(second!.peakSessions()).toBe(1);
+    for (const smtp of [idle, one, three]) smtp.end();
   });
 
   it('puts several hosts on one shared port from freePort', async () => {
