@@ -43,6 +43,9 @@ export async function writeFileAtomic(
   // `flush`: the data is fsynced before the file is closed, so the rename never exposes a file
   // whose content is not on disk yet.
   const out = createWriteStream(temp, { flags: 'wx', mode, flush: true });
+  // Errors surface through `finished` below; without a listener an early one would crash the process.
+  out.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   let interrupted: InterruptedError | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupted = new InterruptedError(`${signal} while writing ${path}; it was left as it was`);
@@ -57,6 +60,8 @@ export async function writeFileAtomic(
     await rename(temp, target);
   } catch (error) {
     out.destroy();
+    // Only once the stream is closed is the temp file surely created (opening is asynchronous) and released.
+    await closed;
     await unlink(temp).catch(() => undefined);
     throw interrupted ?? error;
   } finally {

@@ -143,6 +143,18 @@ export function buildProgram(): Command {
       await runAdminCreditsAdd(email, amount, command);
     });
   admin
+    .command('rate-limit')
+    .description('change rate limits')
+    .command('set')
+    .description("set a user's rate limit: <n> requests per window")
+    .argument('<email>', 'the account address')
+    .argument('<n>', 'requests allowed per window')
+    .option('--window <seconds>', 'the window length (default: keep the current one, 1 s for new users)')
+    .action(async (email: string, limit: string, _flags: unknown, command: Command) => {
+      const { runAdminRateLimitSet } = await import('./commands/admin.js');
+      await runAdminRateLimitSet(email, limit, command);
+    });
+  admin
     .command('token')
     .description('API tokens')
     .command('create')

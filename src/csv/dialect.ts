@@ -6,7 +6,7 @@ export type Dialect =
 export const DELIMITERS = [',', ';', '\t'] as const;
 export type Delimiter = (typeof DELIMITERS)[number];
 
-export const BOM = '\uFEFF';
+const BOM = '\uFEFF';
 /** Rows looked at to decide the delimiter; enough to out-vote a ragged line or two. */
 const SNIFF_ROWS = 50;
 

@@ -14,7 +14,7 @@ const EMAIL_HEADER_NAMES = new Set(['email', 'e-mail', 'mail', 'email_address', 
 /** Loose on purpose: it finds the column; the engine's format check judges each address. */
 const ADDRESS_LIKE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export function looksLikeAddress(value: string | undefined): boolean {
+function looksLikeAddress(value: string | undefined): boolean {
   return value !== undefined && ADDRESS_LIKE.test(value.trim());
 }
 

@@ -19,7 +19,7 @@ const EXPLANATIONS: Record<string, string> = {
  * knows the last line by then, so the file is scanned again with the same quoting rules: a quote
  * opens a field only at its start, and `""` inside a quoted field is a literal quote.
  */
-export async function lineOfUnclosedQuote(path: string, delimiter: string): Promise<number | undefined> {
+async function lineOfUnclosedQuote(path: string, delimiter: string): Promise<number | undefined> {
   let line = 1;
   let openedOn: number | undefined;
   let atFieldStart = true;

@@ -1,9 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Verifier } from '../engine/types.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { guardScope } from './auth/guard.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import { handleError, handleNotFound } from './errors.js';
+import { acceptOnlyJsonBodies } from './json-body.js';
+import { loggerOptions, type LogSettings } from './logging.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
@@ -22,8 +24,8 @@ export interface AppConfig {
   jwt: JwtIssuer;
   /** Told when a bulk job was created, so the job runner starts on it without polling. */
   onJobCreated: () => void;
-  /** fastify's logger option; off when not given. */
-  logger?: FastifyServerOptions['logger'];
+  /** Where to log; no logging when not given. */
+  log?: LogSettings;
 }
 
 /**
@@ -32,16 +34,21 @@ export interface AppConfig {
  */
 export function buildApp(config: AppConfig): FastifyInstance {
   const app = Fastify({
-    logger: config.logger ?? false,
+    logger: config.log ? loggerOptions(config.log) : false,
     bodyLimit: MAX_BODY_BYTES,
-    // Coercion would turn `{"email": 42}` into "42": a mistyped field must be a 400 instead.
-    ajv: { customOptions: { coerceTypes: false } },
+    ajv: {
+      customOptions: {
+        // Coercion would turn `{"email": 42}` into "42": a mistyped field must be a 400 instead.
+        coerceTypes: false,
+        // An unknown field is refused, not silently dropped: `{"emails": [...], "idempotency_key": "k"}`
+        // must not look accepted to a client that then retries and pays twice.
+        removeAdditional: false,
+      },
+    },
     // Errors met before routing (a malformed URL, an over-long id) get the same problem+json body.
     frameworkErrors: handleError,
   });
-  // Bodies are JSON only: without this, fastify's built-in text/plain parser would turn a wrong
-  // content type into a confusing 400 instead of the 415 it is.
-  app.removeContentTypeParser('text/plain');
+  acceptOnlyJsonBodies(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   const routes = recordRoutes(app);

@@ -50,6 +50,11 @@ export class ProblemError extends Error {
   }
 }
 
+/** A 402: what the request needed and what the balance holds, so a client can say how short it is. */
+export function insufficientTokens({ balance, required }: { balance: number; required: number }): ProblemError {
+  return new ProblemError('insufficient_tokens', `This request costs ${required} token${required === 1 ? '' : 's'}; the balance is ${balance}.`, { balance, required });
+}
+
 export function problemStatus(code: ProblemCode): number {
   return PROBLEMS[code].status;
 }

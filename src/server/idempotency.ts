@@ -17,8 +17,8 @@ export interface IdempotencyScope {
 }
 
 /**
- * The scope of a request carrying a key, else undefined. The body hashed is the one validated
- * against the route schema (unknown properties removed), so the hash is of what was asked for.
+ * The scope of a request carrying a key, else undefined. The body hashed is the parsed one, so
+ * the same request sent with other whitespace or key order is still the same request.
  */
 export function idempotencyScope(request: FastifyRequest, userId: number, route: string): IdempotencyScope | undefined {
   const key = request.headers['idempotency-key'];

@@ -33,13 +33,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     store,
     verifier,
     jwt,
-        // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
+    // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
     onJobCreated: () => runner.wake(),
-    logger: {
-      level: options.logLevel,
-      stream: process.stderr,
-      redact: { paths: ['req.headers.authorization'], censor: '[redacted]' },
-    },
+    log: { level: options.logLevel, stream: process.stderr },
   });
   const runner = startJobRunner({ store, verifier, log: app.log });
 

@@ -15,7 +15,7 @@ import { BIN, startService, type RunningService } from '../support/service.js';
  * loopback DNS and SMTP fixtures. Every file the CLI reads or writes is a real file.
  */
 
-const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`];
+const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`] as const;
 /** A domain whose DNS answers only after a while: its jobs stay `processing` long enough to observe. */
 const SLOW_DOMAIN = 'slow.test';
 const SLOW_DNS_MS = 4_000;
@@ -30,7 +30,7 @@ let dir: string;
 let cli: CliSandbox;
 
 beforeAll(async () => {
-  world = await startMailWorld({ mailboxes: VALID });
+  world = await startMailWorld({ mailboxes: [...VALID] });
   world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] });
   service = await startService({ engineArgs: world.engineArgs });
   token = await service.createUser('lists@example.test', { credits: 1_000_000, rateLimit: 1_000 });
@@ -57,8 +57,8 @@ async function file(name: string, content: string): Promise<string> {
 }
 
 /** The CLI as a child process the test can signal; same environment as the sandbox. */
-function spawnCli(args: string[], baseUrl = service.baseUrl): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_TOKEN: token, MAILVERIFY_BASE_URL: baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
+function spawnCli(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_TOKEN: token, MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
   const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -166,6 +166,18 @@ describe('a list over the per-job limit', () => {
     });
   });
 
+  it('with a balance short of the whole list exits 5 before any job is made', async () => {
+    const poorToken = await service.createUser('poor@example.test', { credits: 50_000, rateLimit: 1_000 });
+    const env = { MAILVERIFY_TOKEN: poorToken };
+    const addresses = Array.from({ length: 50_001 }, (_, i) => `user${i}@${MISSING_DOMAIN}`);
+    const input = await file('short.txt', `${addresses.join('\n')}\n`);
+    const submit = await cli.run(['bulk', 'submit', input], { env });
+    expect(submit.code).toBe(5);
+    expect(submit.stderr).toContain('balance 50000, 50001 required');
+    const whoami = await cli.run(['whoami', '--json'], { env });
+    expect((JSON.parse(whoami.stdout) as { balance: number }).balance).toBe(50_000);
+  });
+
   it('leaves the old file or none when the writer is killed mid-write, never half a file', { timeout: 120_000 }, async () => {
     expect(jobIds).toHaveLength(3);
     const output = join(dir, 'killed.csv');
@@ -193,54 +205,88 @@ describe('a list over the per-job limit', () => {
   });
 });
 
-describe('a connection cut after the submit reached the service', () => {
-  let proxy: net.Server;
-  let bulkPosts = 0;
+interface CuttingProxy {
+  url: string;
+  /** Bulk submissions that went through it. */
+  bulkPosts(): number;
+  close(): Promise<void>;
+}
 
+/**
+ * A TCP proxy in front of the service that passes everything through, except that the answers
+ * to the first `drop` bulk submissions never arrive: the connection is cut once the service,
+ * having done the work, starts to answer.
+ */
+async function startCuttingProxy(drop: number): Promise<CuttingProxy> {
+  const upstream = new URL(service.baseUrl);
+  let posts = 0;
+  const proxy = net.createServer((client) => {
+    const server = net.connect(Number(upstream.port), upstream.hostname);
+    let cutAnswer = false;
+    client.on('data', (chunk) => {
+      if (chunk.toString('latin1').startsWith('POST /v1/bulk-verify')) {
+        posts += 1;
+        cutAnswer = posts <= drop;
+      }
+      server.write(chunk);
+    });
+    server.on('data', (chunk) => {
+      if (cutAnswer) client.destroy();
+      else client.write(chunk);
+    });
+    for (const [socket, other] of [[client, server], [server, client]] as const) {
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => other.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`,
+    bulkPosts: () => posts,
+    close: () => new Promise((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+describe('a connection cut after the submit reached the service', () => {
+  const proxies: CuttingProxy[] = [];
   afterAll(async () => {
-    await new Promise((resolve) => proxy?.close(resolve));
+    await Promise.all(proxies.map((proxy) => proxy.close()));
   });
 
-  it('is retried with the same Idempotency-Key: one job, one charge', async () => {
-    const upstream = new URL(service.baseUrl);
-    let dropped = false;
-    // Passes everything through, except that the first answer to a bulk submission never arrives.
-    proxy = net.createServer((client) => {
-      const server = net.connect(Number(upstream.port), upstream.hostname);
-      let dropNextAnswer = false;
-      client.on('data', (chunk) => {
-        if (chunk.toString('latin1').startsWith('POST /v1/bulk-verify')) {
-          bulkPosts += 1;
-          if (!dropped) dropNextAnswer = dropped = true;
-        }
-        server.write(chunk);
-      });
-      server.on('data', (chunk) => {
-        if (dropNextAnswer) {
-          client.destroy();
-          server.destroy();
-        } else client.write(chunk);
-      });
-      client.on('error', () => server.destroy());
-      server.on('error', () => client.destroy());
-      client.on('close', () => server.destroy());
-      server.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+  async function submitThrough(drop: number, input: string, env: NodeJS.ProcessEnv = {}) {
+    const proxy = await startCuttingProxy(drop);
+    proxies.push(proxy);
+    const result = await cli.run(['--json', 'bulk', 'submit', input], { env: { MAILVERIFY_BASE_URL: proxy.url, ...env } });
+    return { result, posts: proxy.bulkPosts() };
+  }
 
+  it('is retried with the same Idempotency-Key: one job, one charge', async () => {
     const input = await file('cut.txt', `${VALID[0]}\n${VALID[1]}\ncarol@${MAIL_DOMAIN}\n`);
     const before = await balance();
-    const submit = spawnCli(['--json', 'bulk', 'submit', input], proxyUrl);
-    const result = await submit.done;
+    const { result, posts } = await submitThrough(1, input);
     expect(result.code, result.stderr).toBe(0);
-    expect(bulkPosts).toBe(2);
+    expect(posts).toBe(2);
     const summary = JSON.parse(result.stdout) as { jobs: { jobId: string; queued: number }[] };
     expect(summary.jobs).toEqual([{ jobId: expect.any(String), queued: 3 }]);
     expect(await balance()).toBe(before - 3);
 
     const results = await cli.run(['bulk', 'results', summary.jobs[0]!.jobId, '--wait', '--format', 'ndjson']);
     expect(lines(results.stdout)).toHaveLength(3);
+  });
+
+  it('even when the CLI gave up: a re-run sends the recorded key again and is not charged twice', async () => {
+    const input = await file('gave-up.txt', `${VALID[0]}\ndave@${MAIL_DOMAIN}\n`);
+    const before = await balance();
+    const failed = await submitThrough(1, input, { MAILVERIFY_RETRY_MAX_ATTEMPTS: '1' });
+    expect(failed.result.code).toBe(1);
+    expect(await balance()).toBe(before - 2); // the service did the work and charged for it
+
+    const rerun = await cli.run(['--json', 'bulk', 'submit', input]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(await balance()).toBe(before - 2);
+    const [job] = (JSON.parse(rerun.stdout) as { jobs: { jobId: string }[] }).jobs;
+    const results = await cli.run(['bulk', 'results', job!.jobId, '--wait', '--format', 'ndjson']);
+    expect(lines(results.stdout)).toHaveLength(2);
   });
 });
 

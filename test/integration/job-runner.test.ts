@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
-import type { Verifier } from '../../src/engine/types.js';
+import type { VerificationResult, Verifier } from '../../src/engine/types.js';
 import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src/server/jobs/runner.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
@@ -59,11 +59,15 @@ async function waitFor(what: string, condition: () => boolean, timeoutMs = 20_00
   }
 }
 
+function resultsOf(store: Store, userId: number, jobId: string): VerificationResult[] {
+  return store.getJobWithResults(userId, jobId)!.results;
+}
+
 /** Every item of the job has exactly one stored result, in job order, with the verdict its mailbox deserves. */
 function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): void {
   expect(store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
   expect(store.pendingItems(jobId, emails.length)).toEqual([]);
-  const results = store.getJobResults(jobId);
+  const results = resultsOf(store, userId, jobId);
   expect(results.map((result) => result.email)).toEqual(emails);
   expect(results.map((result) => result.result)).toEqual(emails.map(expectedVerdict));
 }
@@ -117,7 +121,7 @@ describe('the bulk job runner', () => {
     runner.wake();
     await waitFor('the second job to complete', () => store.getJob(idle.userId, idle.jobId)?.status === 'completed', 10_000);
 
-    const results = store.getJobResults(early.jobId);
+    const results = resultsOf(store, early.userId, early.jobId);
     expect(results.map((result) => result.email)).toEqual(emails);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 12).map(expectedVerdict), 'invalid', 'invalid']);
     expect(results.every((result) => result.reason.length > 0)).toBe(true);
@@ -136,7 +140,7 @@ describe('the bulk job runner', () => {
     await runner.stop();
     const atStop = first.getJob(userId, jobId)!;
     expect(atStop.status).toBe('processing');
-    const savedBeforeStop = first.getJobResults(jobId);
+    const savedBeforeStop = resultsOf(first, userId, jobId);
     expect(savedBeforeStop).toHaveLength(atStop.processed);
     // A stopped runner writes nothing more, though the engine may still be answering.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -149,7 +153,7 @@ describe('the bulk job runner', () => {
     run({ store: second, idlePollMs: 60_000 });
     await waitFor('the resumed job to complete', () => second.getJob(userId, jobId)!.status === 'completed');
     expectEveryItemAnsweredOnce(second, userId, jobId, emails);
-    const resultsByEmail = new Map(second.getJobResults(jobId).map((result) => [result.email, result]));
+    const resultsByEmail = new Map(resultsOf(second, userId, jobId).map((result) => [result.email, result]));
     for (const saved of savedBeforeStop) expect(resultsByEmail.get(saved.email)).toEqual(saved);
     expect(second.ledger(userId).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
     expect(second.findUserById(userId)!.balance).toBe(0);
@@ -172,7 +176,7 @@ describe('the bulk job runner', () => {
     run({ store, verifier: faulty, log: { info: () => {}, error: (_details, message) => errors.push(message) } });
     await waitFor('the job to complete', () => store.getJob(userId, jobId)?.status === 'completed');
 
-    const results = store.getJobResults(jobId);
+    const results = resultsOf(store, userId, jobId);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 6).map(expectedVerdict), 'unknown']);
     expect(results.at(-1)).toMatchObject({ email: poisoned, checks: { smtpStatus: 'unknown' } });
     expect(results.at(-1)!.reason).toMatch(/resolver exploded/);

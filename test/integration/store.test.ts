@@ -220,8 +220,9 @@ describe('bulk jobs', () => {
     expect(store.unfinishedJobIds()).toEqual([jobId]);
 
     store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test') }]);
-    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3, total: 3 });
-    expect(store.getJobResults(jobId).map((result) => [result.email, result.reason])).toEqual([
+    const { job, results } = store.getJobWithResults(user.id, jobId)!;
+    expect(job).toMatchObject({ status: 'completed', processed: 3, total: 3 });
+    expect(results.map((result) => [result.email, result.reason])).toEqual([
       ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
     ]);
     expect(store.unfinishedJobIds()).toEqual([]);

@@ -22,6 +22,7 @@ interface AdminFlags {
   rateLimit?: string;
   passwordStdin?: boolean;
   name?: string;
+  window?: string;
 }
 
 /** The account fields an operator sees; never the password hash. */
@@ -138,6 +139,20 @@ export async function runAdminCreditsAdd(email: string, amount: string, command:
   const user = await withStore(flags, (store) => {
     const found = findUser(store, email);
     return { ...found, balance: store.grantCredits(found.id, delta) };
+  });
+  printUser(out, user);
+}
+
+/** "Contact support" for a higher limit (DESIGN.md §2) ends here: a running server applies it from the next request. */
+export async function runAdminRateLimitSet(email: string, limit: string, command: Command, io?: Io): Promise<void> {
+  const { flags, out } = setup(command, io);
+  const requests = parseWholeNumber(limit, 'the number of requests', 1);
+  const window = flags.window === undefined ? undefined : parseWholeNumber(flags.window, '--window', 1);
+  const user = await withStore(flags, (store) => {
+    const found = findUser(store, email);
+    const windowSeconds = window ?? found.rateWindowSeconds;
+    store.setRateLimit(found.id, requests, windowSeconds);
+    return { ...found, rateLimit: requests, rateWindowSeconds: windowSeconds };
   });
   printUser(out, user);
 }

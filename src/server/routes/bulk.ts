@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app.js';
 import { currentUser } from '../auth/guard.js';
-import { ProblemError } from '../errors.js';
+import { insufficientTokens, ProblemError } from '../errors.js';
 import { conflict, idempotencyScope, recordedResponse, sendRecorded } from '../idempotency.js';
 import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { StoreError, type JobProgress } from '../store/store.js';
-import { insufficientTokens } from './verify.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
@@ -29,14 +28,12 @@ interface JobParams {
   job_id: string;
 }
 
-export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppConfig): void {
-  function ownJob(userId: number, jobId: string): JobProgress {
-    const job = store.getJob(userId, jobId);
-    // Another user's job is as unknown as a missing one: a 404 never tells that it exists.
-    if (!job) throw new ProblemError('not_found', `No job ${jobId}.`);
-    return job;
-  }
+/** Another user's job is as unknown as a missing one: a 404 never tells that it exists. */
+function noSuchJob(jobId: string): ProblemError {
+  return new ProblemError('not_found', `No job ${jobId}.`);
+}
 
+export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppConfig): void {
   app.post<{ Body: { emails: string[] } }>('/v1/bulk-verify', { schema: submitBulkSchema }, async (request, reply) => {
     const user = currentUser(request);
     const scope = idempotencyScope(request, user.id, ROUTE);
@@ -56,12 +53,15 @@ export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppCon
   });
 
   app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
-    const job = ownJob(currentUser(request).id, request.params.job_id);
+    const job = store.getJob(currentUser(request).id, request.params.job_id);
+    if (!job) throw noSuchJob(request.params.job_id);
     return { job_id: job.id, status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
   });
 
   app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request) => {
-    const job = ownJob(currentUser(request).id, request.params.job_id);
-    return { id: job.id, status: job.status, total: job.total, processed: job.processed, results: store.getJobResults(job.id) };
+    const found = store.getJobWithResults(currentUser(request).id, request.params.job_id);
+    if (!found) throw noSuchJob(request.params.job_id);
+    const { job, results } = found;
+    return { id: job.id, status: job.status, total: job.total, processed: job.processed, results };
   });
 }

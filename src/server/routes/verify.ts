@@ -2,20 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { VerificationResult } from '../../engine/types.js';
 import type { AppConfig } from '../app.js';
 import { currentUser } from '../auth/guard.js';
-import { ProblemError } from '../errors.js';
+import { insufficientTokens, ProblemError } from '../errors.js';
 import { createIdempotencyGate, idempotencyScope, sendRecorded } from '../idempotency.js';
 import { verifySchema } from '../schemas/verification.js';
-import type { ChargeOutcome } from '../store/store.js';
 
 const ROUTE = 'POST /v1/verify';
 const COST = 1;
-
-export function insufficientTokens(outcome: Extract<ChargeOutcome, { ok: false }>): ProblemError {
-  return new ProblemError('insufficient_tokens', `This request costs ${outcome.required} tokens; the balance is ${outcome.balance}.`, {
-    balance: outcome.balance,
-    required: outcome.required,
-  });
-}
 
 export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfig): void {
   const once = createIdempotencyGate(store);

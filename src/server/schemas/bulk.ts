@@ -6,6 +6,13 @@ export const MAX_BULK_EMAILS = 50_000;
 
 const jobStatusSchema = { type: 'string', enum: ['processing', 'completed'] } as const;
 
+/** What the progress and the job responses both say about a job, beside its id. */
+const jobStateFields = {
+  status: jobStatusSchema,
+  total: { type: 'integer' },
+  processed: { type: 'integer' },
+} as const;
+
 const jobParamsSchema = {
   type: 'object',
   required: ['job_id'],
@@ -42,9 +49,7 @@ export const progressSchema = {
       required: ['job_id', 'status', 'total', 'processed', 'progress_percent'],
       properties: {
         job_id: { type: 'string' },
-        status: jobStatusSchema,
-        total: { type: 'integer' },
-        processed: { type: 'integer' },
+        ...jobStateFields,
         progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
       },
     },
@@ -61,9 +66,7 @@ export const jobSchema = {
       required: ['id', 'status', 'total', 'processed', 'results'],
       properties: {
         id: { type: 'string' },
-        status: jobStatusSchema,
-        total: { type: 'integer' },
-        processed: { type: 'integer' },
+        ...jobStateFields,
         results: { type: 'array', items: verificationResultSchema },
       },
     },

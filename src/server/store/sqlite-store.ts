@@ -380,8 +380,13 @@ class SqliteStore implements Store {
     return row && toJob(row);
   }
 
-  getJobResults(jobId: string): VerificationResult[] {
-    return this.sql.resultsOf.all(jobId).map((row) => JSON.parse(row.result) as VerificationResult);
+  getJobWithResults(userId: number, jobId: string): { job: JobProgress; results: VerificationResult[] } | undefined {
+    // One read transaction: a batch of results landing between the two reads cannot make them disagree.
+    return this.db.transaction(() => {
+      const job = this.getJob(userId, jobId);
+      if (!job) return undefined;
+      return { job, results: this.sql.resultsOf.all(jobId).map((row) => JSON.parse(row.result) as VerificationResult) };
+    })();
   }
 
   unfinishedJobIds(): string[] {

@@ -131,8 +131,11 @@ export interface Store {
   ): { ok: true; jobId: string; queued: number } | { ok: false; balance: number; required: number };
   /** The job when it belongs to this user, else undefined (never another user's). */
   getJob(userId: number, jobId: string): JobProgress | undefined;
-  /** Results stored so far for a job, in job order. */
-  getJobResults(jobId: string): VerificationResult[];
+  /**
+   * The job with the results stored so far, in job order, read as one snapshot (so `processed`
+   * is the number of results); undefined as for getJob.
+   */
+  getJobWithResults(userId: number, jobId: string): { job: JobProgress; results: VerificationResult[] } | undefined;
   /** Jobs with items still lacking a result (the runner resumes these after a restart). */
   unfinishedJobIds(): string[];
   /** Items of a job that have no result yet. */

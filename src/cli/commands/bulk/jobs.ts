@@ -24,7 +24,9 @@ export class Interruption {
   /** Runs `work`; on SIGINT aborts it (requests and waits) and throws `interrupted()` instead. */
   async during<T>(work: () => Promise<T>, interrupted: () => InterruptedError): Promise<T> {
     const onSigint = () => this.controller.abort();
-    process.once('SIGINT', onSigint);
+    // `on`, not `once`: ora's signal-exit re-raises SIGINT when it finds itself the only listener
+    // left, which would kill the process before it can say how to resume.
+    process.on('SIGINT', onSigint);
     try {
       return await work();
     } catch (error) {
@@ -36,11 +38,16 @@ export class Interruption {
   }
 }
 
-export function sumProgress(progresses: JobProgress[]): { processed: number; total: number } {
+/** "job a" or "jobs a, b", for messages. */
+export function jobsNamed(jobIds: string[]): string {
+  return `${jobIds.length === 1 ? 'job' : 'jobs'} ${jobIds.join(', ')}`;
+}
+
+function sumProgress(progresses: JobProgress[]): { processed: number; total: number } {
   return progresses.reduce((sum, each) => ({ processed: sum.processed + each.processed, total: sum.total + each.total }), { processed: 0, total: 0 });
 }
 
-export const isCompleted = (progress: JobProgress) => progress.status === 'completed';
+const isCompleted = (progress: JobProgress) => progress.status === 'completed';
 
 /**
  * Polls the jobs until all are completed, showing one progress display for all of them and
@@ -51,7 +58,7 @@ export async function waitForJobs(
   jobIds: string[],
   options: { io: Io; signal: AbortSignal; onPoll?: (progresses: JobProgress[]) => void },
 ): Promise<JobProgress[]> {
-  const progress = await startProgress(options.io, jobIds.length === 1 ? `job ${jobIds[0]}` : `${jobIds.length} jobs`);
+  const progress = await startProgress(options.io, 'verifying');
   try {
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
       const progresses = await Promise.all(jobIds.map((id) => client.progress(id)));
@@ -70,8 +77,8 @@ export async function waitForJobs(
 export async function requireCompleted(client: ApiClient, jobIds: string[], resume: string): Promise<void> {
   const unfinished = (await Promise.all(jobIds.map((id) => client.progress(id)))).filter((each) => !isCompleted(each));
   if (unfinished.length === 0) return;
-  const which = unfinished.map((each) => `${each.job_id} (${each.processed}/${each.total})`).join(', ');
-  throw new JobNotFinishedError(`still processing: job ${which}`, `wait for it with: ${resume}`);
+  const which = unfinished.map((each) => `${each.job_id} (${each.processed}/${each.total})`);
+  throw new JobNotFinishedError(`still processing: ${jobsNamed(which)}`, `wait with: ${resume}`);
 }
 
 /** Every result of the jobs, found by address. */

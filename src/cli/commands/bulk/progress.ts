@@ -5,6 +5,16 @@ export interface Progress {
   stop(): void;
 }
 
+/** "1 row", "120,000 rows": counts in messages, grouped for reading. */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
+
+/** "54,000/120,000". */
+export function fraction(processed: number, total: number): string {
+  return `${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')}`;
+}
+
 const NO_PROGRESS: Progress = { update() {}, stop() {} };
 
 function duration(ms: number): string {
@@ -16,7 +26,7 @@ function duration(ms: number): string {
 }
 
 /** Remaining time at the rate seen since the first update; unknown until something moved. */
-export function eta(first: { processed: number; at: number }, processed: number, total: number, now: number): string {
+function eta(first: { processed: number; at: number }, processed: number, total: number, now: number): string {
   const rate = (processed - first.processed) / (now - first.at);
   if (!(rate > 0)) return 'ETA …';
   return `ETA ${duration((total - processed) / rate)}`;
@@ -27,7 +37,9 @@ export function eta(first: { processed: number; at: number }, processed: number,
  * (a TTY, no --json, no --quiet); elsewhere it draws nothing. ora is loaded only then.
  */
 export async function startProgress(io: Io, label: string): Promise<Progress> {
-  if (!io.interactive) return NO_PROGRESS;
+  // A terminal that reports a width of 0 (some pseudo-terminals do) sends ora into an endless
+  // loop of clearing lines; such a terminal gets no spinner.
+  if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return NO_PROGRESS;
   const { default: ora } = await import('ora');
   // discardStdin off: the terminal's own Ctrl-C must keep reaching our SIGINT handler.
   const spinner = ora({ text: `${label}…`, stream: io.stderr, discardStdin: false }).start();
@@ -37,7 +49,7 @@ export async function startProgress(io: Io, label: string): Promise<Progress> {
       const now = Date.now();
       first ??= { processed, at: now };
       const percent = total === 0 ? 100 : Math.floor((100 * processed) / total);
-      spinner.text = `${label}: ${percent}% ${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')}, ${eta(first, processed, total, now)}`;
+      spinner.text = `${label}: ${percent}% ${fraction(processed, total)}, ${eta(first, processed, total, now)}`;
     },
     stop() {
       spinner.stop();

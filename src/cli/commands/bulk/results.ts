@@ -5,8 +5,9 @@ import type { ApiClient } from '../../../client/api-client.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
-import { fetchResults, Interruption, requireCompleted, waitForJobs } from './jobs.js';
+import { fetchResults, Interruption, jobsNamed, requireCompleted, waitForJobs } from './jobs.js';
 import { planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
+import { counted } from './progress.js';
 import { BulkState } from './state.js';
 
 interface ResultsFlags extends OutputFlags {
@@ -33,7 +34,6 @@ export interface Delivery {
 export async function deliverResults({ session, client, interruption, jobIds, plan, source, wait }: Delivery): Promise<void> {
   const { io } = session;
   const resume = resumeCommand(jobIds, plan.flags);
-  const ids = jobIds.join(', ');
   const written = await interruption.during(
     async () => {
       if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, { io, signal: interruption.signal });
@@ -41,9 +41,9 @@ export async function deliverResults({ session, client, interruption, jobIds, pl
       const results = await fetchResults(client, jobIds);
       return writeOutput(plan, io, { results, source, signal: interruption.signal });
     },
-    () => new InterruptedError(`interrupted; the service goes on with job ${ids}`, `resume with: ${resume}`),
+    () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
   );
-  if (plan.path !== undefined) session.notice(`wrote ${written.toLocaleString('en-US')} ${plan.format === 'csv' ? 'rows' : 'results'} to ${plan.path}`);
+  if (plan.path !== undefined) session.notice(`wrote ${counted(written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
 }
 
 /**
@@ -62,7 +62,7 @@ async function sourceFor(jobIds: string[], flags: ResultsFlags, session: Session
   const submission = records[0]!;
   const allJobs = [...submissions.values()].flatMap((each) => each.chunks.flatMap((chunk) => (chunk.jobId ? [chunk.jobId] : [])));
   const missing = allJobs.filter((id) => !jobIds.includes(id));
-  if (missing.length > 0) session.notice(`${submission.label} also went to job ${missing.join(', ')}; only the rows of the jobs named are written`);
+  if (missing.length > 0) session.notice(`${submission.label} also went to ${jobsNamed(missing)}; only the rows of the jobs named are written`);
   if (!existsSync(submission.source)) {
     session.warn(`${submission.label} (${submission.source}) is gone; writing the results without merging them into it`);
     return undefined;

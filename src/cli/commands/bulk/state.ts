@@ -29,7 +29,7 @@ interface StateFile {
   submissions: SubmissionRecord[];
 }
 
-export const STATE_FILE = 'bulk-jobs.json';
+const STATE_FILE = 'bulk-jobs.json';
 /** Older submissions are forgotten: their jobs can still be fetched, just not merged automatically. */
 const KEPT_SUBMISSIONS = 500;
 /** The service remembers an Idempotency-Key for 24 hours; after that a reused key is a new request. */

@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import type { JobProgress } from '../../../client/types.js';
 import { InterruptedError } from '../../errors.js';
 import { createSession } from '../../session.js';
-import { Interruption, waitForJobs } from './jobs.js';
+import { Interruption, jobsNamed, waitForJobs } from './jobs.js';
 import { shellQuote } from './output.js';
+import { fraction } from './progress.js';
 
 interface StatusFlags {
   watch?: boolean;
@@ -13,7 +14,7 @@ interface StatusFlags {
 function describe(progress: JobProgress, json: boolean): string {
   if (json) return JSON.stringify(progress);
   const { job_id: id, status, processed, total, progress_percent: percent } = progress;
-  return `job ${id}: ${status}, ${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)`;
+  return `job ${id}: ${status}, ${fraction(processed, total)} (${percent}%)`;
 }
 
 export async function runBulkStatus(jobIds: string[], command: Command): Promise<void> {
@@ -38,7 +39,7 @@ export async function runBulkStatus(jobIds: string[], command: Command): Promise
     const watch = ['mailverify', 'bulk', 'status', ...jobIds, '--watch'].map(shellQuote).join(' ');
     const final = await interruption.during(
       () => waitForJobs(client, jobIds, { io, signal: interruption.signal, onPoll: io.interactive ? undefined : printChanges }),
-      () => new InterruptedError(`stopped watching; the service goes on with job ${jobIds.join(', ')}`, `watch again with: ${watch}`),
+      () => new InterruptedError(`stopped watching; the service goes on with ${jobsNamed(jobIds)}`, `watch again with: ${watch}`),
     );
     if (io.interactive) print(final);
   } finally {

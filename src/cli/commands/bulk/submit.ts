@@ -6,13 +6,15 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import type { ApiClient } from '../../../client/api-client.js';
+import { InsufficientTokensError } from '../../../client/errors.js';
 import type { BulkSubmission } from '../../../client/types.js';
 import { readAddressList, type AddressList } from '../../../csv/address-list.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
-import { Interruption } from './jobs.js';
+import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
+import { counted } from './progress.js';
 import { deliverResults } from './results.js';
 import { BulkState, type ChunkRecord } from './state.js';
 
@@ -25,7 +27,6 @@ interface SubmitFlags extends OutputFlags {
 
 /** The service's limit per bulk request (DESIGN.md §2): longer lists become several jobs. */
 export const MAX_EMAILS_PER_JOB = 50_000;
-const plural = (count: number, one: string, many = `${one}s`) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 
 /** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
 async function bufferStdin(stdin: NodeJS.ReadableStream): Promise<string> {
@@ -40,19 +41,23 @@ function chunksOf<T>(items: T[], size: number): T[][] {
 
 function describeList(list: AddressList, label: string): string[] {
   const lines = [
-    `${label}: ${plural(list.rows, 'row')}, ${plural(list.addresses.length, 'address', 'addresses')} to verify, ` +
-      `${plural(list.duplicates, 'duplicate')}, ${plural(list.invalid, 'invalid row')} not sent`,
+    `${label}: ${counted(list.rows, 'row')}, ${counted(list.addresses.length, 'address', 'addresses')} to verify, ` +
+      `${counted(list.duplicates, 'duplicate')}, ${counted(list.invalid, 'invalid row')} not sent`,
   ];
   for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${JSON.stringify(address)}: ${reason}`);
   if (list.invalid > list.rejected.length) lines.push(`  … and ${list.invalid - list.rejected.length} more`);
   return lines;
 }
 
-/** A list split over several jobs is charged job by job: check the whole cost first, so none is left half-sent. */
+/**
+ * A list split over several jobs is charged job by job: the whole cost is checked first, so that
+ * a short balance stops it before any job (exit 5, as the service's own 402 would).
+ */
 async function checkBalance(client: ApiClient, needed: number): Promise<void> {
   const { balance } = await client.account();
   if (balance < needed) {
-    throw new CliError(`insufficient tokens: balance ${balance}, ${needed} required`, ExitCode.insufficientTokens, 'ask the service operator for more tokens');
+    const problem = { code: 'insufficient_tokens', detail: 'the balance does not cover the whole list', balance, required: needed };
+    throw new InsufficientTokensError({ status: 402, method: 'POST', url: `${client.baseUrl}/v1/bulk-verify`, problem });
   }
 }
 
@@ -83,7 +88,7 @@ async function submitJobs(client: ApiClient, session: Session, source: ListSourc
       jobs.push(job);
     }
   } catch (error) {
-    if (jobs.length > 0) session.warn(`submitted before the failure: job ${jobs.map((job) => job.jobId).join(', ')}`);
+    if (jobs.length > 0) session.warn(`submitted before the failure: ${jobsNamed(jobs.map((job) => job.jobId))}`);
     throw error;
   }
   return jobs;
@@ -110,7 +115,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
-    if (flags.wait && plan.path === undefined) session.notice(`submitted as job ${jobIds.join(', ')}`);
+    if (flags.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
     else io.stdout.write(io.json ? `${JSON.stringify(summary)}\n` : jobIds.map((id) => `${id}\n`).join(''));
 
     if (flags.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
