@@ -105,6 +105,10 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5',
   }
   const { DEFAULT_ENGINE_OPTIONS } = await import('../dist/engine/index.js');
   const latency = { smtpLatencyMs: Number(smtpLatency), dnsLatencyMs: Number(dnsLatency), slowFactor: SLOW_FACTOR };
+  // With free SMTP replies the ideal schedule is zero time: nothing to compare against.
+  if (!(latency.smtpLatencyMs > 0) || !(latency.dnsLatencyMs >= 0)) {
+    throw new Error(`--smtp-latency must be > 0 and --dns-latency ≥ 0 (ms), got ${smtpLatency} and ${dnsLatency}`);
+  }
   const { concurrency, perHostConcurrency } = DEFAULT_ENGINE_OPTIONS;
   const sizes = quick ? SIZES.quick : SIZES.full;
 

@@ -5,10 +5,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PROFILE_DIR } from './profiling.js';
-import { relative, resolve } from 'node:path';
 
 export const RESULTS_FILE = new URL('../results.json', import.meta.url);
 

@@ -20,11 +20,11 @@ const USER = 'bench@mailverify.test';
 
 const run = promisify(execFile);
 
-/** Resolves once the process has exited; SIGKILL if SIGTERM was not enough in time. */
-async function stopProcess(child) {
+/** Resolves once the process has exited; SIGKILL if `signal` was not enough in time. */
+async function stopProcess(child, signal = 'SIGTERM') {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
@@ -61,7 +61,8 @@ function waitForListening(child) {
  * `mailverify serve` with its engine pointed at the given fixture.
  * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25']
  * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
- * @returns {Promise<{ url: string, token: string, stop(): Promise<void> }>}
+ * @returns {Promise<{ url: string, token: string, stop(): Promise<void>, kill(): Promise<void> }>}
+ *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs.
  */
 export async function startMailverify(engineArgs, nodeFlags = []) {
   await ensureWorkDir();
@@ -72,16 +73,17 @@ export async function startMailverify(engineArgs, nodeFlags = []) {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const stop = async () => {
-    await stopProcess(child);
+  const stopWith = (signal) => async () => {
+    await stopProcess(child, signal);
     await rm(dataDir, { recursive: true, force: true });
   };
+  const stop = stopWith('SIGTERM');
   try {
     const url = await waitForListening(child);
     const admin = (args) => run(process.execPath, [BIN, 'admin', '--data-dir', dataDir, ...args], { env });
     await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
     const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
-    return { url, token: stdout.trim(), stop };
+    return { url, token: stdout.trim(), stop, kill: stopWith('SIGKILL') };
   } catch (error) {
     await stop();
     throw error;
