@@ -119,10 +119,18 @@ export class SmtpConnection {
     });
   }
 
-  /** Says goodbye without waiting for the answer: nothing in it matters to us. */
-  quit(): void {
-    if (!this.failure && this.socket.writable) this.socket.end('QUIT\r\n');
+  /**
+   * Says goodbye and waits for the server to hang up (at most QUIT_GRACE_MS). Nothing in its
+   * answer matters, but until it closes the server still counts the connection, so a caller that
+   * limits connections per host frees its slot only after this resolves.
+   */
+  async quit(): Promise<void> {
+    if (this.failure || !this.socket.writable) return this.close();
+    const socket = this.socket;
+    const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.end('QUIT\r\n');
     this.close();
+    await hungUp;
   }
 
   close(): void {

@@ -169,7 +169,7 @@ export class SmtpProber {
         throw error;
       }
     }
-    session.quit();
+    await session.quit();
   }
 
   /** The session died while `item` was being asked. */

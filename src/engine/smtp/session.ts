@@ -98,8 +98,8 @@ export class SmtpSession {
     await this.mailFrom();
   }
 
-  quit(): void {
-    this.connection.quit();
+  quit(): Promise<void> {
+    return this.connection.quit();
   }
 
   /** Drops the connection without a word (after a timeout or a protocol error). */
