@@ -90,6 +90,9 @@ function fromFastifyError(error: FastifyError): ProblemBody | undefined {
   if (error.validation?.some((failure) => failure.keyword === 'maxItems')) {
     return problemBody('payload_too_large', error.message);
   }
+  // ajv's own words ("must NOT have additional properties") do not say which field to remove.
+  const unknownField = error.validation?.find((failure) => failure.keyword === 'additionalProperties')?.params.additionalProperty;
+  if (typeof unknownField === 'string') return problemBody('invalid_request', `Unknown field "${unknownField}" in the ${error.validationContext ?? 'request'}.`);
   const status = error.statusCode;
   if (status === undefined || status < 400 || status >= 500) return undefined;
   return { ...problemBody(CODE_BY_STATUS[status] ?? 'invalid_request', error.message), status };

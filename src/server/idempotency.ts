@@ -1,66 +1,72 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IdempotencyRecord, Store } from './store/store.js';
-import { ProblemError } from './errors.js';
+import { StoreError, type IdempotencyKey, type IdempotencyRecord, type KeyedCharge, type Store } from './store/store.js';
+import { insufficientTokens, ProblemError } from './errors.js';
 
 /**
  * `Idempotency-Key` (DESIGN.md §2): a repeat of a POST with the same key and the same body within
  * 24 h gets the first response again, without a new charge; the same key with another body is a
  * 409. Only successful responses are recorded: a refused request (402, 500) charged nothing, so
- * running it again is what a retry should do. The store prunes records older than 24 h.
+ * running it again is what a retry should do. Everything lives in the store, so that several
+ * service instances on one store honour one key once.
  */
-export interface IdempotencyScope {
-  userId: number;
-  key: string;
-  route: string;
-  requestHash: string;
-}
+
+/** How long a repeat waits for the first request with its key to finish before it is told to retry. */
+const RUNNING_WAIT_MS = 30_000;
+/** How often a waiting repeat looks whether the first has finished. */
+const RUNNING_POLL_MS = 50;
 
 /**
- * The scope of a request carrying a key, else undefined. The body hashed is the parsed one, so
- * the same request sent with other whitespace or key order is still the same request.
+ * The key of a request carrying one, else undefined. The body hashed is the parsed one, so the
+ * same request sent with other whitespace is still the same request.
  */
-export function idempotencyScope(request: FastifyRequest, userId: number, route: string): IdempotencyScope | undefined {
+export function idempotencyKey(request: FastifyRequest, route: string): IdempotencyKey | undefined {
   const key = request.headers['idempotency-key'];
   if (typeof key !== 'string') return undefined;
   const requestHash = createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex');
-  return { userId, key, route, requestHash };
+  return { key, route, requestHash };
 }
 
-/** The recorded response to replay, undefined when the key is new; a 409 when it was used for another body. */
-export function recordedResponse(store: Store, scope: IdempotencyScope): IdempotencyRecord | undefined {
-  const record = store.findIdempotency(scope.userId, scope.key, scope.route);
-  if (record && record.requestHash !== scope.requestHash) throw conflict();
-  return record;
+/** Runs a store call, turning the store's refusal of a key reused for another body into the 409. */
+export function unlessConflicting<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'idempotency_conflict') {
+      throw new ProblemError('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours.');
+    }
+    throw error;
+  }
 }
 
-export function conflict(): ProblemError {
-  return new ProblemError('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours.');
+/** Tells the client this answer is the first request's, not a new one. */
+export function markReplayed(reply: FastifyReply): FastifyReply {
+  return reply.header('Idempotent-Replayed', 'true');
 }
 
 export function sendRecorded(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
-  return reply.code(record.statusCode).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(record.body);
+  return markReplayed(reply).code(record.statusCode).type('application/json; charset=utf-8').send(record.body);
 }
 
 /**
- * Runs `work` at most once per key: a repeat arriving while the first is still running (a client
- * retrying after a cut connection) waits for it and then replays its recorded response.
+ * Charges for a keyed request, or finds the response a first request with the key recorded. A
+ * repeat arriving while the first still runs (a client retrying after a cut connection) waits for
+ * it, then replays its response; if it runs too long the repeat gets a 409 to retry later.
  */
-export function createIdempotencyGate(store: Store) {
-  const running = new Map<string, Promise<unknown>>();
-  return async function once<T>(scope: IdempotencyScope, work: () => Promise<T>): Promise<{ recorded: IdempotencyRecord } | { value: T }> {
-    const id = `${scope.userId}\n${scope.route}\n${scope.key}`;
-    for (let pending = running.get(id); pending; pending = running.get(id)) await pending.catch(() => undefined);
-    const recorded = recordedResponse(store, scope);
-    if (recorded) return { recorded };
-    const promise = work();
-    running.set(id, promise);
-    try {
-      const value = await promise;
-      store.saveIdempotency({ ...scope, statusCode: 200, body: JSON.stringify(value) });
-      return { value };
-    } finally {
-      running.delete(id);
+export async function chargeOnce(
+  store: Store,
+  userId: number,
+  amount: number,
+  key: IdempotencyKey,
+): Promise<Extract<KeyedCharge, { kind: 'charged' | 'recorded' }>> {
+  const deadline = Date.now() + RUNNING_WAIT_MS;
+  for (;;) {
+    const outcome = unlessConflicting(() => store.chargeWithKey(userId, amount, 'verify', key));
+    if (outcome.kind === 'short') throw insufficientTokens(outcome);
+    if (outcome.kind !== 'running') return outcome;
+    if (Date.now() > deadline) {
+      throw new ProblemError('idempotency_conflict', 'A request with this Idempotency-Key is still running; retry it later.');
     }
-  };
+    await new Promise((resolve) => setTimeout(resolve, RUNNING_POLL_MS));
+  }
 }

@@ -104,6 +104,7 @@ describe('mailverify admin (built binary, temp data dir)', () => {
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(/no user nobody@example\.test/);
     expect((await admin(['credits', 'add', 'nobody@example.test', '5'])).code).toBe(7);
+    expect((await admin(['rate-limit', 'set', 'nobody@example.test', '5'])).code).toBe(7);
 
     for (const args of [
       ['user', 'add', 'Alice@Example.test'],
@@ -111,6 +112,8 @@ describe('mailverify admin (built binary, temp data dir)', () => {
       ['user', 'add', 'carol@example.test', '--credits', 'many'],
       ['user', 'add', 'carol@example.test', '--rate-limit', '0'],
       ['credits', 'add', 'alice@example.test', '1.5'],
+      ['rate-limit', 'set', 'alice@example.test', '0'],
+      ['rate-limit', 'set', 'alice@example.test', '5', '--window', 'soon'],
       ['user', 'remove', 'alice@example.test'],
     ]) {
       const result = await admin(args);
@@ -149,9 +152,18 @@ describe('mailverify admin (built binary, temp data dir)', () => {
     try {
       const token = await service.createUser('dave@example.test', { credits: 5, rateLimit: 40 });
       expect((await service.admin(['credits', 'add', 'dave@example.test', '10'])).code).toBe(0);
-      const response = await fetch(`${service.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${token}` } });
-      expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ email: 'dave@example.test', balance: 15, rateLimit: { limit: 40 } });
+      const account = () => fetch(`${service.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${token}` } });
+      const before = await account();
+      expect(before.status).toBe(200);
+      expect(await before.json()).toMatchObject({ email: 'dave@example.test', balance: 15, rateLimit: { limit: 40, windowSeconds: 1 } });
+
+      // "Contact support" for a higher limit: the running server applies it from the next request.
+      const raised = await service.admin(['rate-limit', 'set', 'dave@example.test', '500', '--window', '60', '--json']);
+      expect(raised.code).toBe(0);
+      expect(JSON.parse(raised.stdout)).toMatchObject({ email: 'dave@example.test', rateLimit: { limit: 500, windowSeconds: 60 } });
+      const after = await account();
+      expect(after.headers.get('ratelimit-limit')).toBe('500');
+      expect(await after.json()).toMatchObject({ rateLimit: { limit: 500, windowSeconds: 60 } });
     } finally {
       await service.stop();
     }

@@ -3,7 +3,9 @@
  * again on the same data dir: the job completes, every email has exactly one result, the balance
  * was charged once, and progress never went backwards. Needs `npm run build` first.
  */
-import { rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, MAIL_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
@@ -23,7 +25,7 @@ interface Progress {
 describe('mailverify serve after a crash', () => {
   let world: MailWorld;
   const services: RunningService[] = [];
-  let dataDir: string | undefined;
+  let root: string | undefined;
 
   beforeAll(async () => {
     // Slow replies stretch the job over a few seconds, so that the kill lands in its middle.
@@ -32,7 +34,7 @@ describe('mailverify serve after a crash', () => {
   afterAll(async () => {
     for (const service of services) await service.kill('SIGKILL');
     await world?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
   async function progressOf(service: RunningService, jobId: string, token: string): Promise<Progress> {
@@ -53,9 +55,11 @@ describe('mailverify serve after a crash', () => {
   }
 
   it('resumes the job: each email exactly one result, charged once, progress monotonic', async () => {
-    const first = await startService({ engineArgs: world.engineArgs });
+    root = await mkdtemp(join(tmpdir(), 'mailverify-crash-'));
+    // A data dir serve has to create itself, so that its mode is serve's doing.
+    const dataDir = join(root, 'data');
+    const first = await startService({ dataDir, engineArgs: world.engineArgs });
     services.push(first);
-    dataDir = first.dataDir;
     // A rate limit above the polling rate: this test is about the job, not the limit.
     const token = await first.createUser('crash@example.org', { credits: CREDITS, rateLimit: 1_000, password: 'survives restarts' });
     const login = await call(first.baseUrl, 'POST', '/v1/auth/login', { json: { email: 'crash@example.org', password: 'survives restarts' } });
@@ -68,6 +72,10 @@ describe('mailverify serve after a crash', () => {
 
     const seen: Progress[] = [];
     await pollWhile(first, jobId, token, seen, (progress) => progress.processed < TOTAL / 10);
+    // The job answers while processing, with as many results as it says are processed.
+    const partial = await call(first.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
+    expect(partial.body.status).toBe('processing');
+    expect(partial.body.results).toHaveLength(partial.body.processed);
     await first.kill('SIGKILL');
     services.pop();
     const atKill = seen.at(-1)!;
@@ -84,6 +92,12 @@ describe('mailverify serve after a crash', () => {
       expect(progress.progress_percent === 100).toBe(progress.status === 'completed');
       if (index > 0) expect(progress.processed).toBeGreaterThanOrEqual(seen[index - 1]!.processed);
     }
+
+    // Secrets stay the owner's: the data dir is 0700, the database, its WAL and the JWT secret 0600.
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    const files = await readdir(dataDir);
+    expect(files).toEqual(expect.arrayContaining(['jwt-secret', 'mailverify.db', 'mailverify.db-wal']));
+    for (const file of files) expect((await stat(join(dataDir, file))).mode & 0o777, file).toBe(0o600);
 
     const job = await call(second.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
     expect(job.body).toMatchObject({ id: jobId, status: 'completed', total: TOTAL, processed: TOTAL });

@@ -183,6 +183,27 @@ describe('the bulk job runner', () => {
     expect(errors.length).toBeGreaterThan(0);
   });
 
+  it('writes results in batches of batchSize, progress growing batch by batch', async () => {
+    const store = openStore(mkdtempSync(join(root, 'batches-')));
+    const emails = jobAddresses(120);
+    const { userId, jobId } = submit(store, emails);
+    // Watches the real store's writes (and what a poller would read after each), changing nothing.
+    const batches: number[] = [];
+    const processedAfterWrite: number[] = [];
+    const saveResults = store.saveResults.bind(store);
+    store.saveResults = (id, results) => {
+      saveResults(id, results);
+      batches.push(results.length);
+      processedAfterWrite.push(store.getJob(userId, jobId)!.processed);
+    };
+    // A flush interval far beyond the test: only full batches and the end of the slice write.
+    run({ store, batchSize: 25, flushIntervalMs: 60_000, idlePollMs: 60_000 });
+    await waitFor('the job to complete', () => store.getJob(userId, jobId)?.status === 'completed');
+    expect(batches).toEqual([25, 25, 25, 25, 20]);
+    expect(processedAfterWrite).toEqual([25, 50, 75, 100, 120]);
+    expectEveryItemAnsweredOnce(store, userId, jobId, emails);
+  });
+
   it('takes up every unfinished job on start, without being woken', async () => {
     const store = openStore(mkdtempSync(join(root, 'start-')));
     const jobs = [submit(store, jobAddresses(8)), submit(store, jobAddresses(4).slice(1))];

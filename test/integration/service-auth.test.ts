@@ -3,15 +3,7 @@
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
-
-function expectProblem(reply: Reply, status: number, code: string): void {
-  expect(reply.status).toBe(status);
-  expect(reply.contentType).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ type: 'about:blank', status, code });
-  expect(typeof reply.body.title).toBe('string');
-  expect(typeof reply.body.detail).toBe('string');
-}
+import { expectProblem, startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
 
 describe('authentication', () => {
   let world: MailWorld;
@@ -46,16 +38,29 @@ describe('authentication', () => {
   });
 
   it.each([
-    ['missing', undefined, undefined],
-    ['not a bearer scheme', undefined, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
-    ['garbled', 'garbled-token', undefined],
+    ['no Authorization header', undefined, undefined],
+    ['a Basic credential', undefined, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+    ['a garbled token', 'garbled-token', undefined],
     ['an unknown mv_ token', `mv_${'0'.repeat(64)}`, undefined],
     ['a JWT with a broken signature', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', undefined],
-  ])('answers 401 problem+json for a %s token', async (_case, bearer, headers) => {
+    ['an unsigned JWT (alg none)', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIiwiaXNzIjoibWFpbHZlcmlmeSIsImV4cCI6OTk5OTk5OTk5OX0.', undefined],
+    ['"Bearer" without a token', undefined, { authorization: 'Bearer' }],
+    ['"Bearer " and blanks', undefined, { authorization: 'Bearer   ' }],
+    ['a token with a space inside', 'mv_ab cd', undefined],
+    ['a 6,000-character token', `mv_${'a'.repeat(6_000)}`, undefined],
+  ])('answers 401 problem+json for %s', async (_case, bearer, headers) => {
     for (const [method, path] of [['GET', '/v1/account'], ['POST', '/v1/verify'], ['GET', '/v1/bulk-verify/x/progress'], ['GET', '/v1/tokens']] as const) {
       const reply = await app.call(method, path, { token: bearer, headers, json: method === 'POST' ? { email: 'a@b.test' } : undefined });
       expectProblem(reply, 401, 'unauthorized');
     }
+  });
+
+  it('takes the scheme name in any letter case and the token after any blanks (RFC 9110 §11.1)', async () => {
+    for (const authorization of [`bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer\t${token} `]) {
+      expect((await app.call('GET', '/v1/account', { headers: { authorization } })).status, authorization).toBe(200);
+    }
+    // The bare token without a scheme is not a bearer credential.
+    expectProblem(await app.call('GET', '/v1/account', { headers: { authorization: token } }), 401, 'unauthorized');
   });
 
   it('answers 401 for an expired JWT and for one signed with another secret', async () => {
@@ -122,6 +127,19 @@ describe('rate limits', () => {
     expect(remaining).toEqual([0, 1, 2, 3, 4]);
     expect(calmReplies.map((reply) => reply.status)).toEqual([200, 200, 200]);
     expect(calmReplies.map((reply) => reply.headers['retry-after'])).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('counts per user, not per token: a JWT and an mv_ token of one user share one window', async () => {
+    const password = 'shared window password';
+    const shared = await app.createUser('shared@example.org', { credits: 0, rateLimit: 4, windowSeconds: 3600, password });
+    // Login is outside the limit: it costs no request of the window.
+    const login = await app.call('POST', '/v1/auth/login', { json: { email: 'shared@example.org', password } });
+    const jwt = login.body.token as string;
+    const statuses: number[] = [];
+    for (const bearer of [shared.token, jwt, shared.token, jwt, shared.token, jwt]) {
+      statuses.push((await app.call('GET', '/v1/account', { token: bearer })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 
   it('resets with the window: a user limited in a 1 s window is served again after it', async () => {

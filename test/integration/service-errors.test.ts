@@ -3,15 +3,7 @@
  * costs nothing; unknown jobs and other users' jobs are 404 on both GET routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL_DOMAIN, startMailWorld, startTestApp, type CallOptions, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
-
-function expectProblem(reply: Reply, status: number, code: string): void {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
-  expect(reply.contentType).toMatch(/^application\/problem\+json/);
-  expect(reply.body).toMatchObject({ type: 'about:blank', status, code });
-  expect(typeof reply.body.title).toBe('string');
-  expect(typeof reply.body.detail).toBe('string');
-}
+import { expectProblem, MAIL_DOMAIN, startMailWorld, startTestApp, type CallOptions, type MailWorld, type TestApp } from '../support/service-app.js';
 
 const json = { 'content-type': 'application/json' };
 
@@ -39,6 +31,11 @@ describe('bad input and unknown jobs', () => {
     ['an empty JSON body', 'POST', '/v1/verify', { rawBody: '', headers: json }, 400, 'invalid_request'],
     ['no body at all', 'POST', '/v1/bulk-verify', {}, 400, 'invalid_request'],
     ['a JSON array body', 'POST', '/v1/verify', { json: ['a@b.test'] }, 400, 'invalid_request'],
+    ['a JSON string body', 'POST', '/v1/bulk-verify', { json: 'a@b.test' }, 400, 'invalid_request'],
+    ['a JSON null body', 'POST', '/v1/bulk-verify', { rawBody: 'null', headers: json }, 400, 'invalid_request'],
+    ['a JSON number body', 'POST', '/v1/verify', { json: 1 }, 400, 'invalid_request'],
+    ['an unknown field beside email', 'POST', '/v1/verify', { json: { email: 'a@b.test', idempotency_key: 'k' } }, 400, 'invalid_request'],
+    ['an unknown field beside emails', 'POST', '/v1/bulk-verify', { json: { emails: ['a@b.test'], webhook: 'http://x.test' } }, 400, 'invalid_request'],
     ['a prototype-poisoning body', 'POST', '/v1/verify', { rawBody: '{"email":"a@b.test","__proto__":{"x":1}}', headers: json }, 400, 'invalid_request'],
     ['missing email', 'POST', '/v1/verify', { json: { address: 'a@b.test' } }, 400, 'invalid_request'],
     ['missing emails', 'POST', '/v1/bulk-verify', { json: { email: 'a@b.test' } }, 400, 'invalid_request'],
@@ -46,16 +43,27 @@ describe('bad input and unknown jobs', () => {
     ['email null', 'POST', '/v1/verify', { json: { email: null } }, 400, 'invalid_request'],
     ['emails not an array', 'POST', '/v1/bulk-verify', { json: { emails: 'a@b.test' } }, 400, 'invalid_request'],
     ['emails holding a non-string', 'POST', '/v1/bulk-verify', { json: { emails: ['a@b.test', 7] } }, 400, 'invalid_request'],
+    ['emails holding null', 'POST', '/v1/bulk-verify', { json: { emails: [null] } }, 400, 'invalid_request'],
+    ['emails holding a list', 'POST', '/v1/bulk-verify', { json: { emails: [['a@b.test']] } }, 400, 'invalid_request'],
     ['an empty list', 'POST', '/v1/bulk-verify', { json: { emails: [] } }, 400, 'invalid_request'],
     ['50,001 emails', 'POST', '/v1/bulk-verify', { json: { emails: Array.from({ length: 50_001 }, (_, i) => `user${i}@x.test`) } }, 413, 'payload_too_large'],
     ['a body over 8 MiB', 'POST', '/v1/bulk-verify', { json: { emails: ['a'.repeat(9 * 1024 * 1024)] } }, 413, 'payload_too_large'],
     ['text/plain', 'POST', '/v1/verify', { rawBody: 'a@b.test', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
     ['a form body', 'POST', '/v1/bulk-verify', { rawBody: 'emails=a%40b.test', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'unsupported_media_type'],
+    ['a multipart body', 'POST', '/v1/verify', { rawBody: '--b\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.test\r\n--b--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=b' } }, 415, 'unsupported_media_type'],
+    ['JSON labelled UTF-16', 'POST', '/v1/verify', { json: { email: 'a@b.test' }, headers: { 'content-type': 'application/json; charset=utf-16' } }, 415, 'unsupported_media_type'],
+    ['a JSON body without a content type', 'POST', '/v1/verify', { rawBody: '{"email":"a@b.test"}' }, 415, 'unsupported_media_type'],
+    ['an empty Idempotency-Key', 'POST', '/v1/bulk-verify', { json: { emails: ['a@b.test'] }, headers: { 'idempotency-key': '' } }, 400, 'invalid_request'],
     ['a token name of the wrong type', 'POST', '/v1/tokens', { json: { name: ['x'] } }, 400, 'invalid_request'],
   ];
 
   it.each(cases)('answers %s with the right 4xx', async (_name, method, path, options, status, code) => {
     expectProblem(await app.call(method, path, { ...options, token }), status, code);
+  });
+
+  it('names the unknown field it refuses', async () => {
+    const reply = await app.call('POST', '/v1/verify', { token, json: { email: 'a@b.test', idempotency_key: 'k' } });
+    expect(reply.body.detail).toBe('Unknown field "idempotency_key" in the body.');
   });
 
   it('answers a login with a malformed body with 400, not 401 or 500', async () => {
@@ -64,7 +72,7 @@ describe('bad input and unknown jobs', () => {
   });
 
   it('answers 404 for an unknown job id on both GET routes', async () => {
-    const unknownIds = ['00000000-0000-4000-8000-000000000000', '..%2F..%2Fetc', "'%20OR%201=1", 'x'.repeat(500)];
+    const unknownIds = ['00000000-0000-4000-8000-000000000000', '..%2F..%2Fetc', "'%20OR%201=1", '%00', '%E2%98%83', 'a%20b', 'x'.repeat(500)];
     for (const id of unknownIds) {
       expectProblem(await app.call('GET', `/v1/bulk-verify/${id}`, { token }), 404, 'not_found');
       expectProblem(await app.call('GET', `/v1/bulk-verify/${id}/progress`, { token }), 404, 'not_found');
@@ -88,5 +96,7 @@ describe('bad input and unknown jobs', () => {
   it('answers 404 problem+json for an unknown route, with or without a token', async () => {
     expectProblem(await app.call('GET', '/v1/nothing-here'), 404, 'not_found');
     expectProblem(await app.call('PUT', '/v1/verify', { token, json: { email: 'a@b.test' } }), 404, 'not_found');
+    expectProblem(await app.call('OPTIONS', '/v1/verify', { token }), 404, 'not_found');
+    expectProblem(await app.call('GET', '/v1/verify', { token, json: { email: 'a@b.test' } }), 404, 'not_found');
   });
 });

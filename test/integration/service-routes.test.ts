@@ -3,7 +3,13 @@
  * (service-interface.md §2, §4) and DESIGN.md §2: the real app over HTTP, the real engine on
  * loopback DNS and SMTP fixtures.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiToken } from '../../src/server/auth/api-tokens.js';
+import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
+import { verifySchema } from '../../src/server/schemas/verification.js';
+import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN, pollUntilCompleted, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 
 const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
@@ -130,6 +136,10 @@ describe('service routes', () => {
 
     const usable = await app.call('GET', '/v1/account', { token: created.body.token });
     expect(usable.status).toBe(200);
+    // Only the SHA-256 of the secret reaches the data file (or its write-ahead log).
+    const stored = ['', '-wal'].map((suffix) => readFileSync(join(app.dataDir, DATABASE_FILE + suffix)).toString('latin1')).join('');
+    expect(stored).toContain(hashApiToken(created.body.token));
+    expect(stored).not.toContain(created.body.token);
 
     const listed = await app.call('GET', '/v1/tokens', { token });
     expect(listed.status).toBe(200);
@@ -155,9 +165,25 @@ describe('service routes', () => {
     expect(account.body.rateLimit).toEqual({ limit: 10_000, windowSeconds: 1 });
   });
 
-  it('every authenticated response carries RateLimit-Limit, -Remaining and -Reset', async () => {
-    for (const [method, path] of [['GET', '/v1/account'], ['GET', '/v1/tokens'], ['GET', '/v1/bulk-verify/nope']] as const) {
-      const reply = await app.call(method, path, { token });
+  it('accepts a JSON body labelled UTF-8, and the media type in any letter case', async () => {
+    for (const contentType of ['application/json; charset=utf-8', 'Application/JSON; Charset="UTF-8"']) {
+      const reply = await app.call('POST', '/v1/verify', { token, json: { email: alice }, headers: { 'content-type': contentType } });
+      expect(reply.status, contentType).toBe(200);
+    }
+  });
+
+  it('every authenticated response carries RateLimit-Limit, -Remaining and -Reset, errors included', async () => {
+    const { token: broke } = await app.createUser('broke@example.org', { credits: 0 });
+    const requests = [
+      ['GET', '/v1/account', {}, 200],
+      ['GET', '/v1/tokens', {}, 200],
+      ['GET', '/v1/bulk-verify/nope', {}, 404],
+      ['POST', '/v1/verify', { json: { email: 42 } }, 400],
+      ['POST', '/v1/verify', { json: { email: alice }, token: broke }, 402],
+    ] as const;
+    for (const [method, path, options, status] of requests) {
+      const reply = await app.call(method, path, { token, ...options });
+      expect(reply.status, path).toBe(status);
       expect(reply.headers['ratelimit-limit'], path).toBe('10000');
       expect(Number(reply.headers['ratelimit-remaining']), path).toBeGreaterThanOrEqual(0);
       expect(Number(reply.headers['ratelimit-reset']), path).toBeGreaterThanOrEqual(1);
@@ -181,8 +207,12 @@ describe('service routes', () => {
       '/v1/tokens/{id}',
       '/v1/verify',
     ]);
+    // The document holds the very schemas the routes validate and serialize with.
     const verify = document.paths['/v1/verify'].post;
-    expect(verify.requestBody.content['application/json'].schema.required).toEqual(['email']);
+    expect(verify.requestBody.content['application/json'].schema).toEqual(verifySchema.body);
+    expect(verify.responses['200'].content['application/json'].schema).toEqual(verifySchema.response[200]);
+    expect(document.paths['/v1/bulk-verify'].post.requestBody.content['application/json'].schema).toEqual(submitBulkSchema.body);
+    expect(document.paths['/v1/bulk-verify/{job_id}'].get.responses['200'].content['application/json'].schema).toEqual(jobSchema.response[200]);
     expect(Object.keys(verify.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '402', '429', '500']));
     expect(verify.security).toEqual([{ bearer: [] }]);
     expect(verify.parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
-import { StoreError, type Store, type User } from '../../src/server/store/store.js';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, StoreError, type Store, type User } from '../../src/server/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
 let dataDir: string;
@@ -190,8 +190,9 @@ describe('bulk jobs', () => {
     expect(() => store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).toThrow(/disk trouble/);
     expect(store.findUserById(user.id)!.balance).toBe(10);
     expect(store.unfinishedJobIds()).toEqual([]);
-    expect(store.findIdempotency(user.id, 'k', 'bulk')).toBeUndefined();
     expectLedgerAddsUp(user.id);
+    // The key was not recorded either: it is free for another request.
+    expect(store.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
   });
 
   it('shows a job only to its owner', () => {
@@ -244,32 +245,68 @@ describe('bulk jobs', () => {
 });
 
 describe('idempotency', () => {
+  const verifyKey = { key: 'verify-1', route: 'POST /v1/verify', requestHash: 'hash-a' };
+
   it('answers a replayed job submission with the first job and charges once; another body conflicts', () => {
     const user = addUser('idem@example.test', 10);
     const key = { key: 'key-1', route: 'POST /v1/bulk-verify', requestHash: 'hash-a' };
     const first = store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
-    const again = store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
-    expect(again).toEqual(first);
+    expect(first).toMatchObject({ ok: true, queued: 2, replayed: false });
+    expect(store.createJob(user.id, ['a@x.test', 'b@x.test'], key)).toEqual({ ...first, replayed: true });
     expect(store.findUserById(user.id)!.balance).toBe(8);
-    expect(store.findIdempotency(user.id, 'key-1', 'POST /v1/bulk-verify')).toMatchObject({
-      requestHash: 'hash-a', statusCode: 200, body: JSON.stringify({ jobId: first.ok && first.jobId, queued: 2 }),
-    });
     expect(() => store.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).toThrow(
       expect.objectContaining({ code: 'idempotency_conflict' }),
     );
     expect(store.findUserById(user.id)!.balance).toBe(8);
   });
 
+  it('charges a keyed request once: the first claims the key, repeats see it running, then its recorded response', () => {
+    const user = addUser('claim@example.test', 5);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    expect(() => store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).toThrow(
+      expect.objectContaining({ code: 'idempotency_conflict' }),
+    );
+    store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
+    expect(store.findUserById(user.id)!.balance).toBe(4);
+    expect(store.ledger(user.id).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+  });
+
+  it('claims nothing on a short balance, and frees the key when the charge is refunded', () => {
+    const user = addUser('release@example.test', 0);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
+    store.grantCredits(user.id, 1);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+    // The work failed: the token comes back and a retry with the key runs (and pays) afresh.
+    expect(store.refund(user.id, 1, null, verifyKey)).toBe(1);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+    expectLedgerAddsUp(user.id);
+  });
+
+  it("takes over the claim of a run that died, without charging again", () => {
+    const user = addUser('takeover@example.test', 5);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+    clock = new Date(clock.getTime() + IDEMPOTENCY_CLAIM_TTL_MS - 1);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    clock = new Date(clock.getTime() + 1);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+    // The new claim is the taker's: a third request sees it running.
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    expect(store.ledger(user.id).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+  });
+
   it('keeps records per user and route, and ignores and prunes them after 24 hours', () => {
     const user = addUser('ttl@example.test', 0);
     const other = addUser('ttl2@example.test', 0);
-    store.saveIdempotency({ userId: user.id, key: 'k', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{"a":1}' });
-    expect(store.findIdempotency(user.id, 'k', 'POST /v1/verify')?.body).toBe('{"a":1}');
-    expect(store.findIdempotency(other.id, 'k', 'POST /v1/verify')).toBeUndefined();
-    expect(store.findIdempotency(user.id, 'k', 'POST /v1/bulk-verify')).toBeUndefined();
+    store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"a":1}' });
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { body: '{"a":1}' } });
+    // Not recorded for them, so each would be a new request, charged (and refused: no credits).
+    expect(store.chargeWithKey(other.id, 1, 'verify', verifyKey).kind).toBe('short');
+    expect(store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, route: 'POST /v1/bulk-verify' }).kind).toBe('short');
 
-    clock = new Date(clock.getTime() + 24 * 60 * 60 * 1000 + 1);
-    expect(store.findIdempotency(user.id, 'k', 'POST /v1/verify')).toBeUndefined();
+    clock = new Date(clock.getTime() + IDEMPOTENCY_TTL_MS + 1);
+    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey).kind).toBe('short');
     store.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
     const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
     expect(raw.prepare('SELECT user_id AS userId FROM idempotency').all()).toEqual([{ userId: other.id }]);

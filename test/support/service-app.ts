@@ -2,12 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { expect } from 'vitest';
 import type { EngineOptions, Verifier } from '../../src/engine/types.js';
 import { createVerifier } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { createJwtIssuer, loadOrCreateJwtSecret, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
+import type { LogSettings } from '../../src/server/logging.js';
 import { hashPassword } from '../../src/server/passwords.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { Store, User } from '../../src/server/store/store.js';
@@ -18,7 +20,7 @@ import { startSmtpServer, type SmtpFixture } from './smtp-server.js';
  * The service's app for integration tests: the real fastify app, store, JWT issuer and job runner
  * on a temp data dir, listening on an ephemeral loopback port, requests over real HTTP. The engine
  * is the real one pointed at loopback DNS and SMTP fixtures (a `MailWorld`), unless a test hands
- * in its own verifier (to make the engine fail).
+ * in its own verifier (the real engine wrapped to fail on one address).
  */
 
 export const MAIL_DOMAIN = 'service.test';
@@ -96,9 +98,9 @@ export interface TestApp {
   store: Store;
   jwt: JwtIssuer;
   jwtSecret: Uint8Array;
-  /** A user with a fresh `mv_` token. */
+  /** A user with a fresh `mv_` token (in the store all instances on this data dir share). */
   createUser(email: string, options: TestUserOptions): Promise<{ user: User; token: string }>;
-  call(method: 'GET' | 'POST' | 'DELETE' | 'PUT', path: string, options?: CallOptions): Promise<Reply>;
+  call(method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'OPTIONS', path: string, options?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -119,14 +121,33 @@ export async function call(baseUrl: string, method: string, path: string, option
   return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), contentType };
 }
 
-export async function startTestApp(options: { world?: MailWorld; verifier?: Verifier }): Promise<TestApp> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'mailverify-app-'));
+/** The problem+json body of DESIGN.md §2 with this status and `code`. */
+export function expectProblem(reply: Reply, status: number, code: string): void {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.contentType).toMatch(/^application\/problem\+json/);
+  expect(reply.body).toMatchObject({ type: 'about:blank', status, code });
+  expect(typeof reply.body.title).toBe('string');
+  expect(typeof reply.body.detail).toBe('string');
+}
+
+export interface TestAppOptions {
+  world?: MailWorld;
+  /** The engine to use instead of one on `world` (a fault-injecting wrapper). */
+  verifier?: Verifier;
+  /** Where the app logs; silent otherwise. */
+  log?: LogSettings;
+  /** Another app's data dir, for a second service instance on the same store; a fresh temp dir otherwise. */
+  dataDir?: string;
+}
+
+export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-app-')));
   const store = openSqliteStore(dataDir);
   const jwtSecret = loadOrCreateJwtSecret(dataDir);
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
   const runner = startJobRunner({ store, verifier, log: silentLog, idlePollMs: 200 });
-  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake() });
+  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl,
@@ -146,7 +167,7 @@ export async function startTestApp(options: { world?: MailWorld; verifier?: Veri
       await app.close();
       await runner.stop();
       store.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

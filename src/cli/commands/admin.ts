@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { createIo, type Io } from '../io.js';
+import { readPasswordLine } from '../prompt.js';
 
 /**
  * `mailverify admin …`: the operator's commands, run on the host of `serve` against its data dir.
@@ -52,15 +53,6 @@ function requireAddress(email: string): string {
   return trimmed;
 }
 
-/** The first line of stdin, for `--password-stdin` (so the password never sits in argv or shell history). */
-async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-  const password = text.split(/\r?\n/)[0] ?? '';
-  if (password === '') throw new UsageError('--password-stdin read an empty password');
-  return password;
-}
-
 /** Opens the data dir's store for one command and always closes it, so no lock outlives the command. */
 async function withStore<T>(flags: AdminFlags, work: (store: Store) => T | Promise<T>): Promise<T> {
   const store = openSqliteStore(resolveDataDir(flags.dataDir));
@@ -83,9 +75,9 @@ function findUser(store: Store, email: string): User {
   return user;
 }
 
-function setup(command: Command, io: Io | undefined): { flags: AdminFlags; out: Io } {
+function setup(command: Command): { flags: AdminFlags; out: Io } {
   const flags = command.optsWithGlobals<AdminFlags>();
-  return { flags, out: io ?? createIo(flags) };
+  return { flags, out: createIo(flags) };
 }
 
 function printUser(out: Io, user: User): void {
@@ -97,21 +89,21 @@ function printUser(out: Io, user: User): void {
   );
 }
 
-export async function runAdminUserAdd(email: string, command: Command, io?: Io): Promise<void> {
-  const { flags, out } = setup(command, io);
+export async function runAdminUserAdd(email: string, command: Command): Promise<void> {
+  const { flags, out } = setup(command);
   const address = requireAddress(email);
   const credits = flags.credits === undefined ? 0 : parseWholeNumber(flags.credits, '--credits', 0);
   const rateLimit = flags.rateLimit === undefined ? DEFAULT_RATE_LIMIT : parseWholeNumber(flags.rateLimit, '--rate-limit', 1);
   // Hashing happens before the store is opened, so the write lock is held only for the insert.
-  const passwordHash = flags.passwordStdin ? await hashPassword(await readPassword(out.stdin)) : null;
+  const passwordHash = flags.passwordStdin ? await hashPassword(await readPasswordLine(out.stdin)) : null;
   const user = await withStore(flags, (store) =>
     store.createUser({ email: address, passwordHash, balance: credits, rateLimit, rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS }),
   );
   printUser(out, user);
 }
 
-export async function runAdminUserList(command: Command, io?: Io): Promise<void> {
-  const { flags, out } = setup(command, io);
+export async function runAdminUserList(command: Command): Promise<void> {
+  const { flags, out } = setup(command);
   const users = await withStore(flags, (store) => store.listUsers());
   if (out.json) {
     out.stdout.write(`${JSON.stringify(users.map(publicUser))}\n`);
@@ -131,8 +123,8 @@ export async function runAdminUserList(command: Command, io?: Io): Promise<void>
   for (const row of rows) out.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
 }
 
-export async function runAdminCreditsAdd(email: string, amount: string, command: Command, io?: Io): Promise<void> {
-  const { flags, out } = setup(command, io);
+export async function runAdminCreditsAdd(email: string, amount: string, command: Command): Promise<void> {
+  const { flags, out } = setup(command);
   // Negative amounts (after `--`) take credits back; the store refuses to go below zero.
   const delta = parseWholeNumber(amount, 'the number of credits');
   if (delta === 0) throw new UsageError('the number of credits must not be 0');
@@ -144,8 +136,8 @@ export async function runAdminCreditsAdd(email: string, amount: string, command:
 }
 
 /** "Contact support" for a higher limit (DESIGN.md §2) ends here: a running server applies it from the next request. */
-export async function runAdminRateLimitSet(email: string, limit: string, command: Command, io?: Io): Promise<void> {
-  const { flags, out } = setup(command, io);
+export async function runAdminRateLimitSet(email: string, limit: string, command: Command): Promise<void> {
+  const { flags, out } = setup(command);
   const requests = parseWholeNumber(limit, 'the number of requests', 1);
   const window = flags.window === undefined ? undefined : parseWholeNumber(flags.window, '--window', 1);
   const user = await withStore(flags, (store) => {
@@ -157,8 +149,8 @@ export async function runAdminRateLimitSet(email: string, limit: string, command
   printUser(out, user);
 }
 
-export async function runAdminTokenCreate(email: string, command: Command, io?: Io): Promise<void> {
-  const { flags, out } = setup(command, io);
+export async function runAdminTokenCreate(email: string, command: Command): Promise<void> {
+  const { flags, out } = setup(command);
   const token = generateApiToken();
   await withStore(flags, (store) => store.createApiToken(findUser(store, email).id, flags.name ?? 'admin', hashApiToken(token)));
   out.stdout.write(`${token}\n`);

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
-import { conflict, idempotencyScope, recordedResponse, sendRecorded } from '../idempotency.js';
+import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';
 import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
-import { StoreError, type JobProgress } from '../store/store.js';
+import type { JobProgress } from '../store/store.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
@@ -36,19 +36,13 @@ function noSuchJob(jobId: string): ProblemError {
 export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppConfig): void {
   app.post<{ Body: { emails: string[] } }>('/v1/bulk-verify', { schema: submitBulkSchema }, async (request, reply) => {
     const user = currentUser(request);
-    const scope = idempotencyScope(request, user.id, ROUTE);
-    const recorded = scope && recordedResponse(store, scope);
-    if (recorded) return sendRecorded(reply, recorded);
-    let created: ReturnType<typeof store.createJob>;
-    try {
-      // Charge, job, items and the idempotency record in one transaction: all or nothing.
-      created = store.createJob(user.id, distinctEmails(request.body.emails), scope);
-    } catch (error) {
-      if (error instanceof StoreError && error.code === 'idempotency_conflict') throw conflict();
-      throw error;
-    }
+    const key = idempotencyKey(request, ROUTE);
+    // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
+    // repeat of the key finds the first job in there, however close behind it came.
+    const created = unlessConflicting(() => store.createJob(user.id, distinctEmails(request.body.emails), key));
     if (!created.ok) throw insufficientTokens(created);
-    onJobCreated();
+    if (created.replayed) markReplayed(reply);
+    else onJobCreated();
     return { jobId: created.jobId, queued: created.queued };
   });
 

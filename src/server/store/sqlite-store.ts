@@ -5,12 +5,16 @@ import Sqlite from 'better-sqlite3';
 import type { VerificationResult } from '../../engine/types.js';
 import { migrate } from './migrations.js';
 import {
+  IDEMPOTENCY_CLAIM_TTL_MS,
   IDEMPOTENCY_TTL_MS,
   StoreError,
   type ApiTokenRecord,
   type ChargeOutcome,
+  type IdempotencyKey,
   type IdempotencyRecord,
+  type JobCreation,
   type JobProgress,
+  type KeyedCharge,
   type LedgerEntry,
   type NewUser,
   type PendingItem,
@@ -26,6 +30,9 @@ export interface SqliteStoreOptions {
   /** How long a writer waits for another process's write lock (`admin` beside `serve`). */
   busyTimeoutMs?: number;
 }
+
+/** The status stored for a key that is claimed by a running request and has no response yet. */
+const CLAIMED = 0;
 
 /** A token's "last used" time is rewritten at most this often, so authenticating is not a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -194,9 +201,11 @@ class SqliteStore implements Store {
          WHERE id = ? AND completed_at IS NULL`,
       ),
 
+      // A claim or a recorded response: whatever holds the key.
       idempotencyOf: prepare<IdempotencyRow>(
         'SELECT * FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND created_at >= ?',
       ),
+      releaseClaim: prepare(`DELETE FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND status_code = ${CLAIMED}`),
       upsertIdempotency: prepare(
         `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -279,11 +288,33 @@ class SqliteStore implements Store {
     }).immediate();
   }
 
-  refund(userId: number, amount: number, jobId: string | null = null): number {
+  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge {
+    const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
+    return this.db.transaction((): KeyedCharge => {
+      const held = this.liveKey(userId, key);
+      if (held) {
+        if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
+        if (this.now().getTime() - Date.parse(held.createdAt) < IDEMPOTENCY_CLAIM_TTL_MS) return { kind: 'running' };
+        // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
+        this.writeIdempotency(claim);
+        return { kind: 'charged', balance: this.findUserById(userId)!.balance };
+      }
+      const balance = this.takeCredits(userId, amount, reason, null);
+      if (balance === undefined) {
+        const short = this.shortOf(userId, amount);
+        return { kind: 'short', balance: short.balance, required: short.required };
+      }
+      this.writeIdempotency(claim);
+      return { kind: 'charged', balance };
+    }).immediate();
+  }
+
+  refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number {
     return this.db.transaction(() => {
       const moved = this.sql.addCredits.get(amount, userId, amount);
       if (!moved) throw new StoreError('user_not_found', `no user with id ${userId}`);
       this.writeLedger(userId, amount, moved.balance, 'refund', jobId);
+      if (releaseKey) this.sql.releaseClaim.run(userId, releaseKey.key, releaseKey.route);
       return moved.balance;
     }).immediate();
   }
@@ -338,12 +369,8 @@ class SqliteStore implements Store {
 
   // bulk jobs
 
-  createJob(
-    userId: number,
-    emails: string[],
-    idempotency?: { key: string; route: string; requestHash: string },
-  ): { ok: true; jobId: string; queued: number } | { ok: false; balance: number; required: number } {
-    return this.db.transaction(() => {
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
+    return this.db.transaction((): JobCreation => {
       if (idempotency) {
         const replay = this.replayedJob(userId, idempotency);
         if (replay) return replay;
@@ -353,26 +380,20 @@ class SqliteStore implements Store {
       const createdAt = this.timestamp();
       this.sql.insertJob.run(jobId, userId, emails.length, createdAt, emails.length === 0 ? createdAt : null);
       this.sql.insertItems.run(jobId, JSON.stringify(emails));
-      const ack = { ok: true as const, jobId, queued: emails.length };
       if (idempotency) {
-        this.saveIdempotency({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: ack.queued }) });
+        this.saveIdempotency({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: emails.length }) });
       }
-      return ack;
+      return { ok: true, jobId, queued: emails.length, replayed: false };
     }).immediate();
   }
 
-  /** The job an earlier request with this key created, for a replay that raced past the route's own check. */
-  private replayedJob(
-    userId: number,
-    idempotency: { key: string; route: string; requestHash: string },
-  ): { ok: true; jobId: string; queued: number } | undefined {
-    const earlier = this.findIdempotency(userId, idempotency.key, idempotency.route);
+  /** The job an earlier request with this key created. */
+  private replayedJob(userId: number, idempotency: IdempotencyKey): JobCreation | undefined {
+    const earlier = this.liveKey(userId, idempotency);
     if (!earlier) return undefined;
-    const ack = earlier.requestHash === idempotency.requestHash ? (JSON.parse(earlier.body) as Partial<{ jobId: string; queued: number }>) : {};
-    if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') {
-      throw new StoreError('idempotency_conflict', `Idempotency-Key ${idempotency.key} was used with another request`);
-    }
-    return { ok: true, jobId: ack.jobId, queued: ack.queued };
+    const ack = JSON.parse(earlier.body) as Partial<{ jobId: string; queued: number }>;
+    if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') throw new Error(`the record of Idempotency-Key ${idempotency.key} holds no job`);
+    return { ok: true, jobId: ack.jobId, queued: ack.queued, replayed: true };
   }
 
   getJob(userId: number, jobId: string): JobProgress | undefined {
@@ -409,24 +430,23 @@ class SqliteStore implements Store {
 
   // idempotency
 
-  findIdempotency(userId: number, key: string, route: string): IdempotencyRecord | undefined {
-    const row = this.sql.idempotencyOf.get(userId, key, route, this.idempotencyCutoff());
-    return row && toIdempotency(row);
-  }
-
   saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
     this.db.transaction(() => {
       this.sql.pruneIdempotency.run(this.idempotencyCutoff());
-      this.sql.upsertIdempotency.run(
-        record.userId,
-        record.route,
-        record.key,
-        record.requestHash,
-        record.statusCode,
-        record.body,
-        this.timestamp(),
-      );
+      this.writeIdempotency(record);
     }).immediate();
+  }
+
+  /** The claim or response holding this key within its 24 h; a StoreError `idempotency_conflict` when it was for another request. */
+  private liveKey(userId: number, { key, route, requestHash }: IdempotencyKey): IdempotencyRecord | undefined {
+    const row = this.sql.idempotencyOf.get(userId, key, route, this.idempotencyCutoff());
+    if (row && row.request_hash !== requestHash) throw new StoreError('idempotency_conflict', `Idempotency-Key ${key} was used with another request`);
+    return row && toIdempotency(row);
+  }
+
+  private writeIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
+    const { userId, route, key, requestHash, statusCode, body } = record;
+    this.sql.upsertIdempotency.run(userId, route, key, requestHash, statusCode, body, this.timestamp());
   }
 
   // rate limits

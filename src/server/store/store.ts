@@ -11,6 +11,12 @@ export const DEFAULT_RATE_LIMIT = 20;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
 /** An Idempotency-Key is honoured for this long; older records are ignored and pruned. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a claimed key waits for its response before a retry may take the request over: longer
+ * than any single verification runs (greylist retries included), so only a claim whose process
+ * died is ever taken over.
+ */
+export const IDEMPOTENCY_CLAIM_TTL_MS = 15 * 60 * 1000;
 
 export type StoreErrorCode = 'user_exists' | 'user_not_found' | 'negative_balance' | 'idempotency_conflict';
 
@@ -55,6 +61,9 @@ export interface LedgerEntry {
 
 export type ChargeOutcome = { ok: true; balance: number } | { ok: false; balance: number; required: number };
 
+/** A created job, or the job a request with the same Idempotency-Key created before (`replayed`, nothing charged). */
+export type JobCreation = { ok: true; jobId: string; queued: number; replayed: boolean } | { ok: false; balance: number; required: number };
+
 export interface JobProgress {
   id: string;
   userId: number;
@@ -69,6 +78,20 @@ export interface PendingItem {
   position: number;
   email: string;
 }
+
+/** An Idempotency-Key as a request presents it: the key, on which route, for which body. */
+export interface IdempotencyKey {
+  key: string;
+  route: string;
+  requestHash: string;
+}
+
+/** What charging for a request with an Idempotency-Key came to (see Store.chargeWithKey). */
+export type KeyedCharge =
+  | { kind: 'charged'; balance: number }
+  | { kind: 'short'; balance: number; required: number }
+  | { kind: 'recorded'; record: IdempotencyRecord }
+  | { kind: 'running' };
 
 /** A stored response for an Idempotency-Key, so a replay answers exactly as the first call did. */
 export interface IdempotencyRecord {
@@ -104,7 +127,17 @@ export interface Store {
   grantCredits(userId: number, delta: number): number;
   /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger. */
   charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): ChargeOutcome;
-  refund(userId: number, amount: number, jobId?: string | null): number;
+  /**
+   * `charge` for a request with an Idempotency-Key, in one transaction with claiming the key, so
+   * that of identical requests (on any number of service instances) exactly one is charged and
+   * runs; the others find it `running`, then `recorded` once saveIdempotency stores its response.
+   * A `short` balance claims nothing. A claim older than IDEMPOTENCY_CLAIM_TTL_MS was left by a
+   * process that died after charging: it is taken over as `charged`, without a second charge.
+   * Throws StoreError `idempotency_conflict` when the key is live with another request hash.
+   */
+  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge;
+  /** Gives credits back (the work they paid for failed); with `releaseKey`, drops that key's claim in the same transaction so a retry runs afresh. */
+  refund(userId: number, amount: number, jobId?: string | null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number;
   ledger(userId: number): LedgerEntry[];
 
   // API tokens (only SHA-256 hashes are stored)
@@ -118,17 +151,13 @@ export interface Store {
   // bulk jobs
   /**
    * In one transaction: charge `emails.length` credits, create the job and its items (and the
-   * idempotency record, when given, holding the acknowledgement `{jobId, queued}` with status 200).
-   * All or nothing: on a short balance nothing is written. The caller passes the list already
-   * de-duplicated; item positions follow its order. When a live record for the same key exists
-   * already (a concurrent replay), its job is returned and nothing is charged; with another
-   * request hash it throws StoreError `idempotency_conflict`.
+   * idempotency record, when a key is given, holding the acknowledgement `{jobId, queued}` with
+   * status 200). All or nothing: on a short balance nothing is written. The caller passes the list
+   * already de-duplicated; item positions follow its order. When the key is live already, its job
+   * is returned as `replayed` and nothing is charged; with another request hash it throws
+   * StoreError `idempotency_conflict`.
    */
-  createJob(
-    userId: number,
-    emails: string[],
-    idempotency?: { key: string; route: string; requestHash: string },
-  ): { ok: true; jobId: string; queued: number } | { ok: false; balance: number; required: number };
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation;
   /** The job when it belongs to this user, else undefined (never another user's). */
   getJob(userId: number, jobId: string): JobProgress | undefined;
   /**
@@ -147,9 +176,7 @@ export interface Store {
   saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void;
 
   // idempotency
-  /** The record for this key when younger than IDEMPOTENCY_TTL_MS, else undefined. */
-  findIdempotency(userId: number, key: string, route: string): IdempotencyRecord | undefined;
-  /** Stores (or replaces an expired) record; records past their TTL are pruned on the way. */
+  /** Stores the response for a key (ending its claim, or replacing an expired record); records past their TTL are pruned on the way. */
   saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void;
 
   // rate limits: a fixed window per user, counted here so that several instances share it
