@@ -15,20 +15,23 @@ import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
 interface Mapping {
   type: abstract new (...args: never[]) => Error;
   exitCode: ExitCodeValue;
-  hint?: (error: never) => string;
+  hint: (error: never) => string;
 }
 
-/** DESIGN.md §4's exit codes for the client's errors; first match wins, so subclasses come first. */
+/**
+ * DESIGN.md §4's exit codes for the client's errors, each with a hint at what to do next; first
+ * match wins, so subclasses come first.
+ */
 const MAPPINGS: Mapping[] = [
   { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: () => 'run `mailverify login`' },
   { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
   { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
-  { type: NotFoundError, exitCode: ExitCode.notFound },
-  { type: BadRequestError, exitCode: ExitCode.usage },
-  { type: PayloadTooLargeError, exitCode: ExitCode.usage },
-  { type: ApiError, exitCode: ExitCode.failure },
+  { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
+  { type: BadRequestError, exitCode: ExitCode.usage, hint: () => 'the service refused the request; --debug shows it' },
+  { type: PayloadTooLargeError, exitCode: ExitCode.usage, hint: () => "the service's limits are lower than this CLI's; split the list" },
+  { type: ApiError, exitCode: ExitCode.failure, hint: () => 'try again later; --debug shows the requests' },
   { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
-  { type: InvalidResponseError, exitCode: ExitCode.failure },
+  { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
 ];
 
@@ -45,5 +48,5 @@ export function cliErrorFor(error: unknown): CliError | undefined {
   if (!(error instanceof Error)) return undefined;
   const mapping = MAPPINGS.find(({ type }) => error instanceof type);
   if (mapping === undefined) return undefined;
-  return new CliError(messageOf(error), mapping.exitCode, mapping.hint?.(error as never));
+  return new CliError(messageOf(error), mapping.exitCode, mapping.hint(error as never));
 }

@@ -67,6 +67,17 @@ export function addEngineOptions(command: Command): Command {
   return command;
 }
 
+/**
+ * The engine flags typed on this command line (the environment does not count), e.g.
+ * `['--dns-server']`: `verify` without `--local` refuses them rather than ignore them.
+ */
+export function engineFlagsGiven(command: Command): string[] {
+  const engineFlags = new Set([...ENGINE_FLAGS.map((def) => optionName(def.flag)), '--allow-private-networks', '--no-web-check']);
+  return command.options
+    .filter((option) => option.long !== undefined && engineFlags.has(option.long) && command.getOptionValueSource(option.attributeName()) === 'cli')
+    .map((option) => option.long!);
+}
+
 function envFlag(raw: string | undefined): boolean | undefined {
   if (raw === undefined || raw === '') return undefined;
   return !['0', 'false', 'no', 'off'].includes(raw.trim().toLowerCase());

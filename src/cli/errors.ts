@@ -35,6 +35,13 @@ export class UsageError extends CliError {
   }
 }
 
+/** No token, a token the service refuses, or wrong credentials: the hint says how to get in. */
+export class NotAuthenticatedError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.unauthenticated, hint);
+  }
+}
+
 /** A verdict listed in `--fail-on` occurred; the results were printed already. */
 export class VerdictMatchedError extends CliError {
   constructor(verdicts: string[]) {

@@ -26,28 +26,38 @@ export interface GlobalFlags {
 
 /**
  * chalk does not read NO_COLOR itself, so it is decided here: --no-color and NO_COLOR turn colour
- * off, FORCE_COLOR turns it on, otherwise colour follows whether stdout is a terminal.
+ * off, FORCE_COLOR turns it on (its level 1 to 3, as chalk reads it; 0 or false turn it off),
+ * otherwise colour follows whether the output is a terminal.
  */
 export function colorLevel(flags: GlobalFlags, env: NodeJS.ProcessEnv, isTty: boolean): 0 | 1 | 2 | 3 {
   if (flags.color === false) return 0;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== '') return force === '0' || force === 'false' ? 0 : 1;
+  if (force !== undefined && force !== '') {
+    if (force === '0' || force === 'false') return 0;
+    const level = Number(force);
+    return level === 2 || level === 3 ? level : 1;
+  }
   return isTty ? 1 : 0;
 }
 
-export function createIo(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Io {
-  const stdoutTty = process.stdout.isTTY === true;
-  const stderrTty = process.stderr.isTTY === true;
+/** CI logs keep every byte written, so an animation there is only noise. */
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  return env.CI !== undefined && env.CI !== '0' && env.CI !== 'false';
+}
+
+export type Streams = Pick<Io, 'stdin' | 'stdout' | 'stderr'>;
+
+export function createIo(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, streams: Streams = process): Io {
   const json = flags.json === true;
   const quiet = flags.quiet === true;
   return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    color: new Chalk({ level: colorLevel(flags, env, stdoutTty) }),
+    stdin: streams.stdin,
+    stdout: streams.stdout,
+    stderr: streams.stderr,
+    color: new Chalk({ level: colorLevel(flags, env, streams.stdout.isTTY === true) }),
     json,
     quiet,
-    interactive: stderrTty && !json && !quiet && env.CI !== 'true',
+    interactive: streams.stderr.isTTY === true && !json && !quiet && !inCi(env) && env.TERM !== 'dumb',
   };
 }

@@ -1,7 +1,26 @@
 import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from '../client/version.js';
 import { CliError, ExitCode } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';
+
+/** Errors are one line on stderr, whatever the message held; a long one is easier to grep than to read. */
+const oneLine = (message: string) => message.trim().replace(/\s*\n\s*/g, ' ');
+
+/** A command's work: its positional arguments, then its Command (where it reads its flags). */
+type Run = (...args: never[]) => Promise<void>;
+
+/**
+ * The action of a command whose module is imported only when that command runs. commander calls
+ * an action with the positional arguments, the options object and the Command; runs read their
+ * options from the Command, so the options object is left out.
+ */
+function lazy(load: () => Promise<Run>) {
+  return async (...args: unknown[]): Promise<void> => {
+    const run = (await load()) as (...args: unknown[]) => Promise<void>;
+    await run(...args.slice(0, -2), args.at(-1));
+  };
+}
 
 /**
  * The whole command tree. Command modules are imported only when their command runs, so that
@@ -10,7 +29,7 @@ import { addEngineOptions } from './engine-flags.js';
 export function buildProgram(): Command {
   const program = new Command('mailverify')
     .description('Verify whether email addresses are deliverable: a CLI, an HTTP service and the engine behind both.')
-    .version(process.env.npm_package_version ?? '0.1.0', '-V, --version')
+    .version(VERSION, '-V, --version')
     .option('--base-url <url>', 'service URL [env MAILVERIFY_BASE_URL] (default http://127.0.0.1:8025)')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'print only data and errors')
@@ -18,7 +37,7 @@ export function buildProgram(): Command {
     .option('--debug', 'trace HTTP requests on stderr (Authorization redacted)')
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
     // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
-    .configureOutput({ outputError: (message, write) => write(`${message.trim().replace(/\s*\n\s*/g, ' ')}\n`) })
+    .configureOutput({ outputError: (message, write) => write(`${oneLine(message)}\n`) })
     .exitOverride();
 
   const verify = program
@@ -27,10 +46,7 @@ export function buildProgram(): Command {
     .argument('<email...>', 'addresses to verify, or - for stdin')
     .option('--local', 'run the engine in this process (no service, no token)')
     .option('--fail-on <results>', 'exit 3 when any verdict is in this comma list (e.g. invalid,unknown)');
-  addEngineOptions(verify).action(async (emails: string[], _flags: unknown, command: Command) => {
-    const { runVerify } = await import('./commands/verify.js');
-    await runVerify(emails, command);
-  });
+  addEngineOptions(verify).action(lazy(async () => (await import('./commands/verify.js')).runVerify));
 
   const serve = program
     .command('serve')
@@ -39,10 +55,7 @@ export function buildProgram(): Command {
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8025')
     .option('--data-dir <dir>', 'where the database and secrets live [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)');
-  addEngineOptions(serve).action(async (_flags: unknown, command: Command) => {
-    const { runServe } = await import('./commands/serve.js');
-    await runServe(command);
-  });
+  addEngineOptions(serve).action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
   program
     .command('login')
@@ -50,24 +63,15 @@ export function buildProgram(): Command {
     .option('--with-token', 'read an API token (mv_...) or a JWT from stdin')
     .option('--email <email>', 'log in as this account; the password is asked for, or read with --password-stdin')
     .option('--password-stdin', 'read the password from stdin (for scripts)')
-    .action(async (_flags: unknown, command: Command) => {
-      const { runLogin } = await import('./commands/login.js');
-      await runLogin(command);
-    });
+    .action(lazy(async () => (await import('./commands/login.js')).runLogin));
   program
     .command('logout')
     .description('forget the stored token (and revoke it when this CLI created it)')
-    .action(async (_flags: unknown, command: Command) => {
-      const { runLogout } = await import('./commands/logout.js');
-      await runLogout(command);
-    });
+    .action(lazy(async () => (await import('./commands/logout.js')).runLogout));
   program
     .command('whoami')
     .description('show the account, balance, rate limit, service and where the token comes from')
-    .action(async (_flags: unknown, command: Command) => {
-      const { runWhoami } = await import('./commands/whoami.js');
-      await runWhoami(command);
-    });
+    .action(lazy(async () => (await import('./commands/whoami.js')).runWhoami));
 
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
   bulk
@@ -80,19 +84,13 @@ export function buildProgram(): Command {
     .option('--output <file>', 'with --wait: write the results to this file (atomically) instead of stdout')
     .option('--format <format>', 'with --wait: csv, json or ndjson (default: from --output\'s extension, else ndjson)')
     .option('--only <results>', 'with --wait: only rows with these verdicts (comma list, e.g. valid,catch_all)')
-    .action(async (file: string, _flags: unknown, command: Command) => {
-      const { runBulkSubmit } = await import('./commands/bulk/submit.js');
-      await runBulkSubmit(file, command);
-    });
+    .action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
   bulk
     .command('status')
     .description('show the progress of bulk jobs')
     .argument('<job...>', 'job ids')
     .option('--watch', 'poll until every job is completed')
-    .action(async (jobIds: string[], _flags: unknown, command: Command) => {
-      const { runBulkStatus } = await import('./commands/bulk/status.js');
-      await runBulkStatus(jobIds, command);
-    });
+    .action(lazy(async () => (await import('./commands/bulk/status.js')).runBulkStatus));
   bulk
     .command('results')
     .description('write the results of bulk jobs, merged into the submitted list when it is known (exit 8 while processing)')
@@ -103,10 +101,7 @@ export function buildProgram(): Command {
     .option('--input <file>', 'the list to merge the results into (default: the one submitted from here)')
     .option('--column <name|number>', 'with --input: the column holding the addresses')
     .option('--wait', 'wait for the jobs to complete first, showing progress')
-    .action(async (jobIds: string[], _flags: unknown, command: Command) => {
-      const { runBulkResults } = await import('./commands/bulk/results.js');
-      await runBulkResults(jobIds, command);
-    });
+    .action(lazy(async () => (await import('./commands/bulk/results.js')).runBulkResults));
 
   const admin = program
     .command('admin')
@@ -120,17 +115,11 @@ export function buildProgram(): Command {
     .option('--credits <n>', 'starting balance (default 0)')
     .option('--rate-limit <n>', 'requests per second allowed (default 20)')
     .option('--password-stdin', 'read a login password from stdin')
-    .action(async (email: string, _flags: unknown, command: Command) => {
-      const { runAdminUserAdd } = await import('./commands/admin.js');
-      await runAdminUserAdd(email, command);
-    });
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminUserAdd));
   adminUser
     .command('list')
     .description('list users with balance and rate limit (--json for an array)')
-    .action(async (_flags: unknown, command: Command) => {
-      const { runAdminUserList } = await import('./commands/admin.js');
-      await runAdminUserList(command);
-    });
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminUserList));
   admin
     .command('credits')
     .description('change balances')
@@ -138,10 +127,7 @@ export function buildProgram(): Command {
     .description('add credits to a user (negative after -- to take some back)')
     .argument('<email>', 'the account address')
     .argument('<n>', 'credits to add')
-    .action(async (email: string, amount: string, _flags: unknown, command: Command) => {
-      const { runAdminCreditsAdd } = await import('./commands/admin.js');
-      await runAdminCreditsAdd(email, amount, command);
-    });
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminCreditsAdd));
   admin
     .command('rate-limit')
     .description('change rate limits')
@@ -150,10 +136,7 @@ export function buildProgram(): Command {
     .argument('<email>', 'the account address')
     .argument('<n>', 'requests allowed per window')
     .option('--window <seconds>', 'the window length (default: keep the current one, 1 s for new users)')
-    .action(async (email: string, limit: string, _flags: unknown, command: Command) => {
-      const { runAdminRateLimitSet } = await import('./commands/admin.js');
-      await runAdminRateLimitSet(email, limit, command);
-    });
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminRateLimitSet));
   admin
     .command('token')
     .description('API tokens')
@@ -161,10 +144,7 @@ export function buildProgram(): Command {
     .description('create an mv_ API token for a user and print only the token')
     .argument('<email>', 'the account address')
     .option('--name <name>', 'a label for the token (default "admin")')
-    .action(async (email: string, _flags: unknown, command: Command) => {
-      const { runAdminTokenCreate } = await import('./commands/admin.js');
-      await runAdminTokenCreate(email, command);
-    });
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminTokenCreate));
 
   return program;
 }
@@ -172,23 +152,36 @@ export function buildProgram(): Command {
 /** The single place where errors become a line on stderr and an exit code. */
 export function reportError(error: unknown, stderr: NodeJS.WritableStream = process.stderr): number {
   if (error instanceof CommanderError) {
-    // commander has already printed its one-line message; help and version are successes.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-      return ExitCode.ok;
-    }
+    // commander has printed its message already. Help and version asked for are successes; help
+    // shown because no command was given (exit code 1 in commander's terms) is a usage error.
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const expected = error instanceof CliError ? error : cliErrorFor(error);
   if (expected !== undefined) {
-    stderr.write(`mailverify: ${expected.message}${expected.hint ? ` (${expected.hint})` : ''}\n`);
+    stderr.write(`mailverify: ${oneLine(expected.message)}${expected.hint ? ` (${oneLine(expected.hint)})` : ''}\n`);
     return expected.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  stderr.write(`mailverify: unexpected error: ${message}\n`);
+  stderr.write(`mailverify: unexpected error: ${oneLine(message)}\n`);
   return ExitCode.failure;
 }
 
+/**
+ * A reader that stops early (`mailverify … | head -1`) closes the pipe, and the next write fails
+ * with EPIPE. That is the end of the output, not an error: stop there, quietly, with the exit
+ * code decided so far (0 unless the command had already failed). Nothing more is verified, so
+ * nothing more is charged, for output nobody reads.
+ */
+function endAtClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? ExitCode.ok);
+  });
+}
+
 export async function main(argv: string[] = process.argv): Promise<void> {
+  endAtClosedPipe(process.stdout);
+  endAtClosedPipe(process.stderr);
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import { CliError, ExitCode } from './errors.js';
+import { InterruptedError, UsageError } from './errors.js';
 
 /**
  * Questions at the terminal. Prompts go to stderr so that stdout stays data only; a hidden answer
@@ -15,6 +15,16 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
+/**
+ * The password of `--password-stdin`: the first line of stdin without its line end (so it never
+ * sits in argv or shell history). A password may hold spaces, so nothing else is trimmed.
+ */
+export async function readPasswordLine(stream: NodeJS.ReadableStream): Promise<string> {
+  const password = (await readAll(stream)).split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError('--password-stdin read an empty password');
+  return password;
+}
+
 async function ask(input: NodeJS.ReadableStream, prompt: NodeJS.WritableStream, question: string, hidden: boolean): Promise<string> {
   const echo = hidden ? new Writable({ write: (_chunk, _encoding, done) => done() }) : prompt;
   const lines = createInterface({ input, output: echo, terminal: true });
@@ -22,7 +32,7 @@ async function ask(input: NodeJS.ReadableStream, prompt: NodeJS.WritableStream, 
   if (hidden) prompt.write(question);
   const interrupted = new Promise<never>((_resolve, reject) =>
     // In raw mode Ctrl-C reaches readline, not the process: turn it into the interrupted exit.
-    lines.once('SIGINT', () => reject(new CliError('interrupted', ExitCode.interrupted))),
+    lines.once('SIGINT', () => reject(new InterruptedError('interrupted'))),
   );
   try {
     return await Promise.race([lines.question(hidden ? '' : question), interrupted]);

@@ -3,7 +3,7 @@ import { createApiClient, type ApiClient } from '../client/api-client.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { CliError, ExitCode, UsageError } from './errors.js';
+import { NotAuthenticatedError, UsageError } from './errors.js';
 import { createIo, type Io } from './io.js';
 
 /** The program-wide flags of src/cli/main.ts. */
@@ -110,7 +110,7 @@ export function createSession(command: Command, options: SessionOptions = {}): S
     client,
     authenticatedClient() {
       if (settings.token === undefined) {
-        throw new CliError(`not logged in to ${settings.baseUrl}`, ExitCode.unauthenticated, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
+        throw new NotAuthenticatedError(`not logged in to ${settings.baseUrl}`, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
       }
       return client({ token: settings.token });
     },

@@ -10,6 +10,7 @@ import {
   type ProblemBody,
 } from './errors.js';
 import { withRetry, type RetryPolicy } from './retry.js';
+import { VERSION } from './version.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -39,7 +40,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const USER_AGENT = `mailverify/${process.env.npm_package_version ?? '0.1.0'}`;
+const USER_AGENT = `mailverify/${VERSION}`;
 
 /** `Retry-After` is either delta seconds or an HTTP date. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
@@ -123,7 +124,7 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new InvalidResponseError(`${spec.method} ${url} answered ${status} with a body that is not JSON (is the base URL right?)`, spec.method, url);
+      throw new InvalidResponseError(`${spec.method} ${url} answered ${status} with a body that is not JSON`, spec.method, url);
     }
   }
 

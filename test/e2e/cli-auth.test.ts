@@ -15,7 +15,7 @@ let service: RunningService;
 let adminToken: string;
 const sandboxes: CliSandbox[] = [];
 /** Every secret seen in a test; none may ever be printed. */
-const secrets = new Set<string>();
+const secrets = new Set<string>([PASSWORD]);
 
 beforeAll(async () => {
   service = await startService();
@@ -169,6 +169,13 @@ describe('login --email --password-stdin', () => {
   it('takes no secret from argv and needs a terminal to ask for one (exit 2)', async () => {
     const cli = await sandbox();
     expect((await cli.run(['login', '--email', EMAIL, '--password', PASSWORD])).code).toBe(2);
+    // No flag of any command takes a token: not login's, not a global one.
+    for (const args of [['login', '--token', adminToken], ['--token', adminToken, 'whoami']]) {
+      const refused = await cli.run(args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/unknown option '--token'/);
+    }
+    expect(await storedToken(cli)).toBeUndefined();
     const noTerminal = await cli.run(['login']);
     expect(noTerminal.code).toBe(2);
     expect(noTerminal.stderr).toContain('--with-token');
@@ -187,7 +194,7 @@ describe('secrets', () => {
   it('no token ever appeared in any captured stdout or stderr', async () => {
     const printed = sandboxes.map((cli) => cli.printed()).join('\n');
     expect(printed.length).toBeGreaterThan(0);
-    expect(secrets.size).toBeGreaterThanOrEqual(2);
+    expect(secrets.size).toBeGreaterThanOrEqual(3);
     for (const secret of secrets) expect(printed).not.toContain(secret);
   });
 });

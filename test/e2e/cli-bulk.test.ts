@@ -334,3 +334,10 @@ describe('errors', () => {
     expect(submit.stderr).toContain('no email column found; columns seen: "name", "phone"');
   });
 });
+
+describe('secrets', () => {
+  it('no command of this file printed the token', () => {
+    expect(cli.printed().length).toBeGreaterThan(0);
+    expect(cli.printed()).not.toContain(token);
+  });
+});

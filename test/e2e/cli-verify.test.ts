@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../support/cli-sandbox.js';
-import { startScriptedServer, type ScriptedAnswer, type ScriptedServer } from '../support/scripted-http-server.js';
+import { startScriptedServer, type RecordedRequest, type ScriptedAnswer, type ScriptedServer } from '../support/scripted-http-server.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
-import { startService, type RunningService } from '../support/service.js';
+import { BIN, startService, type RunningService } from '../support/service.js';
 
 /** `mailverify verify` against a service: the built binary, the real service, real DNS and SMTP fixtures. */
 
@@ -127,6 +128,30 @@ describe('verify against the service', () => {
   });
 });
 
+describe('verify without --local', () => {
+  let cli: CliSandbox;
+  beforeAll(async () => {
+    // Nothing listens there: a usage error must come before any request.
+    cli = await createCliSandbox({ MAILVERIFY_TOKEN: 'mv_unused', MAILVERIFY_BASE_URL: 'http://127.0.0.1:9' });
+  });
+  afterAll(() => cli?.close());
+
+  it('refuses engine flags (exit 2, one line) instead of silently ignoring them', async () => {
+    const one = await cli.run(['verify', '--dns-server', '127.0.0.1:53', 'a@example.org']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/^mailverify: --dns-server needs --local \(.*\)\n$/);
+    const two = await cli.run(['verify', '--smtp-port', '2525', '--no-web-check', 'a@example.org']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('--smtp-port, --no-web-check need --local');
+  });
+
+  it('ignores the engine settings of the environment, which may be meant for --local', async () => {
+    const verify = await cli.run(['verify', 'a@example.org'], { env: { MAILVERIFY_DNS_SERVERS: '127.0.0.1:53', MAILVERIFY_RETRY_MAX_ATTEMPTS: '1' } });
+    expect(verify.code).toBe(1);
+    expect(verify.stderr).toContain('cannot reach http://127.0.0.1:9');
+  });
+});
+
 describe('verify against a service that rate-limits', () => {
   const RESULT = { email: 'someone@example.org', result: 'valid', checks: Object.fromEntries(CHECK_FIELDS.map((field) => [field, false])), reason: 'scripted' };
   const LIMITED: ScriptedAnswer = {
@@ -145,9 +170,12 @@ describe('verify against a service that rate-limits', () => {
     await cli?.close();
   });
 
-  async function serve(answers: ScriptedAnswer[]) {
+  /** A fresh scripted service: a list of answers (the last one repeats), or a function of the request. */
+  async function serve(answers: ScriptedAnswer[] | ((request: RecordedRequest) => ScriptedAnswer)) {
     await server?.close();
-    server = await startScriptedServer((_request, index) => answers[Math.min(index, answers.length - 1)]!);
+    server = await startScriptedServer(
+      typeof answers === 'function' ? answers : (_request, index) => answers[Math.min(index, answers.length - 1)]!,
+    );
     return server;
   }
 
@@ -171,5 +199,31 @@ describe('verify against a service that rate-limits', () => {
     expect(scripted.requests.length).toBeGreaterThanOrEqual(2);
     // Generous upper bound: the budget is 3 s; the point is that it does not hang.
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('ends quietly with exit 0 when the reader closes stdout early (`| head -1`)', async () => {
+    let readerGone!: () => void;
+    const heldUntil = new Promise<void>((resolve) => (readerGone = resolve));
+    const account = { email: 'a@example.org', balance: 10, rateLimit: { limit: 100, windowSeconds: 1 } };
+    // The first address is answered at once; the second only after the reader has gone, so its line meets a closed pipe.
+    const scripted = await serve((request) => {
+      if (request.url === '/v1/account') return { status: 200, json: account };
+      const { email } = JSON.parse(request.body) as { email: string };
+      return { status: 200, json: { ...RESULT, email }, heldUntil: email === 'second@example.org' ? heldUntil : undefined };
+    });
+    const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_TOKEN: 'mv_scripted', MAILVERIFY_BASE_URL: scripted.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
+    const child = spawn(process.execPath, [BIN, 'verify', 'first@example.org', 'second@example.org'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+
+    const firstLine = await new Promise<string>((resolve) => child.stdout.setEncoding('utf8').once('data', resolve));
+    expect(firstLine).toMatch(/first@example\.org/);
+    child.stdout.destroy();
+    await new Promise((resolve) => child.stdout.once('close', resolve));
+    readerGone();
+
+    expect(await exited, stderr).toBe(0);
+    expect(stderr).toBe('');
   });
 });

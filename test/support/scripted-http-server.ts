@@ -14,7 +14,15 @@ export interface RecordedRequest {
 }
 
 export type ScriptedAnswer =
-  | { status: number; headers?: Record<string, string>; json?: unknown; text?: string; delayMs?: number }
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      json?: unknown;
+      text?: string;
+      delayMs?: number;
+      /** Held back until this settles: the test decides the moment the client gets its answer. */
+      heldUntil?: Promise<unknown>;
+    }
   /** Closes the connection without answering. */
   | { cut: true };
 
@@ -44,8 +52,8 @@ export async function startScriptedServer(answer: (request: RecordedRequest, ind
         res.writeHead(reply.status, { ...(payload === '' ? {} : { 'content-type': type }), ...reply.headers });
         res.end(payload);
       };
-      if (reply.delayMs === undefined) send();
-      else setTimeout(send, reply.delayMs);
+      const answerNow = () => setTimeout(send, reply.delayMs ?? 0);
+      void (reply.heldUntil ?? Promise.resolve()).then(answerNow, answerNow);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

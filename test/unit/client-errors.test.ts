@@ -1,7 +1,8 @@
+import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { apiErrorFor, NetworkError, TimeoutError } from '../../src/client/errors.js';
+import { apiErrorFor, InvalidResponseError, NetworkError, TimeoutError } from '../../src/client/errors.js';
 import { cliErrorFor } from '../../src/cli/client-errors.js';
-import { ExitCode } from '../../src/cli/errors.js';
+import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { reportError } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/config/errors.js';
 
@@ -21,6 +22,7 @@ describe('client errors become exit codes in one place', () => {
     [apiError(503, 'internal'), ExitCode.failure, 'the service answered 503'],
     [new NetworkError('cannot reach http://127.0.0.1:1: ECONNREFUSED', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'check --base-url'],
     [new TimeoutError('no answer within 5 ms', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'no answer within 5 ms'],
+    [new InvalidResponseError('GET http://127.0.0.1:1/healthz answered 200 with a body that is not JSON', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'check --base-url'],
     [new ConfigError('bad config', '/tmp/x/config.json'), ExitCode.failure, 'fix or delete /tmp/x/config.json'],
   ])('%s → exit %i', (error, exitCode, text) => {
     let printed = '';
@@ -28,6 +30,24 @@ describe('client errors become exit codes in one place', () => {
     expect(reportError(error, stderr)).toBe(exitCode);
     expect(printed).toContain(text);
     expect(printed.trimEnd().split('\n')).toHaveLength(1);
+    // Every error says what to do next, in parentheses at the end of its line.
+    expect(printed).toMatch(/ \(.+\)\n$/);
+  });
+
+  it('prints one line even when a message or hint spans several', () => {
+    let printed = '';
+    const stderr = { write: (chunk: string) => (printed += chunk) } as unknown as NodeJS.WritableStream;
+    expect(reportError(new CliError('first line\n  second line', ExitCode.usage, 'a hint\non two lines'), stderr)).toBe(ExitCode.usage);
+    expect(reportError(new Error('unexpected\nand long'), stderr)).toBe(ExitCode.failure);
+    expect(printed).toBe('mailverify: first line second line (a hint on two lines)\nmailverify: unexpected error: unexpected and long\n');
+  });
+
+  it('maps commander: help or version asked for → 0, help because no command was given → 2', () => {
+    const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+    expect(reportError(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), silent)).toBe(ExitCode.ok);
+    expect(reportError(new CommanderError(0, 'commander.version', '0.1.0'), silent)).toBe(ExitCode.ok);
+    expect(reportError(new CommanderError(1, 'commander.help', '(outputHelp)'), silent)).toBe(ExitCode.usage);
+    expect(reportError(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"), silent)).toBe(ExitCode.usage);
   });
 
   it('leaves other errors to the generic path', () => {

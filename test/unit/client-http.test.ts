@@ -14,6 +14,7 @@ import {
   TimeoutError,
   UnauthorizedError,
 } from '../../src/client/errors.js';
+import { parseRetryAfter } from '../../src/client/transport.js';
 import { startScriptedServer, type ScriptedAnswer, type ScriptedServer } from '../support/scripted-http-server.js';
 
 const TOKEN = 'mv_secretsecretsecretsecret0123456789';
@@ -55,6 +56,27 @@ describe('the API client over HTTP', () => {
     await expect(client.verify('a@example.org', { idempotencyKey: 'key-2' })).resolves.toEqual(RESULT);
     expect(server!.requests.map((request) => request.headers['idempotency-key'])).toEqual(['key-2', 'key-2', 'key-2']);
     await client.close();
+  });
+
+  it('waits as long as Retry-After asks, even when its own backoff would be shorter', async () => {
+    const debug = new PassThrough();
+    let trace = '';
+    debug.setEncoding('utf8').on('data', (chunk: string) => (trace += chunk));
+    const limited: ScriptedAnswer = { status: 429, headers: { 'retry-after': '1' }, json: problem(429, 'rate_limited') };
+    // The backoff alone is at most 5 ms here: a wait of 1000 ms can only come from the header.
+    const client = await clientFor([limited, { status: 200, json: { status: 'ok' } }], { debug });
+    await client.health();
+    expect(trace).toMatch(/retrying in 1000 ms/);
+    await client.close();
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-21T12:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 12:00:10 GMT', now)).toBe(10);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 
   it('never repeats a POST without an Idempotency-Key', async () => {

@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
-import { CliError, ExitCode, UsageError } from '../errors.js';
-import { askHidden, askLine, readAll } from '../prompt.js';
+import { NotAuthenticatedError, UsageError } from '../errors.js';
+import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
 import { createSession, type Session } from '../session.js';
 
 interface LoginFlags {
@@ -49,15 +49,13 @@ async function tokenFromStdin({ io }: Session): Promise<Credential> {
 async function tokenFromPassword(flags: LoginFlags, session: Session): Promise<Credential> {
   const { io } = session;
   const email = required((flags.email ?? (await askLine(io.stdin, io.stderr, 'Email: '))).trim(), 'email');
-  // A password may hold spaces; only the line end that `echo` or a here-string adds is dropped.
-  const password = flags.passwordStdin ? (await readAll(io.stdin)).replace(/\r?\n$/, '') : await askHidden(io.stdin, io.stderr, 'Password: ');
-  required(password, 'password');
+  const password = flags.passwordStdin ? await readPasswordLine(io.stdin) : required(await askHidden(io.stdin, io.stderr, 'Password: '), 'password');
 
   let jwt: string;
   try {
     ({ token: jwt } = await session.client({}).login(email, password));
   } catch (error) {
-    if (error instanceof UnauthorizedError) throw new CliError('wrong email or password', ExitCode.unauthenticated);
+    if (error instanceof UnauthorizedError) throw new NotAuthenticatedError('wrong email or password');
     throw error;
   }
   const withJwt = session.client({ token: jwt });
@@ -71,7 +69,7 @@ async function checkToken(session: Session, credential: Credential): Promise<Acc
     return await session.client({ token: credential.token }).account();
   } catch (error) {
     await credential.revoke?.().catch(() => undefined);
-    if (error instanceof UnauthorizedError) throw new CliError(`${session.settings.baseUrl} does not accept this token`, ExitCode.unauthenticated);
+    if (error instanceof UnauthorizedError) throw new NotAuthenticatedError(`${session.settings.baseUrl} does not accept this token`);
     throw error;
   }
 }

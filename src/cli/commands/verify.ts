@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Verdict, VerificationResult } from '../../engine/types.js';
-import { engineOptionsFrom } from '../engine-flags.js';
+import { engineFlagsGiven, engineOptionsFrom } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
 import { humanLine, jsonLine, parseVerdictList } from '../format.js';
 import { collectAddresses } from '../input.js';
@@ -47,9 +47,18 @@ function inOrderPrinter(emails: string[], print: (result: VerificationResult) =>
   };
 }
 
-export async function runVerify(args: string[], command: Command, io?: Io): Promise<void> {
+/** The engine's options are the service's business when it verifies: giving them here would mislead. */
+function refuseEngineFlagsWithoutLocal(command: Command): void {
+  const given = engineFlagsGiven(command);
+  if (given.length > 0) {
+    throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --local`, 'without --local the service verifies with its own settings');
+  }
+}
+
+export async function runVerify(args: string[], command: Command): Promise<void> {
   const flags = command.optsWithGlobals<VerifyFlags>();
-  const out = io ?? createIo(flags);
+  if (!flags.local) refuseEngineFlagsWithoutLocal(command);
+  const out = createIo(flags);
   const failOn = flags.failOn === undefined ? [] : parseVerdictList(flags.failOn, '--fail-on');
   const emails = await collectAddresses(args, out.stdin);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');

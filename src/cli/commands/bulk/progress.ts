@@ -16,6 +16,8 @@ export function fraction(processed: number, total: number): string {
 }
 
 const NO_PROGRESS: Progress = { update() {}, stop() {} };
+/** ora's "dots". */
+const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function duration(ms: number): string {
   const seconds = Math.max(1, Math.round(ms / 1000));
@@ -41,8 +43,17 @@ export async function startProgress(io: Io, label: string): Promise<Progress> {
   // loop of clearing lines; such a terminal gets no spinner.
   if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return NO_PROGRESS;
   const { default: ora } = await import('ora');
+  // `io` has decided about the terminal and colour already, so the frames come painted with its
+  // colours and ora's own decisions are off (its chalk ignores NO_COLOR).
   // discardStdin off: the terminal's own Ctrl-C must keep reaching our SIGINT handler.
-  const spinner = ora({ text: `${label}…`, stream: io.stderr, discardStdin: false }).start();
+  const spinner = ora({
+    text: `${label}…`,
+    stream: io.stderr,
+    isEnabled: true,
+    spinner: { interval: 80, frames: SPINNER_FRAMES.map((frame) => io.color.cyan(frame)) },
+    color: false,
+    discardStdin: false,
+  }).start();
   let first: { processed: number; at: number } | undefined;
   return {
     update(processed, total) {

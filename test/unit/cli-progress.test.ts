@@ -1,0 +1,56 @@
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { startProgress } from '../../src/cli/commands/bulk/progress.js';
+import { createIo } from '../../src/cli/io.js';
+
+/** The progress display of `--wait` and `--watch`: drawn on a terminal's stderr only, coloured only when colour is on. */
+
+/** An Io whose stderr is a terminal (as far as anyone can tell), recording what is drawn on it. */
+function terminal(flags: { json?: boolean; color?: boolean }, env: NodeJS.ProcessEnv = {}) {
+  const stream = new PassThrough();
+  // The cursor moves of a tty.WriteStream, which ora uses to redraw its line.
+  const stderr = Object.assign(stream, {
+    isTTY: true,
+    columns: 80,
+    cursorTo: (x: number, callback?: () => void) => cursorTo(stream, x, undefined, callback),
+    moveCursor: (dx: number, dy: number, callback?: () => void) => moveCursor(stream, dx, dy, callback),
+    clearLine: (dir: -1 | 0 | 1, callback?: () => void) => clearLine(stream, dir, callback),
+  });
+  let drawn = '';
+  stderr.setEncoding('utf8').on('data', (chunk: string) => (drawn += chunk));
+  const stdout = Object.assign(new PassThrough(), { isTTY: true });
+  return { io: createIo(flags, env, { stdin: new PassThrough(), stdout, stderr }), drawn: () => drawn };
+}
+
+const CYAN = '\u001b[36m';
+
+describe('startProgress', () => {
+  it('shows percent, processed/total and ETA on a terminal, in colour when colour is on', async () => {
+    const { io, drawn } = terminal({});
+    const progress = await startProgress(io, 'verifying');
+    progress.update(1, 4);
+    await vi.waitFor(() => expect(drawn()).toContain('verifying: 25% 1/4, ETA'));
+    progress.stop();
+    expect(drawn()).toContain(CYAN);
+  });
+
+  it('draws without colour under NO_COLOR or --no-color', async () => {
+    for (const { flags, env } of [{ flags: {}, env: { NO_COLOR: '1' } }, { flags: { color: false }, env: {} }]) {
+      const { io, drawn } = terminal(flags, env);
+      const progress = await startProgress(io, 'verifying');
+      progress.update(2, 4);
+      await vi.waitFor(() => expect(drawn()).toContain('verifying: 50% 2/4'));
+      progress.stop();
+      expect(drawn()).not.toContain(CYAN);
+    }
+  });
+
+  it('draws nothing with --json, even on a terminal', async () => {
+    const { io, drawn } = terminal({ json: true });
+    const progress = await startProgress(io, 'verifying');
+    progress.update(1, 2);
+    progress.stop();
+    expect(drawn()).toBe('');
+  });
+});
