@@ -6,6 +6,7 @@ import type { JwtIssuer } from './auth/jwt.js';
 import { handleError, handleNotFound } from './errors.js';
 import { acceptOnlyJsonBodies } from './json-body.js';
 import { loggerOptions, type LogSettings } from './logging.js';
+import { createRateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
@@ -57,11 +58,12 @@ export function buildApp(config: AppConfig): FastifyInstance {
   openApiRoutes(app, routes);
   authRoutes(app, config);
   app.register(async (scope) => {
-    guardScope(scope, createAuthenticator(config.store, config.jwt), config.store);
+    const authenticator = createAuthenticator(config.store, config.jwt);
+    guardScope(scope, authenticator, createRateLimiter(config.store));
     verifyRoutes(scope, config);
     bulkRoutes(scope, config);
-    tokenRoutes(scope, config);
-    accountRoutes(scope);
+    tokenRoutes(scope, config, authenticator);
+    accountRoutes(scope, config);
   });
   return app;
 }

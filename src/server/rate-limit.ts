@@ -1,23 +1,85 @@
 import type { FastifyReply } from 'fastify';
-import type { Store, User } from './store/store.js';
+import type { Caller } from './auth/authenticate.js';
+import type { Store } from './store/store.js';
 import { ProblemError } from './errors.js';
 
-/**
- * Per-user fixed-window rate limiting (DESIGN.md §2). The count lives in the store, not in this
- * process, so several service instances share one budget per user. Every authenticated response
- * says where the caller stands (`RateLimit-*`, reset as delta seconds); a 429 adds `Retry-After`.
- */
-export function enforceRateLimit(store: Store, user: User, reply: FastifyReply, nowMs = Date.now()): void {
-  const window = user.rateWindowSeconds;
+/** The fixed window `nowMs` falls in: its start (epoch seconds) and the whole seconds left until it ends (at least 1). */
+export function fixedWindow(nowMs: number, windowSeconds: number): { windowStart: number; resetSeconds: number } {
   const now = nowMs / 1000;
-  const windowStart = Math.floor(now / window) * window;
-  const count = store.countRequest(user.id, windowStart);
-  const resetSeconds = Math.max(1, Math.ceil(windowStart + window - now));
-  reply.header('RateLimit-Limit', user.rateLimit);
-  reply.header('RateLimit-Remaining', Math.max(0, user.rateLimit - count));
-  reply.header('RateLimit-Reset', resetSeconds);
-  if (count > user.rateLimit) {
-    reply.header('Retry-After', resetSeconds);
-    throw new ProblemError('rate_limited', `At most ${user.rateLimit} requests per ${window} s; retry in ${resetSeconds} s.`);
+  const windowStart = Math.floor(now / windowSeconds) * windowSeconds;
+  return { windowStart, resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - now)) };
+}
+
+/** The 429 of DESIGN.md §2, with `Retry-After` set on the reply. */
+export function rateLimited(reply: FastifyReply, resetSeconds: number, detail: string): ProblemError {
+  reply.header('Retry-After', resetSeconds);
+  return new ProblemError('rate_limited', detail);
+}
+
+/**
+ * An instance reserves up to this share of a user's limit from the store at once. 1/20 keeps a
+ * user at the default 20 per second on one store write per request, exactly as if every request
+ * were counted there, while a user allowed thousands a second costs one write per twentieth.
+ */
+const RESERVATION_SHARE = 20;
+
+/** This instance's reservation in one user's current window. */
+interface Reservation {
+  windowStart: number;
+  /** Requests counted in the store before our latest reservation, at most the limit. */
+  countedBefore: number;
+  /** Requests our latest reservation got within the limit, and how many of them are still unused. */
+  granted: number;
+  unused: number;
+  /** The store refused part of a reservation: the window is full, for every instance, until it ends. */
+  full: boolean;
+}
+
+export interface RateLimiter {
+  /** Counts the request against its user's window and sets `RateLimit-*`; throws the 429 when the window is full. */
+  admit(caller: Caller, reply: FastifyReply, nowMs?: number): void;
+}
+
+/**
+ * Per-user fixed-window rate limiting (DESIGN.md §2), counted in the store so that several
+ * instances share one budget per user. Rather than write each request there, an instance
+ * reserves a slice of the window's budget (RESERVATION_SHARE) and spends it locally, so the sum
+ * over instances can never pass the limit. The price: a slice one instance holds unused is not
+ * available to another in that window, so with several instances a user may be refused up to
+ * (instances - 1) slices early. `RateLimit-Remaining` is what this instance knows: exact with
+ * one instance. Reservations live for their window only; one small entry per active user.
+ */
+export function createRateLimiter(store: Store): RateLimiter {
+  const reservations = new Map<number, Reservation>();
+
+  function reserve(caller: Caller, reservation: Reservation): void {
+    const wanted = Math.max(1, Math.floor(caller.rateLimit / RESERVATION_SHARE));
+    const total = store.reserveRequests(caller.id, reservation.windowStart, wanted);
+    const before = total - wanted;
+    reservation.countedBefore = Math.min(before, caller.rateLimit);
+    reservation.granted = Math.max(0, Math.min(wanted, caller.rateLimit - before));
+    reservation.unused = reservation.granted;
+    reservation.full = reservation.granted < wanted;
   }
+
+  return {
+    admit(caller, reply, nowMs = Date.now()) {
+      const { windowStart, resetSeconds } = fixedWindow(nowMs, caller.rateWindowSeconds);
+      let reservation = reservations.get(caller.id);
+      if (reservation?.windowStart !== windowStart) {
+        reservation = { windowStart, countedBefore: 0, granted: 0, unused: 0, full: false };
+        reservations.set(caller.id, reservation);
+      }
+      if (reservation.unused === 0 && !reservation.full) reserve(caller, reservation);
+      const admitted = reservation.unused > 0;
+      if (admitted) reservation.unused--;
+      const used = reservation.countedBefore + reservation.granted - reservation.unused;
+      reply.header('RateLimit-Limit', caller.rateLimit);
+      reply.header('RateLimit-Remaining', Math.max(0, caller.rateLimit - used));
+      reply.header('RateLimit-Reset', resetSeconds);
+      if (!admitted) {
+        throw rateLimited(reply, resetSeconds, `At most ${caller.rateLimit} requests per ${caller.rateWindowSeconds} s; retry in ${resetSeconds} s.`);
+      }
+    },
+  };
 }

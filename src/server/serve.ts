@@ -16,7 +16,10 @@ export interface ServerOptions {
 
 export interface RunningServer {
   url: string;
-  /** Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store. */
+  /**
+   * Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store.
+   * Engine work the runner abandoned may still hold the event loop afterwards (see `serve`).
+   */
   close(): Promise<void>;
 }
 
@@ -40,12 +43,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const runner = startJobRunner({ store, verifier, log: app.log });
 
   async function close(): Promise<void> {
-    try {
-      await app.close();
-      await runner.stop();
-    } finally {
-      store.close();
-    }
+    // Both at once: stop taking requests (those in flight are answered, idle keep-alive connections
+    // closed) and stop claiming work (the results in hand are written); then the store, which
+    // neither touches any more. Engine work in flight is abandoned, to be verified again on the next start.
+    const outcomes = await Promise.allSettled([app.close(), runner.stop()]);
+    store.close();
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
   try {
     const url = await app.listen({ host: options.host, port: options.port });

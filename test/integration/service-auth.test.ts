@@ -3,6 +3,7 @@
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_ATTEMPTS_PER_IP, LOGIN_WINDOW_SECONDS } from '../../src/server/auth/login-limit.js';
 import { expectProblem, startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
 
 describe('authentication', () => {
@@ -152,5 +153,99 @@ describe('rate limits', () => {
     expect(limited?.headers['retry-after']).toBe('1');
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await app.call('GET', '/v1/account', { token: quick.token })).status).toBe(200);
+  });
+});
+
+describe('two instances on one store', () => {
+  let world: MailWorld;
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [] });
+    first = await startTestApp({ world });
+    second = await startTestApp({ world, dataDir: first.dataDir });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await world?.close();
+  });
+
+  it('refuses a token revoked through the other instance from the next request, though it was cached', async () => {
+    const { token } = await first.createUser('two-instances@example.org', { credits: 0 });
+    const created = await first.call('POST', '/v1/tokens', { token, json: { name: 'revoked elsewhere' } });
+    expect((await first.call('GET', '/v1/account', { token: created.body.token })).status).toBe(200);
+    expect((await second.call('DELETE', `/v1/tokens/${created.body.id}`, { token })).status).toBe(204);
+    expectProblem(await first.call('GET', '/v1/account', { token: created.body.token }), 401, 'unauthorized');
+  });
+
+  it('shares one budget per user: never more than the limit over both, at most one reserved slice short of it', async () => {
+    // 40 per hour: each instance reserves 2 at a time (a twentieth), so one may hold 2 the other cannot use.
+    const { token } = await first.createUser('shared-budget@example.org', { credits: 0, rateLimit: 40, windowSeconds: 3600 });
+    const burst = [first, second].flatMap((app) => Array.from({ length: 30 }, () => app.call('GET', '/v1/account', { token })));
+    const statuses = (await Promise.all(burst)).map((reply) => reply.status);
+    const served = statuses.filter((status) => status === 200).length;
+    expect(served).toBeLessThanOrEqual(40);
+    expect(served).toBeGreaterThanOrEqual(38);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(60 - served);
+  });
+});
+
+describe('login attempts', () => {
+  let world: MailWorld;
+  const apps: TestApp[] = [];
+  const password = 'the right password';
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [] });
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await world?.close();
+  });
+
+  /** A fresh service (its own store, so its own counts) with one account that has a password. */
+  async function appWithAccount(email: string): Promise<TestApp> {
+    const app = await startTestApp({ world });
+    apps.push(app);
+    await app.createUser(email, { credits: 0, password });
+    return app;
+  }
+
+  /** Counts reset with the fixed window: a test starting in its last seconds waits for the next one, so that its attempts share one. */
+  async function awayFromWindowEdge(): Promise<void> {
+    const leftMs = LOGIN_WINDOW_SECONDS * 1000 - (Date.now() % (LOGIN_WINDOW_SECONDS * 1000));
+    if (leftMs < 5_000) await new Promise((resolve) => setTimeout(resolve, leftMs + 50));
+  }
+
+  const login = (app: TestApp, email: string, attempt: string) => app.call('POST', '/v1/auth/login', { json: { email, password: attempt } });
+
+  function expectLoginLimited(reply: Reply): void {
+    expectProblem(reply, 429, 'rate_limited');
+    const retryAfter = Number(reply.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(LOGIN_WINDOW_SECONDS);
+  }
+
+  it('answers 429 with Retry-After once an address had its attempts, even with the right password; other accounts still log in', async () => {
+    const app = await appWithAccount('guessed@example.org');
+    await app.createUser('bystander@example.org', { credits: 0, password });
+    await awayFromWindowEdge();
+    for (let attempt = 0; attempt < LOGIN_ATTEMPTS_PER_EMAIL; attempt++) {
+      expectProblem(await login(app, 'guessed@example.org', `guess ${attempt}`), 401, 'unauthorized');
+    }
+    // The address is compared as the account is found: trimmed and in any letter case.
+    expectLoginLimited(await login(app, ' Guessed@Example.org', password));
+    expect((await login(app, 'bystander@example.org', password)).status).toBe(200);
+  });
+
+  it('answers 429 once one client IP had its attempts, whichever addresses it tried', async () => {
+    const app = await appWithAccount('owner@example.org');
+    await awayFromWindowEdge();
+    const sprayed = Array.from({ length: LOGIN_ATTEMPTS_PER_IP }, (_, i) => login(app, `sprayed${i}@example.org`, 'password1'));
+    for (const reply of await Promise.all(sprayed)) expectProblem(reply, 401, 'unauthorized');
+    expectLoginLimited(await login(app, 'owner@example.org', password));
   });
 });

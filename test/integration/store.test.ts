@@ -163,6 +163,19 @@ describe('API tokens', () => {
     expect(store.findApiTokenByHash('hash-1')).toBeUndefined();
     expect(store.listApiTokens(user.id)).toEqual([]);
   });
+
+  it('rewrites a token\'s last use at most once a minute, so that authenticating is not a write per request', () => {
+    const user = addUser('busy-token@example.test', 0);
+    store.createApiToken(user.id, 'ci', 'hash-2');
+    const firstUse = clock.toISOString();
+    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(firstUse);
+    clock = new Date(clock.getTime() + 59_000);
+    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(firstUse);
+    expect(store.listApiTokens(user.id)[0]?.lastUsedAt).toBe(firstUse);
+    clock = new Date(clock.getTime() + 1_000);
+    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(clock.toISOString());
+    expect(store.listApiTokens(user.id)[0]?.lastUsedAt).toBe(clock.toISOString());
+  });
 });
 
 describe('bulk jobs', () => {
@@ -315,11 +328,31 @@ describe('idempotency', () => {
 });
 
 describe('rate windows', () => {
-  it('counts requests per user and window', () => {
+  it('adds reserved requests per user and window, and answers the running total', () => {
     const user = addUser('rate@example.test', 0);
     const other = addUser('rate2@example.test', 0);
-    expect([store.countRequest(user.id, 100), store.countRequest(user.id, 100), store.countRequest(user.id, 100)]).toEqual([1, 2, 3]);
-    expect(store.countRequest(other.id, 100)).toBe(1);
-    expect(store.countRequest(user.id, 101)).toBe(1);
+    expect([store.reserveRequests(user.id, 100, 1), store.reserveRequests(user.id, 100, 5), store.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
+    expect(store.reserveRequests(other.id, 100, 3)).toBe(3);
+    expect(store.reserveRequests(user.id, 101, 2)).toBe(2);
+  });
+
+  it('counts login attempts per key and window, dropping past windows', () => {
+    expect([store.countLoginAttempt('email:a@example.test', 60), store.countLoginAttempt('email:a@example.test', 60)]).toEqual([1, 2]);
+    expect(store.countLoginAttempt('ip:127.0.0.1', 60)).toBe(1);
+    expect(store.countLoginAttempt('email:a@example.test', 120)).toBe(1);
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
+    expect(raw.prepare('SELECT DISTINCT window_start AS windowStart FROM login_windows').all()).toEqual([{ windowStart: 120 }]);
+    raw.close();
+  });
+});
+
+describe('data version', () => {
+  it("moves when another connection commits, not for this store's own writes", () => {
+    const before = store.dataVersion();
+    addUser('mine@example.test', 1);
+    expect(store.dataVersion()).toBe(before);
+    const elsewhere = open();
+    elsewhere.createUser({ email: 'theirs@example.test', passwordHash: null, balance: 0, rateLimit: 20, rateWindowSeconds: 1 });
+    expect(store.dataVersion()).not.toBe(before);
   });
 });

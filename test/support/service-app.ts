@@ -14,7 +14,7 @@ import { hashPassword } from '../../src/server/passwords.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { Store, User } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from './dns-server.js';
-import { startSmtpServer, type SmtpFixture } from './smtp-server.js';
+import { startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from './smtp-server.js';
 
 /**
  * The service's app for integration tests: the real fastify app, store, JWT issuer and job runner
@@ -36,9 +36,9 @@ export interface MailWorld {
   close(): Promise<void>;
 }
 
-/** DNS with `service.test` → MX on 127.0.0.1, an SMTP server there knowing `mailboxes`. */
-export async function startMailWorld(options: { mailboxes: string[]; replyDelayMs?: number }): Promise<MailWorld> {
-  const smtp = await startSmtpServer({ host: '127.0.0.1', mailboxes: options.mailboxes, replyDelayMs: options.replyDelayMs ?? 0 });
+/** DNS with `service.test` → MX on 127.0.0.1, an SMTP server there knowing `mailboxes` (and greylisting as told). */
+export async function startMailWorld(options: { mailboxes: string[]; replyDelayMs?: number; greylist?: SmtpFixtureOptions['greylist'] }): Promise<MailWorld> {
+  const smtp = await startSmtpServer({ host: '127.0.0.1', mailboxes: options.mailboxes, replyDelayMs: options.replyDelayMs ?? 0, greylist: options.greylist });
   const dns = await startDnsServer({
     [MAIL_DOMAIN]: { records: [{ type: 'MX', exchange: `mx.${MAIL_DOMAIN}`, priority: 10 }] },
     [`mx.${MAIL_DOMAIN}`]: { records: [{ type: 'A', address: '127.0.0.1' }] },

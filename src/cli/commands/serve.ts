@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../server/data-dir.js';
+import type { RunningServer } from '../../server/serve.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 
@@ -12,6 +13,8 @@ interface ServeFlags {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+/** How long requests in flight at a shutdown signal may take to finish before the process exits without them. */
+const SHUTDOWN_GRACE_MS = 5_000;
 /** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
 const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
 
@@ -41,6 +44,27 @@ function firstShutdownSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * Closes the server, then makes sure the process ends. The engine cannot be cancelled: probes the
+ * job runner abandoned (open SMTP sessions, greylist retries due in a minute) would otherwise keep
+ * the process alive long after the store is closed. Nothing is lost by not waiting for them: their
+ * items have no stored result and are verified again on the next start, charged only once, at
+ * submission. This is the one place the service ends the process itself.
+ */
+async function closeThenExit(server: RunningServer): Promise<void> {
+  const overdue = setTimeout(() => {
+    process.stderr.write(`mailverify: requests still running ${SHUTDOWN_GRACE_MS / 1000} s after the signal; exiting without them\n`);
+    process.exit(ExitCode.failure);
+  }, SHUTDOWN_GRACE_MS);
+  try {
+    await server.close();
+  } finally {
+    clearTimeout(overdue);
+    // Runs after main() has set the exit code; unref'd, so an idle process simply ends first.
+    setTimeout(() => process.exit(), 0).unref();
+  }
+}
+
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
   const options = {
@@ -62,5 +86,5 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   process.stderr.write(`mailverify: listening on ${server.url}\n`);
   const signal = await shutdown;
   process.stderr.write(`mailverify: ${signal} received, shutting down\n`);
-  await server.close();
+  await closeThenExit(server);
 }

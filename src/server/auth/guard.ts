@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store, User } from '../store/store.js';
-import { enforceRateLimit } from '../rate-limit.js';
+import type { RateLimiter } from '../rate-limit.js';
 import { errorResponses } from '../schemas/problem.js';
-import type { Authenticator } from './authenticate.js';
+import type { Authenticator, Caller } from './authenticate.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The caller, on routes inside the guarded scope; read it with currentUser(). */
-    user: User | null;
+    user: Caller | null;
   }
 }
 
@@ -18,7 +17,7 @@ export const BEARER_SCHEME = 'bearer';
  * Makes every route registered in `scope` authenticated and rate limited, before its body is even
  * parsed, and documents that in its schema (the bearer requirement, 401 and 429).
  */
-export function guardScope(scope: FastifyInstance, authenticate: Authenticator, store: Store): void {
+export function guardScope(scope: FastifyInstance, authenticator: Authenticator, limiter: RateLimiter): void {
   scope.decorateRequest('user', null);
   scope.addHook('onRoute', (route) => {
     const schema = route.schema ?? {};
@@ -31,13 +30,14 @@ export function guardScope(scope: FastifyInstance, authenticate: Authenticator, 
     route.schema = documented;
   });
   scope.addHook('onRequest', async (request, reply) => {
-    const user = await authenticate(request.headers.authorization);
-    enforceRateLimit(store, user, reply);
-    request.user = user;
+    const caller = await authenticator.authenticate(request.headers.authorization);
+    limiter.admit(caller, reply);
+    request.user = caller;
   });
 }
 
-export function currentUser(request: FastifyRequest): User {
+/** The authenticated caller of a route inside the guarded scope. */
+export function currentUser(request: FastifyRequest): Caller {
   // A wiring bug, not a client's fault: a plain error is logged and answered as a bare 500.
   if (request.user === null) throw new Error(`${request.url} is outside the authenticated scope`);
   return request.user;

@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import type { AppConfig } from '../app.js';
 import { currentUser } from '../auth/guard.js';
+import { ProblemError } from '../errors.js';
 import { accountSchema } from '../schemas/account.js';
 
-export function accountRoutes(app: FastifyInstance): void {
+export function accountRoutes(app: FastifyInstance, { store }: AppConfig): void {
   app.get('/v1/account', { schema: accountSchema }, async (request) => {
-    const user = currentUser(request);
+    // Read fresh, not from the authentication cache: the balance moves with every charge.
+    const user = store.findUserById(currentUser(request).id);
+    if (user === undefined) throw new ProblemError('unauthorized', 'The account of this token no longer exists.');
     return {
       email: user.email,
       balance: user.balance,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app.js';
+import { countLoginAttempt } from '../auth/login-limit.js';
 import { ProblemError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { loginSchema } from '../schemas/auth.js';
@@ -16,10 +17,11 @@ export function authRoutes(app: FastifyInstance, { store, jwt }: AppConfig): voi
   let decoyHash: Promise<string> | undefined;
   const decoy = () => (decoyHash ??= hashPassword(randomBytes(16).toString('hex')));
 
-  app.post<{ Body: LoginBody }>('/v1/auth/login', { schema: loginSchema }, async (request) => {
-    const { email, password } = request.body;
-    const user = store.findUserByEmail(email.trim());
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await decoy()));
+  app.post<{ Body: LoginBody }>('/v1/auth/login', { schema: loginSchema }, async (request, reply) => {
+    const email = request.body.email.trim();
+    countLoginAttempt(store, email, request.ip, reply);
+    const user = store.findUserByEmail(email);
+    const valid = await verifyPassword(request.body.password, user?.passwordHash ?? (await decoy()));
     if (!user || user.passwordHash === null || !valid) throw new ProblemError('unauthorized', 'Wrong email or password.');
     const { token, expiresAt } = await jwt.issue(user.id);
     return { token, tokenType: 'Bearer' as const, expiresAt: expiresAt.toISOString() };

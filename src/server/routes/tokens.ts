@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
+import type { Authenticator } from '../auth/authenticate.js';
 import { currentUser } from '../auth/guard.js';
 import { ProblemError } from '../errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
-export function tokenRoutes(app: FastifyInstance, { store }: AppConfig): void {
+export function tokenRoutes(app: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
   app.post<{ Body: { name: string } }>('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
     const token = generateApiToken();
     const record = store.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token));
@@ -21,6 +22,7 @@ export function tokenRoutes(app: FastifyInstance, { store }: AppConfig): void {
     if (!store.revokeApiToken(currentUser(request).id, request.params.id)) {
       throw new ProblemError('not_found', `No live token ${request.params.id}.`);
     }
+    authenticator.forgetToken(request.params.id);
     return reply.code(204).send();
   });
 }

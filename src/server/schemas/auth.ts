@@ -18,6 +18,6 @@ export const loginSchema = {
         expiresAt: { type: 'string', format: 'date-time' },
       },
     },
-    ...errorResponses('invalid_request', 'unauthorized', 'payload_too_large', 'unsupported_media_type'),
+    ...errorResponses('invalid_request', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'),
   },
 } as const;

@@ -215,12 +215,19 @@ class SqliteStore implements Store {
       ),
       pruneIdempotency: prepare('DELETE FROM idempotency WHERE created_at < ?'),
 
-      countRequest: prepare<{ count: number }>(
-        `INSERT INTO rate_windows (user_id, window_start, count) VALUES (?, ?, 1)
-         ON CONFLICT (user_id, window_start) DO UPDATE SET count = count + 1
+      reserveRequests: prepare<{ count: number }>(
+        `INSERT INTO rate_windows (user_id, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT (user_id, window_start) DO UPDATE SET count = count + excluded.count
          RETURNING count`,
       ),
       pruneWindows: prepare('DELETE FROM rate_windows WHERE user_id = ? AND window_start < ?'),
+      countLoginAttempt: prepare<{ count: number }>(
+        `INSERT INTO login_windows (window_start, key, count) VALUES (?, ?, 1)
+         ON CONFLICT (window_start, key) DO UPDATE SET count = count + 1
+         RETURNING count`,
+      ),
+      pruneLoginWindows: prepare('DELETE FROM login_windows WHERE window_start < ?'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
   }
 
@@ -451,13 +458,25 @@ class SqliteStore implements Store {
 
   // rate limits
 
-  countRequest(userId: number, windowStart: number): number {
-    // One upsert is atomic on its own; no explicit transaction, because this runs on every
-    // authenticated request and BEGIN/COMMIT would triple its cost.
-    const { count } = this.sql.countRequest.get(userId, windowStart)!;
-    // A user's first request in a window is the moment their older windows stop mattering.
-    if (count === 1) this.sql.pruneWindows.run(userId, windowStart);
+  reserveRequests(userId: number, windowStart: number, count: number): number {
+    // One upsert is atomic on its own; no explicit transaction, because BEGIN/COMMIT would triple its cost.
+    const total = this.sql.reserveRequests.get(userId, windowStart, count)!.count;
+    // The row is new (a user's first reservation in a window): their older windows stop mattering.
+    if (total === count) this.sql.pruneWindows.run(userId, windowStart);
+    return total;
+  }
+
+  countLoginAttempt(key: string, windowStart: number): number {
+    const { count } = this.sql.countLoginAttempt.get(windowStart, key)!;
+    // The first attempt under a key in a window: a moment to drop every past window, of every key.
+    if (count === 1) this.sql.pruneLoginWindows.run(windowStart);
     return count;
+  }
+
+  dataVersion(): number {
+    // SQLite's own counter of commits by other connections, other processes included; no table is
+    // read, though it costs about what a small query does (the authenticator reads it sparingly).
+    return this.sql.dataVersion.get()!;
   }
 
   close(): void {

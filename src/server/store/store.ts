@@ -179,9 +179,22 @@ export interface Store {
   /** Stores the response for a key (ending its claim, or replacing an expired record); records past their TTL are pruned on the way. */
   saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void;
 
-  // rate limits: a fixed window per user, counted here so that several instances share it
-  /** Counts one request of this user in the window starting at `windowStart` (epoch seconds); returns the count so far. */
-  countRequest(userId: number, windowStart: number): number;
+  // rate limits: fixed windows, counted here so that several instances share them
+  /**
+   * Adds `count` requests of this user to the window starting at `windowStart` (epoch seconds) and
+   * returns the window's total so far, the added ones included. An instance reserves several
+   * requests at once for a busy user (see rate-limit.ts), so this is not a write per request.
+   */
+  reserveRequests(userId: number, windowStart: number, count: number): number;
+  /** Counts one login attempt under `key` (an address or a client IP) in the window starting at `windowStart`; returns the count so far. */
+  countLoginAttempt(key: string, windowStart: number): number;
+
+  /**
+   * A number that changes whenever a change committed elsewhere (another service instance,
+   * `mailverify admin`) becomes visible here; this instance's own changes leave it alone. Caches
+   * of what others may change (tokens, rate limits) are dropped when it moves.
+   */
+  dataVersion(): number;
 
   close(): void;
 }
