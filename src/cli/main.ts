@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { VERSION } from '../client/version.js';
+import { VERSION } from '../version.js';
 import { CliError, ExitCode } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';

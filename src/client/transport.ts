@@ -10,7 +10,7 @@ import {
   type ProblemBody,
 } from './errors.js';
 import { withRetry, type RetryPolicy } from './retry.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 

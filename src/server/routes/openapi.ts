@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { BEARER_SCHEME } from '../auth/guard.js';
+import { VERSION } from '../../version.js';
 
 /**
  * `GET /v1/openapi.json`, generated from the very schemas the routes validate and serialize with:
@@ -68,7 +69,7 @@ export function openApiDocument(routes: RouteOptions[]) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'mailverify', version: process.env.npm_package_version ?? '0.1.0', description: 'Email deliverability verification.' },
+    info: { title: 'mailverify', version: VERSION, description: 'Email deliverability verification.' },
     components: {
       securitySchemes: {
         [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A JWT from POST /v1/auth/login or an `mv_` API token.' },
