@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, MAIL_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
+import { call, MAIL_DOMAIN, pollProgress, startMailWorld, type JobProgress, type MailWorld } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const TOTAL = 2_000;
@@ -15,12 +15,6 @@ const CREDITS = 2_500;
 const emails = Array.from({ length: TOTAL }, (_, i) => `user${i}@${MAIL_DOMAIN}`);
 const mailboxes = emails.filter((_, i) => i % 2 === 0);
 
-interface Progress {
-  status: string;
-  total: number;
-  processed: number;
-  progress_percent: number;
-}
 
 describe('mailverify serve after a crash', () => {
   let world: MailWorld;
@@ -37,22 +31,7 @@ describe('mailverify serve after a crash', () => {
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  async function progressOf(service: RunningService, jobId: string, token: string): Promise<Progress> {
-    const reply = await call(service.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token });
-    expect(reply.status).toBe(200);
-    return reply.body as Progress;
-  }
 
-  async function pollWhile(service: RunningService, jobId: string, token: string, seen: Progress[], going: (p: Progress) => boolean): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const progress = await progressOf(service, jobId, token);
-      seen.push(progress);
-      if (!going(progress)) return;
-      if (Date.now() > deadline) throw new Error(`job stuck at ${JSON.stringify(progress)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   it('resumes the job: each email exactly one result, charged once, progress monotonic', async () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-crash-'));
@@ -70,8 +49,8 @@ describe('mailverify serve after a crash', () => {
     expect(submitted.body.queued).toBe(TOTAL);
     const jobId = submitted.body.jobId as string;
 
-    const seen: Progress[] = [];
-    await pollWhile(first, jobId, token, seen, (progress) => progress.processed < TOTAL / 10);
+    const seen: JobProgress[] = [];
+    await pollProgress(first.baseUrl, jobId, token, (progress) => progress.processed >= TOTAL / 10, seen);
     // The job answers while processing, with as many results as it says are processed.
     const partial = await call(first.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
     expect(partial.body.status).toBe('processing');
@@ -84,7 +63,7 @@ describe('mailverify serve after a crash', () => {
 
     const second = await startService({ dataDir, engineArgs: world.engineArgs });
     services.push(second);
-    await pollWhile(second, jobId, token, seen, (progress) => progress.status !== 'completed');
+    await pollProgress(second.baseUrl, jobId, token, (progress) => progress.status === 'completed', seen);
 
     for (const [index, progress] of seen.entries()) {
       expect(Number.isInteger(progress.progress_percent)).toBe(true);

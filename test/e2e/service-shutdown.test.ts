@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, MAIL_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
+import { call, jobProgress, MAIL_DOMAIN, pollProgress, startMailWorld, type MailWorld } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
 
 const TOTAL = 3_000;
@@ -20,10 +20,6 @@ const greylisted = emails.filter((_, i) => i % 100 === 7);
 /** Far below the minute the held-back retries would keep the process alive without a prompt shutdown. */
 const EXIT_BOUND_MS = 8_000;
 
-interface Progress {
-  status: string;
-  processed: number;
-}
 
 describe('mailverify serve on SIGTERM during a large job', () => {
   let world: MailWorld;
@@ -39,21 +35,7 @@ describe('mailverify serve on SIGTERM during a large job', () => {
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  async function progressOf(service: RunningService, jobId: string, token: string): Promise<Progress> {
-    const reply = await call(service.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token });
-    expect(reply.status).toBe(200);
-    return reply.body as Progress;
-  }
 
-  async function waitFor(service: RunningService, jobId: string, token: string, done: (p: Progress) => boolean): Promise<Progress> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const progress = await progressOf(service, jobId, token);
-      if (done(progress)) return progress;
-      if (Date.now() > deadline) throw new Error(`job stuck at ${JSON.stringify(progress)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   it('exits 0 promptly; the restart completes the job with one result per email, charged once', async () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-shutdown-'));
@@ -66,7 +48,7 @@ describe('mailverify serve on SIGTERM during a large job', () => {
     const jobId = submitted.body.jobId as string;
 
     // Everything but the greylisted addresses is answered; those wait in the engine for their retry.
-    const atSignal = await waitFor(first, jobId, token, (progress) => progress.processed >= TOTAL - greylisted.length);
+    const atSignal = await pollProgress(first.baseUrl, jobId, token, (progress) => progress.processed >= TOTAL - greylisted.length);
     expect(atSignal.status).toBe('processing');
     const signalledAt = Date.now();
     const exitCode = await first.stop();
@@ -78,8 +60,8 @@ describe('mailverify serve on SIGTERM during a large job', () => {
     const second = await startService({ dataDir, engineArgs: world.engineArgs });
     services.push(second);
     // Every result written before the signal survived it.
-    expect((await progressOf(second, jobId, token)).processed).toBeGreaterThanOrEqual(atSignal.processed);
-    await waitFor(second, jobId, token, (progress) => progress.status === 'completed');
+    expect((await jobProgress(second.baseUrl, jobId, token)).processed).toBeGreaterThanOrEqual(atSignal.processed);
+    await pollProgress(second.baseUrl, jobId, token, (progress) => progress.status === 'completed');
 
     const job = await call(second.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
     expect(job.body).toMatchObject({ id: jobId, status: 'completed', total: TOTAL, processed: TOTAL });

@@ -185,3 +185,39 @@ export async function pollUntilCompleted(app: Pick<TestApp, 'call'>, jobId: stri
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** The contract's progress object (service-interface.md §2.5). */
+export interface JobProgress {
+  job_id: string;
+  status: string;
+  total: number;
+  processed: number;
+  progress_percent: number;
+}
+
+export async function jobProgress(baseUrl: string, jobId: string, token: string): Promise<JobProgress> {
+  const reply = await call(baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token });
+  if (reply.status !== 200) throw new Error(`progress of ${jobId}: HTTP ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as JobProgress;
+}
+
+/**
+ * Polls a job's progress until `done` holds (at most a minute), recording every answer in `seen`
+ * so that a test can check the sequence (monotonic, 100 only when completed).
+ */
+export async function pollProgress(
+  baseUrl: string,
+  jobId: string,
+  token: string,
+  done: (progress: JobProgress) => boolean,
+  seen: JobProgress[] = [],
+): Promise<JobProgress> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const progress = await jobProgress(baseUrl, jobId, token);
+    seen.push(progress);
+    if (done(progress)) return progress;
+    if (Date.now() > deadline) throw new Error(`job stuck at ${JSON.stringify(progress)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
