@@ -18,7 +18,36 @@ const CHECK_NAMES = (Object.keys(CHECK_ORDER) as (keyof Checks)[]).sort((a, b) =
 /** The columns appended to every row of a CSV output. */
 export const RESULT_COLUMNS: readonly string[] = ['result', 'reason', ...CHECK_NAMES];
 
-/** A result as the cells under RESULT_COLUMNS. */
-export function resultCells(result: VerificationResult): string[] {
-  return [result.result, result.reason, ...CHECK_NAMES.map((name) => String(result.checks[name]))];
+/**
+ * A key per shape of a checks object: the booleans as bits, any other value (the SMTP status) as
+ * JSON after its index, whose quoting keeps one value from running into the next.
+ */
+function shapeKey(checks: Checks): number | string {
+  let bits = 0;
+  let others = '';
+  for (let index = 0; index < CHECK_NAMES.length; index += 1) {
+    const value = checks[CHECK_NAMES[index]!];
+    if (value === true) bits |= 1 << index;
+    else if (value !== false) others += `${index}${JSON.stringify(value)}`;
+  }
+  return others === '' ? bits : `${bits}${others}`;
+}
+
+/**
+ * Encodes a result as the CSV text of its cells under RESULT_COLUMNS (no line end), each cell
+ * through `encode`. The checks take a handful of shapes across a whole list, so each shape's text
+ * is built once and then looked up: this runs for every row of a merge-back.
+ */
+export function resultCellsEncoder(encode: (field: string) => string, delimiter: string): (result: VerificationResult) => string {
+  const checksByShape = new Map<number | string, string>();
+  const checksText = (checks: Checks): string => {
+    const key = shapeKey(checks);
+    let text = checksByShape.get(key);
+    if (text === undefined) {
+      text = CHECK_NAMES.map((name) => encode(String(checks[name]))).join(delimiter);
+      checksByShape.set(key, text);
+    }
+    return text;
+  };
+  return (result) => `${encode(result.result)}${delimiter}${encode(result.reason)}${delimiter}${checksText(result.checks)}`;
 }

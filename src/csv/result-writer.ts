@@ -1,11 +1,11 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import type { Verdict, VerificationResult } from '../engine/types.js';
+import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
-import { RESULT_COLUMNS, resultCells } from './result-columns.js';
+import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
 import { addressKey, type ResultIndex } from './result-index.js';
-import { addressOf, pipeRows, type ListSource } from './source.js';
+import { addressOf, dataRows, pipeRecords, type ListSource } from './source.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -22,10 +22,83 @@ export interface WriteResultsOptions {
   signal?: AbortSignal;
 }
 
-/** One thing to write: a result, and the source row it answers when there is a source. */
-interface Item {
-  row?: string[];
-  result: VerificationResult;
+/** An output's text: what opens it, the text of one result (with its source row for CSV), what closes it. */
+interface TextFormat {
+  head: string;
+  /** Appends one result's text to `parts`, in pieces: they are joined once per chunk. */
+  entry(parts: string[], result: VerificationResult, row?: string[]): void;
+  tail(): string;
+}
+
+/** Header names for a source without a header: `email` for the address, `columnN` for the rest. */
+function headerOf(source: ListSource | undefined): string[] {
+  if (!source) return ['email'];
+  if (source.column.header) return source.column.header;
+  return Array.from({ length: source.width }, (_, index) => (index === source.column.index ? 'email' : `column${index + 1}`));
+}
+
+/** CSV in the source's own dialect (delimiter, BOM, line ends), the header first. */
+function csvFormat(source: ListSource | undefined): TextFormat {
+  const { delimiter, lineEnd, bom } = csvLayout(source?.dialect);
+  const encode = csvFieldEncoder(delimiter);
+  const resultText = resultCellsEncoder(encode, delimiter);
+  const header = [...headerOf(source), ...RESULT_COLUMNS].map(encode).join(delimiter);
+  return {
+    head: `${bom ? '\uFEFF' : ''}${header}${lineEnd}`,
+    entry: (parts, result, row) => {
+      parts.push((row ?? [result.email]).map(encode).join(delimiter), delimiter, resultText(result), lineEnd);
+    },
+    tail: () => '',
+  };
+}
+
+/** The interface's result fields only, as a JSON array or one object per line. */
+function jsonFormat(format: 'json' | 'ndjson'): TextFormat {
+  const json = ({ email, result, checks, reason }: VerificationResult) => JSON.stringify({ email, result, checks, reason });
+  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(json(result), '\n'), tail: () => '' };
+  let empty = true;
+  return {
+    head: '',
+    entry: (parts, result) => {
+      parts.push(empty ? '[\n' : ',\n', json(result));
+      empty = false;
+    },
+    tail: () => (empty ? '[]\n' : '\n]\n'),
+  };
+}
+
+/**
+ * Characters per chunk handed to `out`: one write per chunk instead of one per row. Not more: with
+ * chunks of 100 KB and up, a 5M-row merge-back's heap grew to 1.2 GB of pieces kept alive into the
+ * old generation, against 330 MB at this size, at the same speed.
+ */
+const CHUNK_CHARS = 48 * 1024;
+/** Text queued for `out` while it writes (its own buffer may be small): reading goes on meanwhile. */
+const QUEUED_BYTES = 4 * 1024 * 1024;
+
+/** Items in, `format`'s text out in chunks; `entryOf` appends an item's text, or nothing to leave it out. */
+function chunkedText<T>(format: TextFormat, entryOf: (parts: string[], item: T) => void): Transform {
+  let parts = [format.head];
+  let measured = 0;
+  let chars = 0;
+  return new Transform({
+    writableObjectMode: true,
+    readableHighWaterMark: QUEUED_BYTES,
+    transform(item: T, _encoding, done) {
+      entryOf(parts, item);
+      for (; measured < parts.length; measured += 1) chars += parts[measured]!.length;
+      if (chars < CHUNK_CHARS) return done();
+      const chunk = parts.join('');
+      parts = [];
+      measured = 0;
+      chars = 0;
+      done(null, chunk);
+    },
+    flush(done) {
+      parts.push(format.tail());
+      done(null, parts.join(''));
+    },
+  });
 }
 
 /**
@@ -38,79 +111,34 @@ function answerFor(address: string, results: ResultIndex): VerificationResult | 
 }
 
 /**
- * Source rows to items, in file order. Every row is kept for CSV (duplicates get the same result);
- * for JSON only an address's first row, since the output then holds results, not rows.
+ * A parser record's entry, in file order. Every row is kept for CSV (duplicates get the same
+ * result); for JSON only an address's first row, since the output then holds results, not rows.
  */
-function rowsToItems(source: ListSource, options: WriteResultsOptions, count: () => void): Transform {
+function rowEntries(source: ListSource, options: WriteResultsOptions, format: TextFormat, count: () => void) {
+  const toRow = dataRows(source);
   const written = options.format === 'csv' ? undefined : new Set<string>();
-  return new Transform({
-    objectMode: true,
-    transform(row: string[], _encoding, done) {
-      const address = addressOf(source, row);
-      const result = answerFor(address, options.results);
-      if (!result || (options.only && !options.only.includes(result.result))) return done();
-      if (written) {
-        if (address === '' || written.has(addressKey(address))) return done();
-        written.add(addressKey(address));
-      }
-      count();
-      done(null, options.format === 'csv' ? { row, result } : { result });
-    },
-  });
+  return (parts: string[], record: string[]): void => {
+    const row = toRow(record);
+    if (!row) return;
+    const address = addressOf(source, row);
+    const result = answerFor(address, options.results);
+    if (!result || (options.only && !options.only.includes(result.result))) return;
+    if (written) {
+      const key = addressKey(address);
+      if (address === '' || written.has(key)) return;
+      written.add(key);
+    }
+    count();
+    format.entry(parts, result, row);
+  };
 }
 
-function resultsToItems(options: WriteResultsOptions, count: () => void): Readable {
-  return Readable.from(
-    (function* () {
-      for (const result of options.results.values()) {
-        if (options.only && !options.only.includes(result.result)) continue;
-        count();
-        yield { result } satisfies Item;
-      }
-    })(),
-  );
-}
-
-/** Header names for a source without a header: `email` for the address, `columnN` for the rest. */
-function headerOf(source: ListSource | undefined): string[] {
-  if (!source) return ['email'];
-  if (source.column.header) return source.column.header;
-  return Array.from({ length: source.width }, (_, index) => (index === source.column.index ? 'email' : `column${index + 1}`));
-}
-
-/** CSV in the source's own dialect (delimiter, BOM, line ends), the header first. */
-function csvText(source: ListSource | undefined): Transform[] {
-  const toRecord = new Transform({
-    objectMode: true,
-    transform({ row, result }: Item, _encoding, done) {
-      done(null, [...(row ?? [result.email]), ...resultCells(result)]);
-    },
-  });
-  toRecord.push([...headerOf(source), ...RESULT_COLUMNS]);
-  const dialect = source?.dialect;
-  const csv = stringify({
-    delimiter: dialect?.kind === 'csv' ? dialect.delimiter : ',',
-    bom: dialect?.bom ?? false,
-    record_delimiter: dialect?.crlf ? 'windows' : 'unix',
-  });
-  return [toRecord, csv];
-}
-
-/** The interface's result fields only, as a JSON array or one object per line. */
-function jsonText(format: 'json' | 'ndjson'): Transform {
-  let first = true;
-  const line = ({ result: { email, result, checks, reason } }: Item) => JSON.stringify({ email, result, checks, reason });
-  return new Transform({
-    writableObjectMode: true,
-    transform(item: Item, _encoding, done) {
-      const prefix = format === 'ndjson' ? '' : first ? '[\n' : ',\n';
-      first = false;
-      done(null, `${prefix}${line(item)}${format === 'ndjson' ? '\n' : ''}`);
-    },
-    flush(done) {
-      done(null, format === 'ndjson' ? '' : first ? '[]\n' : '\n]\n');
-    },
-  });
+function resultEntries(options: WriteResultsOptions, format: TextFormat, count: () => void) {
+  return (parts: string[], result: VerificationResult): void => {
+    if (options.only && !options.only.includes(result.result)) return;
+    count();
+    format.entry(parts, result);
+  };
 }
 
 /**
@@ -123,8 +151,12 @@ export async function writeResults(out: NodeJS.WritableStream, options: WriteRes
   const count = () => {
     written += 1;
   };
-  const text = options.format === 'csv' ? csvText(options.source) : [jsonText(options.format)];
-  if (options.source) await pipeRows(options.source, [rowsToItems(options.source, options, count), ...text, out], options.signal);
-  else await pipeline([resultsToItems(options, count), ...text, out], { signal: options.signal });
+  const format = options.format === 'csv' ? csvFormat(options.source) : jsonFormat(options.format);
+  if (options.source) {
+    await pipeRecords(options.source, [chunkedText(format, rowEntries(options.source, options, format, count)), out], options.signal);
+  } else {
+    const text = chunkedText(format, resultEntries(options, format, count));
+    await pipeline([Readable.from(options.results.values()), text, out], { signal: options.signal });
+  }
   return written;
 }

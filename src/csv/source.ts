@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Readable, Transform, Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, type Options as ParseOptions } from 'csv-parse';
 import { UsageError } from '../cli/errors.js';
@@ -91,42 +91,46 @@ export async function openListSource(path: string, options: { label?: string; co
   return { ...base, column, width };
 }
 
-/** Drops the header row and pads short rows to the list's width, so appended columns line up. */
-function dataRowsOnly(source: ListSource): Transform {
+/**
+ * Turns the parser's records into data rows: undefined for the header, short rows padded to the
+ * list's width so that appended columns line up. A function the one consumer calls, not a stream
+ * stage of its own: an object-mode stage costs a hand-over per row, about a tenth of the parse.
+ */
+export function dataRows(source: ListSource): (record: string[]) => string[] | undefined {
   let skipHeader = source.column.hasHeader;
-  return new Transform({
-    objectMode: true,
-    transform(record: string[], _encoding, done) {
-      if (skipHeader) {
-        skipHeader = false;
-        return done();
-      }
-      while (record.length < source.width) record.push('');
-      done(null, record);
-    },
-  });
+  return (record) => {
+    if (skipHeader) {
+      skipHeader = false;
+      return undefined;
+    }
+    while (record.length < source.width) record.push('');
+    return record;
+  };
 }
 
 /**
- * Streams the data rows of a list (header and blank rows left out) through `rest`, in file order,
- * never holding more than a chunk of rows. Parse errors become "FILE: line N: what" usage errors.
+ * Streams a list's records through `rest`, in file order, never holding more than a chunk of
+ * rows. The first of `rest` gets the parser's records, header included: it passes them through
+ * `dataRows`. Parse errors become "FILE: line N: what" usage errors.
  */
-export async function pipeRows(source: ListSource, rest: NodeJS.WritableStream[], signal?: AbortSignal): Promise<void> {
+export async function pipeRecords(source: ListSource, rest: NodeJS.WritableStream[], signal?: AbortSignal): Promise<void> {
   try {
-    await pipeline([createReadStream(source.path), parse(parserOptions(source.dialect)), dataRowsOnly(source), ...rest], { signal });
+    await pipeline([createReadStream(source.path), parse(parserOptions(source.dialect)), ...rest], { signal });
   } catch (error) {
     throw await toUsageError(error, source.label, source.path, delimiterOf(source.dialect));
   }
 }
 
-/** Calls `onRow` for every data row, in file order. */
+/** Calls `onRow` for every data row (header and blank rows left out), in file order. */
 export async function forEachRow(source: ListSource, onRow: (row: string[]) => void): Promise<void> {
-  await pipeRows(source, [
+  const toRow = dataRows(source);
+  await pipeRecords(source, [
     new Writable({
       objectMode: true,
-      write(row: string[], _encoding, done) {
+      write(record: string[], _encoding, done) {
         try {
-          onRow(row);
+          const row = toRow(record);
+          if (row) onRow(row);
           done();
         } catch (error) {
           done(error as Error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFormat } from '../../src/engine/checks/format.js';
+import { checkFormat, checkFormatFully, checkPlainFormat } from '../../src/engine/checks/format.js';
 
 const label63 = 'a'.repeat(63);
 const label64 = 'a'.repeat(64);
@@ -158,5 +158,59 @@ describe('checkFormat', () => {
     const cjk = '例子广告测试'.repeat(4).slice(0, 20); // 20 characters, 48 in punycode
     const longInPunycode = `user@${[cjk, cjk, cjk, cjk].join('.')}.${domainOfLength(60)}`; // 149 characters, 261 in punycode
     expect(checkFormat(longInPunycode)).toEqual({ ok: false, reason: 'address longer than 254 octets' });
+  });
+});
+
+/**
+ * Near misses of the fast path's shape, to hold it to the full parser where they part: each plain
+ * address with one character inserted, replaced or removed at every position, and the domain and
+ * length edges (punycode, numeric and `0x` TLDs, 63/64-octet labels, 64/65-octet local parts,
+ * 254/255-octet addresses).
+ */
+function nearMisses(): string[] {
+  const bases = ['simple@example.com', "o'neil_99+x@mail-2.example.co.uk", 'x@y.io'];
+  const characters = [
+    ...'.@-_+%!~`{|}=?^#$&*/\'"\\ \t\n\r()<>[],;:0aZ',
+    'é', 'ü', '例', '😀', '\u0000', '\u007f', '\u00a0',
+  ];
+  const addresses: string[] = [];
+  for (const base of bases) {
+    for (let at = 0; at <= base.length; at++) {
+      addresses.push(base.slice(0, at) + base.slice(at + 1));
+      for (const character of characters) {
+        addresses.push(base.slice(0, at) + character + base.slice(at));
+        addresses.push(base.slice(0, at) + character + base.slice(at + 1));
+      }
+    }
+  }
+  const tlds = ['com', 'c', 'c0m', 'c-m', '0com', '123', '0x1f', '0X1F', 'x0', 'xn--p1ai', 'XN--P1AI', 'com-', '-com'];
+  const labels = ['example', 'xn--bcher-kva', 'ab--cd', '123', 'a', label63, label64, 'EXAMPLE'];
+  for (const tld of tlds) for (const label of labels) addresses.push(`user@${label}.${tld}`, `user@sub.${label}.${tld}`);
+  for (const local of [local64, local65, 'l'.repeat(63)]) addresses.push(`${local}@example.com`);
+  for (const extra of [-1, 0, 1]) addresses.push(`${'l'.repeat(12 + extra)}@${domain241}`, `${'l'.repeat(12)}@${domainOfLength(241 + extra)}`);
+  return addresses;
+}
+
+describe('checkFormat fast path', () => {
+  const everyAddress = [...VALID.map(([address]) => address), ...INVALID.map(([address]) => address), ...nearMisses()];
+
+  it('gives the full parser answer wherever it answers, over the table and the near misses', () => {
+    const disagreements = everyAddress.flatMap((address) => {
+      const fast = checkPlainFormat(address);
+      const full = checkFormatFully(address);
+      return fast === undefined || JSON.stringify(fast) === JSON.stringify(full) ? [] : [{ address, fast, full }];
+    });
+    expect(disagreements).toEqual([]);
+    expect(everyAddress.filter((address) => JSON.stringify(checkFormat(address)) !== JSON.stringify(checkFormatFully(address)))).toEqual([]);
+  });
+
+  it('answers for plain addresses, and leaves everything unusual to the full parser', () => {
+    for (const address of ['simple@example.com', 'User.Name+tag@Example.COM', "!#$%&'*+-/=?^_`{|}~@example.org", `${local64}@${label63}.com`]) {
+      expect(checkPlainFormat(address), address).toEqual(checkFormatFully(address));
+    }
+    for (const address of ['"john doe"@example.com', 'josé@example.com', 'user@bücher.de', 'user@xn--bcher-kva.de', 'user@[192.0.2.1]', 'user@example.0x1f', 'us..er@example.com']) {
+      expect(checkPlainFormat(address), address).toBeUndefined();
+    }
+    expect(everyAddress.filter((address) => checkPlainFormat(address) !== undefined).length).toBeGreaterThan(1000);
   });
 });
