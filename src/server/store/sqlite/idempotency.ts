@@ -1,0 +1,77 @@
+import { IDEMPOTENCY_TTL_MS, StoreError, type IdempotencyKey, type IdempotencyRecord } from '../store.js';
+import type { Connection } from './database.js';
+
+/** The status stored for a key that is claimed by a running request and has no response yet. */
+export const CLAIMED = 0;
+
+interface IdempotencyRow {
+  user_id: number;
+  route: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  body: string;
+  created_at: string;
+}
+
+const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
+  userId: row.user_id,
+  route: row.route,
+  key: row.key,
+  requestHash: row.request_hash,
+  statusCode: row.status_code,
+  body: row.body,
+  createdAt: row.created_at,
+});
+
+/** Idempotency-Key claims and recorded responses. */
+export class IdempotencyRecords {
+  private readonly sql;
+
+  constructor(private readonly connection: Connection) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      // A claim or a recorded response: whatever holds the key.
+      idempotencyOf: prepare<IdempotencyRow>(
+        'SELECT * FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND created_at >= ?',
+      ),
+      releaseClaim: prepare(`DELETE FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND status_code = ${CLAIMED}`),
+      upsertIdempotency: prepare(
+        `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id, route, key) DO UPDATE SET
+           request_hash = excluded.request_hash, status_code = excluded.status_code,
+           body = excluded.body, created_at = excluded.created_at`,
+      ),
+      pruneIdempotency: prepare('DELETE FROM idempotency WHERE created_at < ?'),
+    };
+  }
+
+  private idempotencyCutoff(): string {
+    return new Date(this.connection.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString();
+  }
+
+  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
+    this.connection.db.transaction(() => {
+      this.sql.pruneIdempotency.run(this.idempotencyCutoff());
+      this.writeIdempotency(record);
+    }).immediate();
+  }
+
+  /** The claim or response holding this key within its 24 h; a StoreError `idempotency_conflict` when it was for another request. */
+  liveKey(userId: number, { key, route, requestHash }: IdempotencyKey): IdempotencyRecord | undefined {
+    const row = this.sql.idempotencyOf.get(userId, key, route, this.idempotencyCutoff());
+    if (row && row.request_hash !== requestHash) throw new StoreError('idempotency_conflict', `Idempotency-Key ${key} was used with another request`);
+    return row && toIdempotency(row);
+  }
+
+  writeIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
+    const { userId, route, key, requestHash, statusCode, body } = record;
+    this.sql.upsertIdempotency.run(userId, route, key, requestHash, statusCode, body, this.connection.timestamp());
+  }
+
+  /** Drops the key's claim (never a recorded response), so a retry runs afresh. */
+  releaseClaim(userId: number, { key, route }: Omit<IdempotencyKey, 'requestHash'>): void {
+    this.sql.releaseClaim.run(userId, key, route);
+  }
+}

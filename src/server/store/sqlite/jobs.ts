@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { VerificationResult } from '../../../engine/types.js';
+import type { IdempotencyKey, JobCreation, JobProgress, PendingItem } from '../store.js';
+import type { Connection } from './database.js';
+import type { IdempotencyRecords } from './idempotency.js';
+import type { UserRecords } from './users.js';
+
+interface JobRow {
+  id: string;
+  user_id: number;
+  total: number;
+  processed: number;
+  completed_at: string | null;
+}
+
+const toJob = (row: JobRow): JobProgress => ({
+  id: row.id,
+  userId: row.user_id,
+  status: row.completed_at === null ? 'processing' : 'completed',
+  total: row.total,
+  processed: row.processed,
+});
+
+/** Bulk jobs, their items and the results the runner stores for them. */
+export class JobRecords {
+  private readonly sql;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly users: UserRecords,
+    private readonly idempotency: IdempotencyRecords,
+  ) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      insertJob: prepare('INSERT INTO jobs (id, user_id, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?)'),
+      // One statement for the whole list: SQLite walks the JSON array itself, far faster than a call per row.
+      insertItems: prepare(
+        'INSERT INTO job_items (job_id, position, email) SELECT ?, key, value FROM json_each(?)',
+      ),
+      jobOf: prepare<JobRow>('SELECT * FROM jobs WHERE id = ? AND user_id = ?'),
+      resultsOf: prepare<{ result: string }>(
+        'SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position',
+      ),
+      unfinishedJobs: prepare<{ id: string }>('SELECT id FROM jobs WHERE completed_at IS NULL ORDER BY created_at, id'),
+      pendingOf: prepare<{ position: number; email: string }>(
+        'SELECT position, email FROM job_items WHERE job_id = ? AND result IS NULL ORDER BY position LIMIT ?',
+      ),
+      // `result IS NULL`: an item keeps its first result, so a re-verification never replaces or doubles it.
+      saveResult: prepare('UPDATE job_items SET result = ? WHERE job_id = ? AND position = ? AND result IS NULL'),
+      countProcessed: prepare(
+        `UPDATE jobs SET processed = processed + ?,
+           completed_at = CASE WHEN processed + ? >= total THEN ? ELSE NULL END
+         WHERE id = ? AND completed_at IS NULL`,
+      ),
+    };
+  }
+
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
+    return this.connection.db.transaction((): JobCreation => {
+      if (idempotency) {
+        const replay = this.replayedJob(userId, idempotency);
+        if (replay) return replay;
+      }
+      const jobId = randomUUID();
+      if (this.users.takeCredits(userId, emails.length, 'bulk', jobId) === undefined) return this.users.shortOf(userId, emails.length);
+      const createdAt = this.connection.timestamp();
+      this.sql.insertJob.run(jobId, userId, emails.length, createdAt, emails.length === 0 ? createdAt : null);
+      this.sql.insertItems.run(jobId, JSON.stringify(emails));
+      if (idempotency) {
+        this.idempotency.saveIdempotency({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: emails.length }) });
+      }
+      return { ok: true, jobId, queued: emails.length, replayed: false };
+    }).immediate();
+  }
+
+  /** The job an earlier request with this key created. */
+  private replayedJob(userId: number, idempotency: IdempotencyKey): JobCreation | undefined {
+    const earlier = this.idempotency.liveKey(userId, idempotency);
+    if (!earlier) return undefined;
+    const ack = JSON.parse(earlier.body) as Partial<{ jobId: string; queued: number }>;
+    if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') throw new Error(`the record of Idempotency-Key ${idempotency.key} holds no job`);
+    return { ok: true, jobId: ack.jobId, queued: ack.queued, replayed: true };
+  }
+
+  getJob(userId: number, jobId: string): JobProgress | undefined {
+    const row = this.sql.jobOf.get(jobId, userId);
+    return row && toJob(row);
+  }
+
+  getJobWithResults(userId: number, jobId: string): { job: JobProgress; results: VerificationResult[] } | undefined {
+    // One read transaction: a batch of results landing between the two reads cannot make them disagree.
+    return this.connection.db.transaction(() => {
+      const job = this.getJob(userId, jobId);
+      if (!job) return undefined;
+      return { job, results: this.sql.resultsOf.all(jobId).map((row) => JSON.parse(row.result) as VerificationResult) };
+    })();
+  }
+
+  unfinishedJobIds(): string[] {
+    return this.sql.unfinishedJobs.all().map((row) => row.id);
+  }
+
+  pendingItems(jobId: string, limit: number): PendingItem[] {
+    return this.sql.pendingOf.all(jobId, limit).map((row) => ({ jobId, position: row.position, email: row.email }));
+  }
+
+  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void {
+    this.connection.db.transaction(() => {
+      let written = 0;
+      for (const { position, result } of results) {
+        written += this.sql.saveResult.run(JSON.stringify(result), jobId, position).changes;
+      }
+      if (written > 0) this.sql.countProcessed.run(written, written, this.connection.timestamp(), jobId);
+    }).immediate();
+  }
+}

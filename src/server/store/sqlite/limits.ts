@@ -1,0 +1,39 @@
+import type { Connection } from './database.js';
+
+/** Fixed-window counters: requests per user and login attempts per address or client IP. */
+export class LimitRecords {
+  private readonly sql;
+
+  constructor(connection: Connection) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      reserveRequests: prepare<{ count: number }>(
+        `INSERT INTO rate_windows (user_id, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT (user_id, window_start) DO UPDATE SET count = count + excluded.count
+         RETURNING count`,
+      ),
+      pruneWindows: prepare('DELETE FROM rate_windows WHERE user_id = ? AND window_start < ?'),
+      countLoginAttempt: prepare<{ count: number }>(
+        `INSERT INTO login_windows (window_start, key, count) VALUES (?, ?, 1)
+         ON CONFLICT (window_start, key) DO UPDATE SET count = count + 1
+         RETURNING count`,
+      ),
+      pruneLoginWindows: prepare('DELETE FROM login_windows WHERE window_start < ?'),
+    };
+  }
+
+  reserveRequests(userId: number, windowStart: number, count: number): number {
+    // One upsert is atomic on its own; no explicit transaction, because BEGIN/COMMIT would triple its cost.
+    const total = this.sql.reserveRequests.get(userId, windowStart, count)!.count;
+    // The row is new (a user's first reservation in a window): their older windows stop mattering.
+    if (total === count) this.sql.pruneWindows.run(userId, windowStart);
+    return total;
+  }
+
+  countLoginAttempt(key: string, windowStart: number): number {
+    const { count } = this.sql.countLoginAttempt.get(windowStart, key)!;
+    // The first attempt under a key in a window: a moment to drop every past window, of every key.
+    if (count === 1) this.sql.pruneLoginWindows.run(windowStart);
+    return count;
+  }
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { StoreError, type ApiTokenRecord } from '../store.js';
+import type { Connection } from './database.js';
+import type { UserRecords } from './users.js';
+
+/** A token's "last used" time is rewritten at most this often, so authenticating is not a write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface TokenRow {
+  id: string;
+  user_id: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const toToken = (row: TokenRow): ApiTokenRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  name: row.name,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+});
+
+/** API tokens, kept as SHA-256 hashes. */
+export class TokenRecords {
+  private readonly sql;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly users: UserRecords,
+  ) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      insertToken: prepare<TokenRow>(
+        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
+      ),
+      liveTokenByHash: prepare<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL'),
+      touchToken: prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
+      liveTokensOf: prepare<TokenRow>(
+        'SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, id',
+      ),
+      revokeToken: prepare(
+        'UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL',
+      ),
+    };
+  }
+
+  createApiToken(userId: number, name: string, tokenHash: string): ApiTokenRecord {
+    if (!this.users.findUserById(userId)) throw new StoreError('user_not_found', `no user with id ${userId}`);
+    return toToken(this.sql.insertToken.get(randomUUID(), userId, name, tokenHash, this.connection.timestamp())!);
+  }
+
+  findApiTokenByHash(tokenHash: string): ApiTokenRecord | undefined {
+    const row = this.sql.liveTokenByHash.get(tokenHash);
+    if (!row) return undefined;
+    const now = this.connection.now();
+    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      row.last_used_at = now.toISOString();
+      this.sql.touchToken.run(row.last_used_at, row.id);
+    }
+    return toToken(row);
+  }
+
+  listApiTokens(userId: number): ApiTokenRecord[] {
+    return this.sql.liveTokensOf.all(userId).map(toToken);
+  }
+
+  revokeApiToken(userId: number, tokenId: string): boolean {
+    return this.sql.revokeToken.run(this.connection.timestamp(), tokenId, userId).changes > 0;
+  }
+}

@@ -1,0 +1,188 @@
+import {
+  IDEMPOTENCY_CLAIM_TTL_MS,
+  StoreError,
+  type ChargeOutcome,
+  type IdempotencyKey,
+  type KeyedCharge,
+  type LedgerEntry,
+  type NewUser,
+  type User,
+} from '../store.js';
+import type { Connection } from './database.js';
+import { CLAIMED, type IdempotencyRecords } from './idempotency.js';
+
+interface UserRow {
+  id: number;
+  email: string;
+  password_hash: string | null;
+  balance: number;
+  rate_limit: number;
+  rate_window_seconds: number;
+  created_at: string;
+}
+interface LedgerRow {
+  user_id: number;
+  delta: number;
+  balance_after: number;
+  reason: LedgerEntry['reason'];
+  job_id: string | null;
+  created_at: string;
+}
+
+const toUser = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  passwordHash: row.password_hash,
+  balance: row.balance,
+  rateLimit: row.rate_limit,
+  rateWindowSeconds: row.rate_window_seconds,
+  createdAt: row.created_at,
+});
+const toLedger = (row: LedgerRow): LedgerEntry => ({
+  userId: row.user_id,
+  delta: row.delta,
+  balanceAfter: row.balance_after,
+  reason: row.reason,
+  jobId: row.job_id,
+  createdAt: row.created_at,
+});
+
+/** Users, their credits and the ledger of every move of credits. */
+export class UserRecords {
+  private readonly sql;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly idempotency: IdempotencyRecords,
+  ) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      insertUser: prepare<UserRow>(
+        `INSERT INTO users (email, password_hash, balance, rate_limit, rate_window_seconds, created_at)
+         VALUES (?, ?, 0, ?, ?, ?) RETURNING *`,
+      ),
+      userByEmail: prepare<UserRow>('SELECT * FROM users WHERE email = ?'),
+      userById: prepare<UserRow>('SELECT * FROM users WHERE id = ?'),
+      allUsers: prepare<UserRow>('SELECT * FROM users ORDER BY id'),
+      setRateLimit: prepare('UPDATE users SET rate_limit = ?, rate_window_seconds = ? WHERE id = ?'),
+      // The balance moves only through these two conditional updates: neither can take it below zero.
+      addCredits: prepare<{ balance: number }>(
+        'UPDATE users SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance',
+      ),
+      takeCredits: prepare<{ balance: number }>(
+        'UPDATE users SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance',
+      ),
+      insertLedger: prepare(
+        'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      ledgerOf: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? ORDER BY id'),
+    };
+  }
+
+  createUser(user: NewUser): User {
+    return this.connection.db.transaction(() => {
+      if (this.findUserByEmail(user.email)) throw new StoreError('user_exists', `a user ${user.email} exists already`);
+      const row = this.sql.insertUser.get(
+        user.email,
+        user.passwordHash,
+        user.rateLimit,
+        user.rateWindowSeconds,
+        this.connection.timestamp(),
+      )!;
+      if (user.balance === 0) return toUser(row);
+      return { ...toUser(row), balance: this.grantCredits(row.id, user.balance) };
+    }).immediate();
+  }
+
+  findUserByEmail(email: string): User | undefined {
+    const row = this.sql.userByEmail.get(email);
+    return row && toUser(row);
+  }
+
+  findUserById(id: number): User | undefined {
+    const row = this.sql.userById.get(id);
+    return row && toUser(row);
+  }
+
+  listUsers(): User[] {
+    return this.sql.allUsers.all().map(toUser);
+  }
+
+  setRateLimit(userId: number, limit: number, windowSeconds: number): void {
+    const { changes } = this.sql.setRateLimit.run(limit, windowSeconds, userId);
+    if (changes === 0) throw new StoreError('user_not_found', `no user with id ${userId}`);
+  }
+
+  grantCredits(userId: number, delta: number): number {
+    return this.connection.db.transaction(() => {
+      const moved = this.sql.addCredits.get(delta, userId, delta);
+      if (!moved) {
+        const user = this.findUserById(userId);
+        if (!user) throw new StoreError('user_not_found', `no user with id ${userId}`);
+        throw new StoreError('negative_balance', `the balance is ${user.balance}; removing ${-delta} would take it below zero`);
+      }
+      this.writeLedger(userId, delta, moved.balance, 'grant', null);
+      return moved.balance;
+    }).immediate();
+  }
+
+  charge(userId: number, amount: number, reason: 'verify', jobId: string | null = null): ChargeOutcome {
+    return this.connection.db.transaction((): ChargeOutcome => {
+      const taken = this.takeCredits(userId, amount, reason, jobId);
+      return taken === undefined ? this.shortOf(userId, amount) : { ok: true, balance: taken };
+    }).immediate();
+  }
+
+  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge {
+    const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
+    return this.connection.db.transaction((): KeyedCharge => {
+      const held = this.idempotency.liveKey(userId, key);
+      if (held) {
+        if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
+        if (this.connection.now().getTime() - Date.parse(held.createdAt) < IDEMPOTENCY_CLAIM_TTL_MS) return { kind: 'running' };
+        // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
+        this.idempotency.writeIdempotency(claim);
+        return { kind: 'charged', balance: this.findUserById(userId)!.balance };
+      }
+      const balance = this.takeCredits(userId, amount, reason, null);
+      if (balance === undefined) {
+        const short = this.shortOf(userId, amount);
+        return { kind: 'short', balance: short.balance, required: short.required };
+      }
+      this.idempotency.writeIdempotency(claim);
+      return { kind: 'charged', balance };
+    }).immediate();
+  }
+
+  refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number {
+    return this.connection.db.transaction(() => {
+      const moved = this.sql.addCredits.get(amount, userId, amount);
+      if (!moved) throw new StoreError('user_not_found', `no user with id ${userId}`);
+      this.writeLedger(userId, amount, moved.balance, 'refund', jobId);
+      if (releaseKey) this.idempotency.releaseClaim(userId, releaseKey);
+      return moved.balance;
+    }).immediate();
+  }
+
+  ledger(userId: number): LedgerEntry[] {
+    return this.sql.ledgerOf.all(userId).map(toLedger);
+  }
+
+  /** The new balance, or undefined (and nothing written) when the balance does not cover `amount`. Call inside a transaction. */
+  takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): number | undefined {
+    const taken = this.sql.takeCredits.get(amount, userId, amount);
+    if (!taken) return undefined;
+    this.writeLedger(userId, -amount, taken.balance, reason, jobId);
+    return taken.balance;
+  }
+
+  shortOf(userId: number, required: number): { ok: false; balance: number; required: number } {
+    const user = this.findUserById(userId);
+    if (!user) throw new StoreError('user_not_found', `no user with id ${userId}`);
+    return { ok: false, balance: user.balance, required };
+  }
+
+  private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null): void {
+    this.sql.insertLedger.run(userId, delta, balanceAfter, reason, jobId, this.connection.timestamp());
+  }
+}
