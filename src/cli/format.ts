@@ -16,12 +16,6 @@ export function humanLine(result: VerificationResult, color: ChalkInstance): str
   return `${paint(result.result.padEnd(9))} ${result.email}  ${color.dim(result.reason)}`;
 }
 
-/** Exactly the interface's result fields, one JSON object per line. */
-export function jsonLine(result: VerificationResult): string {
-  const { email, result: verdict, checks, reason } = result;
-  return JSON.stringify({ email, result: verdict, checks, reason });
-}
-
 /** Parses a `--fail-on` / `--only` list such as "invalid,unknown". */
 export function parseVerdictList(raw: string, flag: string): Verdict[] {
   const items = raw.split(',').map((item) => item.trim()).filter(Boolean);

@@ -18,10 +18,6 @@ export class ResultIndex {
     return this.byKey.get(addressKey(address));
   }
 
-  get size(): number {
-    return this.byKey.size;
-  }
-
   values(): IterableIterator<VerificationResult> {
     return this.byKey.values();
   }

@@ -1,6 +1,6 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Verdict, VerificationResult } from '../engine/types.js';
+import { resultJson, type Verdict, type VerificationResult } from '../engine/types.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
 import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
@@ -54,13 +54,12 @@ function csvFormat(source: ListSource | undefined): TextFormat {
 
 /** The interface's result fields only, as a JSON array or one object per line. */
 function jsonFormat(format: 'json' | 'ndjson'): TextFormat {
-  const json = ({ email, result, checks, reason }: VerificationResult) => JSON.stringify({ email, result, checks, reason });
-  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(json(result), '\n'), tail: () => '' };
+  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(resultJson(result), '\n'), tail: () => '' };
   let empty = true;
   return {
     head: '',
     entry: (parts, result) => {
-      parts.push(empty ? '[\n' : ',\n', json(result));
+      parts.push(empty ? '[\n' : ',\n', resultJson(result));
       empty = false;
     },
     tail: () => (empty ? '[]\n' : '\n]\n'),

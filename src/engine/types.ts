@@ -45,6 +45,14 @@ export interface VerificationResult {
   reason: string;
 }
 
+/**
+ * A result as the interface's JSON object (§2.1): exactly its four fields, in its order, whatever
+ * else the object carries. The one serialisation shared by `verify --json` and bulk json/ndjson.
+ */
+export function resultJson({ email, result, checks, reason }: VerificationResult): string {
+  return JSON.stringify({ email, result, checks, reason });
+}
+
 /** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */
 export interface EngineOptions {
   /** `ip[:port]` of the DNS servers to ask; empty means the system resolver. */

@@ -15,7 +15,6 @@ const CREDITS = 2_500;
 const emails = Array.from({ length: TOTAL }, (_, i) => `user${i}@${MAIL_DOMAIN}`);
 const mailboxes = emails.filter((_, i) => i % 2 === 0);
 
-
 describe('mailverify serve after a crash', () => {
   let world: MailWorld;
   const services: RunningService[] = [];
@@ -30,8 +29,6 @@ describe('mailverify serve after a crash', () => {
     await world?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
-
-
 
   it('resumes the job: each email exactly one result, charged once, progress monotonic', async () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-crash-'));

@@ -20,7 +20,6 @@ const greylisted = emails.filter((_, i) => i % 100 === 7);
 /** Far below the minute the held-back retries would keep the process alive without a prompt shutdown. */
 const EXIT_BOUND_MS = 8_000;
 
-
 describe('mailverify serve on SIGTERM during a large job', () => {
   let world: MailWorld;
   const services: RunningService[] = [];
@@ -34,8 +33,6 @@ describe('mailverify serve on SIGTERM during a large job', () => {
     await world?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
-
-
 
   it('exits 0 promptly; the restart completes the job with one result per email, charged once', async () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-shutdown-'));

@@ -37,13 +37,14 @@ beforeAll(async () => {
   );
   web = await startHttpServer({ host: MAILBOX_HOST });
   dns = await startDnsServer({
-    ...mxZones('valid.test', { 'mx.valid.test': MAILBOX_HOST }),
+    // An A record beside the MX: the web check's target.
     'valid.test': {
       records: [
         { type: 'MX', exchange: 'mx.valid.test', priority: 10 },
         { type: 'A', address: MAILBOX_HOST },
       ],
     },
+    'mx.valid.test': { records: [{ type: 'A', address: MAILBOX_HOST }] },
     'implicit.test': { records: [{ type: 'A', address: IMPLICIT_HOST }] },
     'nullmx.test': { records: [{ type: 'MX', exchange: '', priority: 0 }] },
     'nohost.test': { records: [{ type: 'TXT', data: 'v=spf1 -all' }] },

@@ -10,7 +10,7 @@ import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
 import { verifySchema } from '../../src/server/schemas/verification.js';
 import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
-import { MAIL_DOMAIN, MISSING_DOMAIN, pollUntilCompleted, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
+import { MAIL_DOMAIN, MISSING_DOMAIN, pollProgress, startMailWorld, startTestApp, type JobProgress, type MailWorld, type TestApp } from '../support/service-app.js';
 
 const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
 const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'];
@@ -85,7 +85,8 @@ describe('service routes', () => {
     expect((await app.call('GET', '/v1/account', { token })).body.balance).toBe(before - 4);
 
     const jobId = submitted.body.jobId as string;
-    const seen = await pollUntilCompleted(app, jobId, token);
+    const seen: JobProgress[] = [];
+    await pollProgress(app.baseUrl, jobId, token, (progress) => progress.status === 'completed', seen);
     for (const progress of seen) {
       expect(Object.keys(progress).sort()).toEqual(['job_id', 'processed', 'progress_percent', 'status', 'total']);
       expect(progress.job_id).toBe(jobId);

@@ -172,20 +172,6 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   };
 }
 
-/** Polls a job's progress until it is completed, returning every progress body seen (in order). */
-export async function pollUntilCompleted(app: Pick<TestApp, 'call'>, jobId: string, token: string, timeoutMs = 20_000): Promise<Reply['body'][]> {
-  const seen: Reply['body'][] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const progress = await app.call('GET', `/v1/bulk-verify/${jobId}/progress`, { token });
-    if (progress.status !== 200) throw new Error(`progress answered ${progress.status}: ${JSON.stringify(progress.body)}`);
-    seen.push(progress.body);
-    if (progress.body.status === 'completed') return seen;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} not completed within ${timeoutMs} ms: ${JSON.stringify(progress.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** The contract's progress object (service-interface.md §2.5). */
 export interface JobProgress {
   job_id: string;

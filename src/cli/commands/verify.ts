@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { Verdict, VerificationResult } from '../../engine/types.js';
+import { resultJson, type Verdict, type VerificationResult } from '../../engine/types.js';
 import { engineFlagsGiven, engineOptionsFrom } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
-import { humanLine, jsonLine, parseVerdictList } from '../format.js';
+import { humanLine, parseVerdictList } from '../format.js';
 import { collectAddresses } from '../input.js';
 import { createIo, type Io } from '../io.js';
 
@@ -67,7 +67,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   const matched = new Set<Verdict>();
   const print = inOrderPrinter(emails, (result) => {
     if (failOn.includes(result.result)) matched.add(result.result);
-    out.stdout.write(`${out.json ? jsonLine(result) : humanLine(result, out.color)}\n`);
+    out.stdout.write(`${out.json ? resultJson(result) : humanLine(result, out.color)}\n`);
   });
   await source(emails, print);
   if (matched.size > 0) throw new VerdictMatchedError([...matched]);

@@ -4,6 +4,8 @@ import { isDomainReachable } from '../checks/domain-reachable.js';
 import { findMailHosts, type MailTargets } from '../checks/mail-hosts.js';
 import { domainExists, findMailRoute, type MailRoute } from '../checks/mail-route.js';
 import { describeDnsFailure, type DnsClient } from '../dns/resolver.js';
+import { isDisposableDomain } from '../lists/disposable.js';
+import { isKnownProvider } from '../lists/providers.js';
 import type { Semaphore } from '../semaphore.js';
 import type { EngineOptions } from '../types.js';
 
@@ -11,8 +13,9 @@ import type { EngineOptions } from '../types.js';
 export interface DomainFacts {
   route: MailRoute;
   status: DomainStatus;
-  /** MX host names (the domain itself for an implicit MX), for `isKnownProvider`. */
-  mailHosts: readonly string[];
+  isDisposable: boolean;
+  /** By the domain, or by its MX host names (the domain itself for an implicit MX). */
+  isKnownProvider: boolean;
   mail: MailTargets;
   /** DNSBL listings of the domain and its mail hosts' addresses. */
   listings: Promise<readonly string[]>;
@@ -57,7 +60,8 @@ export async function gatherDomainFacts(sources: FactSources, asciiDomain: strin
   return {
     route,
     status,
-    mailHosts,
+    isDisposable: isDisposableDomain(asciiDomain),
+    isKnownProvider: isKnownProvider(asciiDomain, mailHosts),
     mail,
     listings: status.kind === 'routable' ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve([]),
     reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(false),

@@ -2,8 +2,6 @@ import { classify, type DomainStatus, type Evidence } from '../classify.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { domainExists, hasMx } from '../checks/mail-route.js';
 import type { SmtpOutcome } from '../checks/smtp-status.js';
-import { isDisposableDomain } from '../lists/disposable.js';
-import { isKnownProvider } from '../lists/providers.js';
 import { isRoleLocalPart } from '../lists/roles.js';
 import { NOTHING_CHECKED, type Checks, type VerificationResult } from '../types.js';
 import type { DomainFacts } from './domain-facts.js';
@@ -13,7 +11,6 @@ export interface AddressEntry {
   /** The input string, trimmed: the `email` of its result. */
   email: string;
   local: string;
-  asciiDomain: string;
 }
 
 /** The per-domain findings an address's result is built from, all settled. */
@@ -56,10 +53,10 @@ export function addressResult(entry: AddressEntry, findings: DomainFindings, smt
     hasMx: hasMx(facts.route),
     domainReachable: reachable,
     smtpStatus: smtp.status,
-    isDisposable: isDisposableDomain(entry.asciiDomain),
+    isDisposable: facts.isDisposable,
     isRole: isRoleLocalPart(entry.local),
     isBlacklisted: listings.length > 0,
-    isKnownProvider: isKnownProvider(entry.asciiDomain, facts.mailHosts),
+    isKnownProvider: facts.isKnownProvider,
     isCatchAll: catchAll.isCatchAll,
   };
   return result(entry.email, checks, facts.status, { smtpReason: smtp.reason, listings, catchAllReason: catchAll.reason });

@@ -53,7 +53,7 @@ function groupByDomain(emails: Iterable<string>, stream: ResultStream): Map<stri
     domains.set(asciiDomain, byAddress);
     const entries = byAddress.get(address) ?? [];
     byAddress.set(address, entries);
-    entries.push({ email, local, asciiDomain });
+    entries.push({ email, local });
   }
   return domains;
 }

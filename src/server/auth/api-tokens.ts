@@ -16,7 +16,3 @@ export function generateApiToken(): string {
 export function hashApiToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
-
-export function looksLikeApiToken(token: string): boolean {
-  return /^mv_[0-9a-f]{64}$/.test(token);
-}

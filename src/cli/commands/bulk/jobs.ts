@@ -47,6 +47,11 @@ function sumProgress(progresses: JobProgress[]): { processed: number; total: num
   return progresses.reduce((sum, each) => ({ processed: sum.processed + each.processed, total: sum.total + each.total }), { processed: 0, total: 0 });
 }
 
+/** Every job's progress, asked for at once. */
+export function progressOf(client: ApiClient, jobIds: string[]): Promise<JobProgress[]> {
+  return Promise.all(jobIds.map((id) => client.progress(id)));
+}
+
 const isCompleted = (progress: JobProgress) => progress.status === 'completed';
 
 /**
@@ -61,7 +66,7 @@ export async function waitForJobs(
   const progress = await startProgress(options.io, 'verifying');
   try {
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-      const progresses = await Promise.all(jobIds.map((id) => client.progress(id)));
+      const progresses = await progressOf(client, jobIds);
       const { processed, total } = sumProgress(progresses);
       progress.update(processed, total);
       options.onPoll?.(progresses);
@@ -75,7 +80,7 @@ export async function waitForJobs(
 
 /** Exit 8, with the command that waits, unless every job is completed. */
 export async function requireCompleted(client: ApiClient, jobIds: string[], resume: string): Promise<void> {
-  const unfinished = (await Promise.all(jobIds.map((id) => client.progress(id)))).filter((each) => !isCompleted(each));
+  const unfinished = (await progressOf(client, jobIds)).filter((each) => !isCompleted(each));
   if (unfinished.length === 0) return;
   const which = unfinished.map((each) => `${each.job_id} (${each.processed}/${each.total})`);
   throw new JobNotFinishedError(`still processing: ${jobsNamed(which)}`, `wait with: ${resume}`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { JobProgress } from '../../../client/types.js';
 import { InterruptedError } from '../../errors.js';
 import { createSession } from '../../session.js';
-import { Interruption, jobsNamed, waitForJobs } from './jobs.js';
+import { Interruption, jobsNamed, progressOf, waitForJobs } from './jobs.js';
 import { shellQuote } from './output.js';
 import { fraction } from './progress.js';
 
@@ -26,7 +26,7 @@ export async function runBulkStatus(jobIds: string[], command: Command): Promise
   try {
     const client = session.authenticatedClient();
     if (!flags.watch) {
-      print(await Promise.all(jobIds.map((id) => client.progress(id))));
+      print(await progressOf(client, jobIds));
       return;
     }
     // On a terminal the spinner shows the way and the end is printed once; in a log, every change is a line.
