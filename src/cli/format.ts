@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { VERDICTS, type Verdict, type VerificationResult } from '../engine/types.js';
+import { terminalSafe } from '../text/sanitize.js';
 import { UsageError } from './errors.js';
 
 const VERDICT_COLOR: Record<Verdict, keyof ChalkInstance & ('green' | 'red' | 'yellow' | 'cyan' | 'gray')> = {
@@ -10,10 +11,10 @@ const VERDICT_COLOR: Record<Verdict, keyof ChalkInstance & ('green' | 'red' | 'y
   unknown: 'gray',
 };
 
-/** One human line per result: the verdict (coloured, padded), the address, the reason. */
+/** One human line per result: the verdict (coloured, padded), the address, the reason (an SMTP server's words, made harmless). */
 export function humanLine(result: VerificationResult, color: ChalkInstance): string {
   const paint = color[VERDICT_COLOR[result.result]];
-  return `${paint(result.result.padEnd(9))} ${result.email}  ${color.dim(result.reason)}`;
+  return `${paint(result.result.padEnd(9))} ${terminalSafe(result.email)}  ${color.dim(terminalSafe(result.reason))}`;
 }
 
 /** Parses a `--fail-on` / `--only` list such as "invalid,unknown". */

@@ -1,11 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
+import { terminalSafe } from '../text/sanitize.js';
 import { VERSION } from '../version.js';
 import { CliError, ExitCode } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';
 
-/** Errors are one line on stderr, whatever the message held; a long one is easier to grep than to read. */
-const oneLine = (message: string) => message.trim().replace(/\s*\n\s*/g, ' ');
+/**
+ * Errors are one line on stderr, whatever the message held; a long one is easier to grep than to
+ * read. Messages quote service details, file cells and paths: controls among them are shown, not run.
+ */
+const oneLine = (message: string) => terminalSafe(message.trim().replace(/\s*\n\s*/g, ' '));
 
 /** A command's work: its positional arguments, then its Command (where it reads its flags). */
 type Run = (...args: never[]) => Promise<void>;

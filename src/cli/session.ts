@@ -3,6 +3,7 @@ import { createApiClient, type ApiClient } from '../client/api-client.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
 import { loadSettings, type Settings } from '../config/settings.js';
+import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import { createIo, type Io } from './io.js';
 
@@ -29,7 +30,7 @@ export interface Session {
   authenticatedClient(): ApiClient;
   /** A client with an explicit token (or none), for login and logout. */
   client(options: { token?: string; baseUrl?: string }): ApiClient;
-  /** A message about what happened, on stderr; silenced by --quiet and --json. */
+  /** A message about what happened, on stderr; silenced by --quiet and --json. Controls in it are shown, not run. */
   notice(message: string): void;
   /** Something the user must know even with --quiet, on stderr. */
   warn(message: string): void;
@@ -115,10 +116,10 @@ export function createSession(command: Command, options: SessionOptions = {}): S
       return client({ token: settings.token });
     },
     notice(message) {
-      if (!io.quiet && !io.json) io.stderr.write(`${message}\n`);
+      if (!io.quiet && !io.json) io.stderr.write(`${terminalSafe(message)}\n`);
     },
     warn(message) {
-      io.stderr.write(`mailverify: warning: ${message}\n`);
+      io.stderr.write(`mailverify: warning: ${terminalSafe(message)}\n`);
     },
     async close() {
       await Promise.all(clients.map((each) => each.close()));

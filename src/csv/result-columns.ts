@@ -1,4 +1,5 @@
 import type { Checks, VerificationResult } from '../engine/types.js';
+import { csvCellSafe } from '../text/sanitize.js';
 
 /** Every check, in the interface's order (§2.3); a Record so that a new check cannot be forgotten. */
 const CHECK_ORDER: Record<keyof Checks, number> = {
@@ -36,7 +37,8 @@ function shapeKey(checks: Checks): number | string {
 /**
  * Encodes a result as the CSV text of its cells under RESULT_COLUMNS (no line end), each cell
  * through `encode`. The checks take a handful of shapes across a whole list, so each shape's text
- * is built once and then looked up: this runs for every row of a merge-back.
+ * is built once and then looked up: this runs for every row of a merge-back. The reason, the one
+ * free text among them, follows the OWASP rule against formulas (csvCellSafe).
  */
 export function resultCellsEncoder(encode: (field: string) => string, delimiter: string): (result: VerificationResult) => string {
   const checksByShape = new Map<number | string, string>();
@@ -49,5 +51,5 @@ export function resultCellsEncoder(encode: (field: string) => string, delimiter:
     }
     return text;
   };
-  return (result) => `${encode(result.result)}${delimiter}${encode(result.reason)}${delimiter}${checksText(result.checks)}`;
+  return (result) => `${encode(result.result)}${delimiter}${encode(csvCellSafe(result.reason))}${delimiter}${checksText(result.checks)}`;
 }

@@ -1,6 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { resultJson, type Verdict, type VerificationResult } from '../engine/types.js';
+import { jsonSafe } from '../text/sanitize.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
 import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
@@ -52,14 +53,17 @@ function csvFormat(source: ListSource | undefined): TextFormat {
   };
 }
 
-/** The interface's result fields only, as a JSON array or one object per line. */
+/**
+ * The interface's result fields only, as a JSON array or one object per line; C1 controls and line
+ * separators in a reason escaped (JSON.stringify leaves them raw, and ndjson is often read on a terminal).
+ */
 function jsonFormat(format: 'json' | 'ndjson'): TextFormat {
-  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(resultJson(result), '\n'), tail: () => '' };
+  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(jsonSafe(resultJson(result)), '\n'), tail: () => '' };
   let empty = true;
   return {
     head: '',
     entry: (parts, result) => {
-      parts.push(empty ? '[\n' : ',\n', resultJson(result));
+      parts.push(empty ? '[\n' : ',\n', jsonSafe(resultJson(result)));
       empty = false;
     },
     tail: () => (empty ? '[]\n' : '\n]\n'),

@@ -37,8 +37,10 @@ export interface MailWorld {
 }
 
 /** DNS with `service.test` → MX on 127.0.0.1, an SMTP server there knowing `mailboxes` (and greylisting as told). */
-export async function startMailWorld(options: { mailboxes: string[]; replyDelayMs?: number; greylist?: SmtpFixtureOptions['greylist'] }): Promise<MailWorld> {
-  const smtp = await startSmtpServer({ host: '127.0.0.1', mailboxes: options.mailboxes, replyDelayMs: options.replyDelayMs ?? 0, greylist: options.greylist });
+export async function startMailWorld(
+  options: Pick<SmtpFixtureOptions, 'replyDelayMs' | 'greylist' | 'unknownUserText'> & { mailboxes: string[] },
+): Promise<MailWorld> {
+  const smtp = await startSmtpServer({ host: '127.0.0.1', replyDelayMs: 0, ...options });
   const dns = await startDnsServer({
     [MAIL_DOMAIN]: { records: [{ type: 'MX', exchange: `mx.${MAIL_DOMAIN}`, priority: 10 }] },
     [`mx.${MAIL_DOMAIN}`]: { records: [{ type: 'A', address: '127.0.0.1' }] },

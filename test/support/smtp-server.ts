@@ -21,6 +21,8 @@ export interface SmtpFixtureOptions {
   name?: string;
   /** Addresses that exist (case-insensitive); every other RCPT gets 550 5.1.1. */
   mailboxes?: string[];
+  /** The text of the 550 for unknown recipients (Postfix's 5.1.1 line unless given): hostile text for output tests. */
+  unknownUserText?: string;
   /** Accept every RCPT. */
   catchAll?: boolean;
   /** The first `times` RCPTs per address (only `addresses` if given) get postgrey's 450 4.2.0. */
@@ -143,7 +145,7 @@ class FixtureState {
       );
     }
     const exists = options.catchAll || (options.mailboxes ?? []).some((m) => m.toLowerCase() === key);
-    return exists ? null : smtpReply(550, `5.1.1 <${address}>: Recipient address rejected: User unknown`);
+    return exists ? null : smtpReply(550, options.unknownUserText ?? `5.1.1 <${address}>: Recipient address rejected: User unknown`);
   }
 
   private isGreylisted(key: string): boolean {
@@ -208,7 +210,13 @@ class FixtureConnection extends SMTPConnection {
 
   // Our reply texts carry their own enhanced status code (e.g. 4.2.0 where smtp-server would say
   // 4.2.1): send those verbatim instead of letting smtp-server prefix its default one.
+  // smtp-server turns control characters in a reply into spaces; a hostile server sends them as they are.
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    const hostile = this.state.options.unknownUserText;
+    if (hostile !== undefined && data === hostile) {
+      this._socket.write(`${code} ${hostile}\r\n`);
+      return;
+    }
     const ownCode = typeof data === 'string' && ENHANCED_CODE_PREFIX.test(data);
     super.send(code, data, ownCode ? false : context);
   }

@@ -4,6 +4,7 @@ import { resolveDataDir } from '../../server/data-dir.js';
 import { hashPassword } from '../../server/passwords.js';
 import { openSqliteStore } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
+import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { createIo, type Io } from '../io.js';
 import { readPasswordLine } from '../prompt.js';
@@ -84,8 +85,8 @@ function printUser(out: Io, user: User): void {
   const shown = publicUser(user);
   out.stdout.write(
     out.json
-      ? `${JSON.stringify(shown)}\n`
-      : `${shown.email}  balance ${shown.balance}  rate limit ${shown.rateLimit.limit}/${shown.rateLimit.windowSeconds}s\n`,
+      ? `${toSafeJson(shown)}\n`
+      : `${terminalSafe(shown.email)}  balance ${shown.balance}  rate limit ${shown.rateLimit.limit}/${shown.rateLimit.windowSeconds}s\n`,
   );
 }
 
@@ -106,13 +107,13 @@ export async function runAdminUserList(command: Command): Promise<void> {
   const { flags, out } = setup(command);
   const users = await withStore(flags, (store) => store.listUsers());
   if (out.json) {
-    out.stdout.write(`${JSON.stringify(users.map(publicUser))}\n`);
+    out.stdout.write(`${toSafeJson(users.map(publicUser))}\n`);
     return;
   }
   const rows = [
     ['EMAIL', 'BALANCE', 'RATE LIMIT', 'PASSWORD', 'CREATED'],
     ...users.map((user) => [
-      user.email,
+      terminalSafe(user.email),
       String(user.balance),
       `${user.rateLimit}/${user.rateWindowSeconds}s`,
       user.passwordHash === null ? 'no' : 'yes',

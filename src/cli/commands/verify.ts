@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resultJson, type Verdict, type VerificationResult } from '../../engine/types.js';
+import { jsonSafe } from '../../text/sanitize.js';
 import { engineFlagsGiven, engineOptionsFrom } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
 import { humanLine, parseVerdictList } from '../format.js';
@@ -67,7 +68,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   const matched = new Set<Verdict>();
   const print = inOrderPrinter(emails, (result) => {
     if (failOn.includes(result.result)) matched.add(result.result);
-    out.stdout.write(`${out.json ? resultJson(result) : humanLine(result, out.color)}\n`);
+    out.stdout.write(`${out.json ? jsonSafe(resultJson(result)) : humanLine(result, out.color)}\n`);
   });
   await source(emails, print);
   if (matched.size > 0) throw new VerdictMatchedError([...matched]);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { TokenSource } from '../../config/settings.js';
+import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { createSession } from '../session.js';
 
 const TOKEN_SOURCE_TEXT: Record<TokenSource, (configPath: string) => string> = {
@@ -15,7 +16,7 @@ export async function runWhoami(command: Command): Promise<void> {
     const { email, balance, rateLimit } = await session.authenticatedClient().account();
     const { baseUrl, tokenSource, configPath } = settings;
     if (io.json) {
-      io.stdout.write(`${JSON.stringify({ email, balance, rateLimit, baseUrl, tokenSource })}\n`);
+      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, baseUrl, tokenSource })}\n`);
       return;
     }
     const { limit, windowSeconds } = rateLimit;
@@ -27,7 +28,7 @@ export async function runWhoami(command: Command): Promise<void> {
       // authenticatedClient() succeeded, so there is a token and it has a source.
       ['token from', TOKEN_SOURCE_TEXT[tokenSource!](configPath)],
     ];
-    for (const [label, value] of rows) io.stdout.write(`${io.color.dim(label.padEnd(11))}${value}\n`);
+    for (const [label, value] of rows) io.stdout.write(`${io.color.dim(label.padEnd(11))}${terminalSafe(value)}\n`);
   } finally {
     await session.close();
   }

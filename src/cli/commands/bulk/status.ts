@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { JobProgress } from '../../../client/types.js';
+import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { InterruptedError } from '../../errors.js';
 import { createSession } from '../../session.js';
 import { Interruption, jobsNamed, progressOf, waitForJobs } from './jobs.js';
@@ -12,9 +13,9 @@ interface StatusFlags {
 }
 
 function describe(progress: JobProgress, json: boolean): string {
-  if (json) return JSON.stringify(progress);
+  if (json) return toSafeJson(progress);
   const { job_id: id, status, processed, total, progress_percent: percent } = progress;
-  return `job ${id}: ${status}, ${fraction(processed, total)} (${percent}%)`;
+  return `job ${terminalSafe(id)}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)`;
 }
 
 export async function runBulkStatus(jobIds: string[], command: Command): Promise<void> {

@@ -10,6 +10,7 @@ import { InsufficientTokensError } from '../../../client/errors.js';
 import type { BulkSubmission } from '../../../client/types.js';
 import { readAddressList, type AddressList } from '../../../csv/address-list.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
+import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
 import { Interruption, jobsNamed } from './jobs.js';
@@ -44,7 +45,7 @@ function describeList(list: AddressList, label: string): string[] {
     `${label}: ${counted(list.rows, 'row')}, ${counted(list.addresses.length, 'address', 'addresses')} to verify, ` +
       `${counted(list.duplicates, 'duplicate')}, ${counted(list.invalid, 'invalid row')} not sent`,
   ];
-  for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${JSON.stringify(address)}: ${reason}`);
+  for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${toSafeJson(address)}: ${reason}`);
   if (list.invalid > list.rejected.length) lines.push(`  … and ${list.invalid - list.rejected.length} more`);
   return lines;
 }
@@ -116,7 +117,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
     if (flags.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
-    else io.stdout.write(io.json ? `${JSON.stringify(summary)}\n` : jobIds.map((id) => `${id}\n`).join(''));
+    else io.stdout.write(io.json ? `${toSafeJson(summary)}\n` : jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
 
     if (flags.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
   } finally {
