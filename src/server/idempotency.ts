@@ -28,9 +28,9 @@ export function idempotencyKey(request: FastifyRequest, route: string): Idempote
 }
 
 /** Runs a store call, turning the store's refusal of a key reused for another body into the 409. */
-export function unlessConflicting<T>(work: () => T): T {
+export async function unlessConflicting<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return work();
+    return await work();
   } catch (error) {
     if (error instanceof StoreError && error.code === 'idempotency_conflict') {
       throw new ProblemError('idempotency_conflict', 'This Idempotency-Key was used with a different request body in the last 24 hours.');
@@ -61,7 +61,7 @@ export async function chargeOnce(
 ): Promise<Extract<KeyedCharge, { kind: 'charged' | 'recorded' }>> {
   const deadline = Date.now() + RUNNING_WAIT_MS;
   for (;;) {
-    const outcome = unlessConflicting(() => store.chargeWithKey(userId, amount, 'verify', key));
+    const outcome = await unlessConflicting(() => store.chargeWithKey(userId, amount, 'verify', key));
     if (outcome.kind === 'short') throw insufficientTokens(outcome);
     if (outcome.kind !== 'running') return outcome;
     if (Date.now() > deadline) {

@@ -23,13 +23,12 @@ export function rateLimited(reply: FastifyReply, resetSeconds: number, detail: s
  */
 const RESERVATION_SHARE = 20;
 
-/** This instance's reservation in one user's current window. */
+/** This instance's reservations in one user's current window. */
 interface Reservation {
   windowStart: number;
-  /** Requests counted in the store before our latest reservation, at most the limit. */
-  countedBefore: number;
-  /** Requests our latest reservation got within the limit, and how many of them are still unused. */
-  granted: number;
+  /** Requests counted in the store (by every instance) as of our latest reservation, at most the limit. */
+  counted: number;
+  /** Requests our reservations got within the limit that no request has used yet. */
   unused: number;
   /** The store refused part of a reservation: the window is full, for every instance, until it ends. */
   full: boolean;
@@ -37,7 +36,7 @@ interface Reservation {
 
 export interface RateLimiter {
   /** Counts the request against its user's window and sets `RateLimit-*`; throws the 429 when the window is full. */
-  admit(caller: Caller, reply: FastifyReply, nowMs?: number): void;
+  admit(caller: Caller, reply: FastifyReply, nowMs?: number): Promise<void>;
 }
 
 /**
@@ -48,32 +47,35 @@ export interface RateLimiter {
  * available to another in that window, so with several instances a user may be refused up to
  * (instances - 1) slices early. `RateLimit-Remaining` is what this instance knows: exact with
  * one instance. Reservations live for their window only; one small entry per active user.
+ *
+ * Reserving takes a trip to the store, during which other requests of the user may find the
+ * slice empty too: each then reserves its own, and every reservation adds to what the window
+ * holds (nothing is overwritten), so what the store granted is never lost or spent twice.
  */
 export function createRateLimiter(store: Store): RateLimiter {
   const reservations = new Map<number, Reservation>();
 
-  function reserve(caller: Caller, reservation: Reservation): void {
+  async function reserve(caller: Caller, reservation: Reservation): Promise<void> {
     const wanted = Math.max(1, Math.floor(caller.rateLimit / RESERVATION_SHARE));
-    const total = store.reserveRequests(caller.id, reservation.windowStart, wanted);
-    const before = total - wanted;
-    reservation.countedBefore = Math.min(before, caller.rateLimit);
-    reservation.granted = Math.max(0, Math.min(wanted, caller.rateLimit - before));
-    reservation.unused = reservation.granted;
-    reservation.full = reservation.granted < wanted;
+    const total = await store.reserveRequests(caller.id, reservation.windowStart, wanted);
+    const granted = Math.max(0, Math.min(wanted, caller.rateLimit - (total - wanted)));
+    reservation.counted = Math.max(reservation.counted, Math.min(total, caller.rateLimit));
+    reservation.unused += granted;
+    if (granted < wanted) reservation.full = true;
   }
 
   return {
-    admit(caller, reply, nowMs = Date.now()) {
+    async admit(caller, reply, nowMs = Date.now()) {
       const { windowStart, resetSeconds } = fixedWindow(nowMs, caller.rateWindowSeconds);
       let reservation = reservations.get(caller.id);
       if (reservation?.windowStart !== windowStart) {
-        reservation = { windowStart, countedBefore: 0, granted: 0, unused: 0, full: false };
+        reservation = { windowStart, counted: 0, unused: 0, full: false };
         reservations.set(caller.id, reservation);
       }
-      if (reservation.unused === 0 && !reservation.full) reserve(caller, reservation);
+      if (reservation.unused === 0 && !reservation.full) await reserve(caller, reservation);
       const admitted = reservation.unused > 0;
       if (admitted) reservation.unused--;
-      const used = reservation.countedBefore + reservation.granted - reservation.unused;
+      const used = reservation.counted - reservation.unused;
       reply.header('RateLimit-Limit', caller.rateLimit);
       reply.header('RateLimit-Remaining', Math.max(0, caller.rateLimit - used));
       reply.header('RateLimit-Reset', resetSeconds);

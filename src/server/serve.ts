@@ -47,7 +47,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // closed) and stop claiming work (the results in hand are written); then the store, which
     // neither touches any more. Engine work in flight is abandoned, to be verified again on the next start.
     const outcomes = await Promise.allSettled([app.close(), runner.stop()]);
-    store.close();
+    await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
   try {

@@ -44,30 +44,30 @@ function run(options: Partial<JobRunnerOptions> & { store: Store }): JobRunner {
 }
 
 /** A job for a fresh user with exactly enough credits. */
-function submit(store: Store, emails: string[]): { userId: number; jobId: string } {
-  const user = store.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
-  const created = store.createJob(user.id, emails);
+async function submit(store: Store, emails: string[]): Promise<{ userId: number; jobId: string }> {
+  const user = await store.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
+  const created = await store.createJob(user.id, emails);
   if (!created.ok) throw new Error('the job was not created');
   return { userId: user.id, jobId: created.jobId };
 }
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
-function resultsOf(store: Store, userId: number, jobId: string): VerificationResult[] {
-  return store.getJobWithResults(userId, jobId)!.results;
+async function resultsOf(store: Store, userId: number, jobId: string): Promise<VerificationResult[]> {
+  return (await store.getJobWithResults(userId, jobId))!.results;
 }
 
 /** Every item of the job has exactly one stored result, in job order, with the verdict its mailbox deserves. */
-function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): void {
-  expect(store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
-  expect(store.pendingItems(jobId, emails.length)).toEqual([]);
-  const results = resultsOf(store, userId, jobId);
+async function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): Promise<void> {
+  expect(await store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
+  expect(await store.pendingItems(jobId, emails.length)).toEqual([]);
+  const results = await resultsOf(store, userId, jobId);
   expect(results.map((result) => result.email)).toEqual(emails);
   expect(results.map((result) => result.result)).toEqual(emails.map(expectedVerdict));
 }
@@ -112,51 +112,51 @@ describe('the bulk job runner', () => {
     const runner = run({ store, idlePollMs: 60_000 });
     const emails = [...jobAddresses(12), 'nobody@missing.runner.test', 'not an address'];
     // Woken in the same tick it started: the wake must not be lost while its first round ends.
-    const early = submit(store, emails);
+    const early = await submit(store, emails);
     runner.wake();
-    await waitFor('the first job to complete', () => store.getJob(early.userId, early.jobId)?.status === 'completed', 10_000);
+    await waitFor('the first job to complete', async () => (await store.getJob(early.userId, early.jobId))?.status === 'completed', 10_000);
     // Woken from idle.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const idle = submit(store, jobAddresses(3));
+    const idle = await submit(store, jobAddresses(3));
     runner.wake();
-    await waitFor('the second job to complete', () => store.getJob(idle.userId, idle.jobId)?.status === 'completed', 10_000);
+    await waitFor('the second job to complete', async () => (await store.getJob(idle.userId, idle.jobId))?.status === 'completed', 10_000);
 
-    const results = resultsOf(store, early.userId, early.jobId);
+    const results = await resultsOf(store, early.userId, early.jobId);
     expect(results.map((result) => result.email)).toEqual(emails);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 12).map(expectedVerdict), 'invalid', 'invalid']);
     expect(results.every((result) => result.reason.length > 0)).toBe(true);
-    expect(store.ledger(early.userId).filter((entry) => entry.reason === 'bulk')).toHaveLength(1);
-    expectEveryItemAnsweredOnce(store, idle.userId, idle.jobId, jobAddresses(3));
+    expect((await store.ledger(early.userId)).filter((entry) => entry.reason === 'bulk')).toHaveLength(1);
+    await expectEveryItemAnsweredOnce(store, idle.userId, idle.jobId, jobAddresses(3));
   });
 
   it('resumes a job stopped half-way on a reopened store: each item gets exactly one result, nothing is charged again', async () => {
     const dataDir = mkdtempSync(join(root, 'resume-'));
     const emails = jobAddresses(200);
     const first = openStore(dataDir);
-    const { userId, jobId } = submit(first, emails);
+    const { userId, jobId } = await submit(first, emails);
 
     const runner = run({ store: first, batchSize: 10, flushIntervalMs: 50 });
-    await waitFor('some results to be written', () => first.getJob(userId, jobId)!.processed >= 20);
+    await waitFor('some results to be written', async () => (await first.getJob(userId, jobId))!.processed >= 20);
     await runner.stop();
-    const atStop = first.getJob(userId, jobId)!;
+    const atStop = (await first.getJob(userId, jobId))!;
     expect(atStop.status).toBe('processing');
-    const savedBeforeStop = resultsOf(first, userId, jobId);
+    const savedBeforeStop = await resultsOf(first, userId, jobId);
     expect(savedBeforeStop).toHaveLength(atStop.processed);
     // A stopped runner writes nothing more, though the engine may still be answering.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(first.getJob(userId, jobId)!.processed).toBe(atStop.processed);
-    first.close();
+    expect((await first.getJob(userId, jobId))!.processed).toBe(atStop.processed);
+    await first.close();
     cleanup.pop();
 
     // "Restart": a new store on the same file and a new runner, which finds the job by itself.
     const second = openStore(dataDir);
     run({ store: second, idlePollMs: 60_000 });
-    await waitFor('the resumed job to complete', () => second.getJob(userId, jobId)!.status === 'completed');
-    expectEveryItemAnsweredOnce(second, userId, jobId, emails);
-    const resultsByEmail = new Map(resultsOf(second, userId, jobId).map((result) => [result.email, result]));
+    await waitFor('the resumed job to complete', async () => (await second.getJob(userId, jobId))!.status === 'completed');
+    await expectEveryItemAnsweredOnce(second, userId, jobId, emails);
+    const resultsByEmail = new Map((await resultsOf(second, userId, jobId)).map((result) => [result.email, result]));
     for (const saved of savedBeforeStop) expect(resultsByEmail.get(saved.email)).toEqual(saved);
-    expect(second.ledger(userId).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
-    expect(second.findUserById(userId)!.balance).toBe(0);
+    expect((await second.ledger(userId)).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
+    expect((await second.findUserById(userId))!.balance).toBe(0);
   });
 
   it('stores an unknown verdict for an address the engine throws on, and finishes the job', async () => {
@@ -172,11 +172,11 @@ describe('the bulk job runner', () => {
     };
     const errors: string[] = [];
     const emails = [...jobAddresses(6), poisoned];
-    const { userId, jobId } = submit(store, emails);
+    const { userId, jobId } = await submit(store, emails);
     run({ store, verifier: faulty, log: { info: () => {}, error: (_details, message) => errors.push(message) } });
-    await waitFor('the job to complete', () => store.getJob(userId, jobId)?.status === 'completed');
+    await waitFor('the job to complete', async () => (await store.getJob(userId, jobId))?.status === 'completed');
 
-    const results = resultsOf(store, userId, jobId);
+    const results = await resultsOf(store, userId, jobId);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 6).map(expectedVerdict), 'unknown']);
     expect(results.at(-1)).toMatchObject({ email: poisoned, checks: { smtpStatus: 'unknown' } });
     expect(results.at(-1)!.reason).toMatch(/resolver exploded/);
@@ -186,30 +186,30 @@ describe('the bulk job runner', () => {
   it('writes results in batches of batchSize, progress growing batch by batch', async () => {
     const store = openStore(mkdtempSync(join(root, 'batches-')));
     const emails = jobAddresses(120);
-    const { userId, jobId } = submit(store, emails);
+    const { userId, jobId } = await submit(store, emails);
     // Watches the real store's writes (and what a poller would read after each), changing nothing.
     const batches: number[] = [];
     const processedAfterWrite: number[] = [];
     const saveResults = store.saveResults.bind(store);
-    store.saveResults = (id, results) => {
-      saveResults(id, results);
+    store.saveResults = async (id, results) => {
+      await saveResults(id, results);
       batches.push(results.length);
-      processedAfterWrite.push(store.getJob(userId, jobId)!.processed);
+      processedAfterWrite.push((await store.getJob(userId, jobId))!.processed);
     };
     // A flush interval far beyond the test: only full batches and the end of the slice write.
     run({ store, batchSize: 25, flushIntervalMs: 60_000, idlePollMs: 60_000 });
-    await waitFor('the job to complete', () => store.getJob(userId, jobId)?.status === 'completed');
+    await waitFor('the job to complete', async () => (await store.getJob(userId, jobId))?.status === 'completed');
     expect(batches).toEqual([25, 25, 25, 25, 20]);
     expect(processedAfterWrite).toEqual([25, 50, 75, 100, 120]);
-    expectEveryItemAnsweredOnce(store, userId, jobId, emails);
+    await expectEveryItemAnsweredOnce(store, userId, jobId, emails);
   });
 
   it('takes up every unfinished job on start, without being woken', async () => {
     const store = openStore(mkdtempSync(join(root, 'start-')));
-    const jobs = [submit(store, jobAddresses(8)), submit(store, jobAddresses(4).slice(1))];
+    const jobs = [await submit(store, jobAddresses(8)), await submit(store, jobAddresses(4).slice(1))];
     run({ store, idlePollMs: 60_000 });
-    await waitFor('both jobs to complete', () => jobs.every(({ userId, jobId }) => store.getJob(userId, jobId)?.status === 'completed'));
-    expectEveryItemAnsweredOnce(store, jobs[0]!.userId, jobs[0]!.jobId, jobAddresses(8));
-    expectEveryItemAnsweredOnce(store, jobs[1]!.userId, jobs[1]!.jobId, jobAddresses(4).slice(1));
+    await waitFor('both jobs to complete', async () => (await Promise.all(jobs.map(({ userId, jobId }) => store.getJob(userId, jobId)))).every((job) => job?.status === 'completed'));
+    await expectEveryItemAnsweredOnce(store, jobs[0]!.userId, jobs[0]!.jobId, jobAddresses(8));
+    await expectEveryItemAnsweredOnce(store, jobs[1]!.userId, jobs[1]!.jobId, jobAddresses(4).slice(1));
   });
 });

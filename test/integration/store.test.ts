@@ -20,7 +20,7 @@ function open(): Store {
   return next;
 }
 
-function addUser(email: string, balance: number): User {
+async function addUser(email: string, balance: number): Promise<User> {
   return store.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 });
 }
 
@@ -37,10 +37,10 @@ function resultFor(email: string, reason = 'test'): VerificationResult {
 }
 
 /** The ledger must explain the balance: every change is a row, and their sum is what is left. */
-function expectLedgerAddsUp(userId: number): void {
-  const entries = store.ledger(userId);
+async function expectLedgerAddsUp(userId: number): Promise<void> {
+  const entries = await store.ledger(userId);
   const sum = entries.reduce((total, entry) => total + entry.delta, 0);
-  expect(sum).toBe(store.findUserById(userId)!.balance);
+  expect(sum).toBe((await store.findUserById(userId))!.balance);
   expect(entries.at(-1)?.balanceAfter ?? 0).toBe(sum);
 }
 
@@ -50,14 +50,14 @@ beforeEach(() => {
   store = open();
 });
 
-afterEach(() => {
-  for (const each of opened.splice(0)) each.close();
+afterEach(async () => {
+  for (const each of opened.splice(0)) await each.close();
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('opening a data dir', () => {
-  it('creates the directory (0700) and the database file (0600) on first start, in WAL mode', () => {
+  it('creates the directory (0700) and the database file (0600) on first start, in WAL mode', async () => {
     const fresh = join(root, 'fresh', 'nested');
     const first = openSqliteStore(fresh);
     opened.push(first);
@@ -69,16 +69,16 @@ describe('opening a data dir', () => {
     raw.close();
   });
 
-  it('keeps the data of an existing file when it is opened again', () => {
-    const user = addUser('keep@example.test', 7);
-    store.close();
+  it('keeps the data of an existing file when it is opened again', async () => {
+    const user = await addUser('keep@example.test', 7);
+    await store.close();
     opened.splice(0);
     store = open();
-    expect(store.findUserByEmail('KEEP@example.test')).toEqual(user);
+    expect(await store.findUserByEmail('KEEP@example.test')).toEqual(user);
   });
 
-  it('brings an existing file forward through new migrations, leaving its rows intact', () => {
-    const user = addUser('old@example.test', 3);
+  it('brings an existing file forward through new migrations, leaving its rows intact', async () => {
+    const user = await addUser('old@example.test', 3);
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     const next = [...MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
     expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
@@ -91,7 +91,7 @@ describe('opening a data dir', () => {
     raw.close();
   });
 
-  it('refuses a file written by a newer schema instead of corrupting it', () => {
+  it('refuses a file written by a newer schema instead of corrupting it', async () => {
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     raw.pragma(`user_version = ${MIGRATIONS.length + 5}`);
     raw.close();
@@ -100,23 +100,23 @@ describe('opening a data dir', () => {
 });
 
 describe('users and credits', () => {
-  it('finds users case-insensitively and refuses a second user with the same address', () => {
-    const user = addUser('Mixed@Example.test', 0);
-    expect(store.findUserByEmail('mixed@example.test')?.id).toBe(user.id);
-    expect(() => addUser('MIXED@example.test', 0)).toThrow(StoreError);
-    expect(store.listUsers().map((each) => each.email)).toEqual(['Mixed@Example.test']);
+  it('finds users case-insensitively and refuses a second user with the same address', async () => {
+    const user = await addUser('Mixed@Example.test', 0);
+    expect((await store.findUserByEmail('mixed@example.test'))?.id).toBe(user.id);
+    await expect(addUser('MIXED@example.test', 0)).rejects.toThrow(StoreError);
+    expect((await store.listUsers()).map((each) => each.email)).toEqual(['Mixed@Example.test']);
   });
 
-  it('never lets a grant take a balance below zero', () => {
-    const user = addUser('grant@example.test', 5);
-    expect(store.grantCredits(user.id, -5)).toBe(0);
-    expect(() => store.grantCredits(user.id, -1)).toThrow(expect.objectContaining({ code: 'negative_balance' }));
-    expect(() => store.grantCredits(9_999, 1)).toThrow(expect.objectContaining({ code: 'user_not_found' }));
-    expectLedgerAddsUp(user.id);
+  it('never lets a grant take a balance below zero', async () => {
+    const user = await addUser('grant@example.test', 5);
+    expect(await store.grantCredits(user.id, -5)).toBe(0);
+    await expect(store.grantCredits(user.id, -1)).rejects.toThrow(expect.objectContaining({ code: 'negative_balance' }));
+    await expect(store.grantCredits(9_999, 1)).rejects.toThrow(expect.objectContaining({ code: 'user_not_found' }));
+    await expectLedgerAddsUp(user.id);
   });
 
   it('charges from several connections interleaved never overspend, and the ledger adds up', async () => {
-    const user = addUser('busy@example.test', 100);
+    const user = await addUser('busy@example.test', 100);
     const connections = [store, open(), open(), open()];
     let granted = 0;
     let refused = 0;
@@ -124,7 +124,7 @@ describe('users and credits', () => {
     await Promise.all(
       Array.from({ length: 200 }, async (_, index) => {
         await new Promise((resolve) => setImmediate(resolve));
-        const outcome = connections[index % connections.length]!.charge(user.id, 1 + (index % 3), 'verify');
+        const outcome = await connections[index % connections.length]!.charge(user.id, 1 + (index % 3), 'verify');
         if (outcome.ok) granted += 1 + (index % 3);
         else {
           refused += 1;
@@ -134,193 +134,193 @@ describe('users and credits', () => {
     );
     expect(granted).toBeLessThanOrEqual(100);
     expect(refused).toBeGreaterThan(0);
-    expect(store.findUserById(user.id)!.balance).toBe(100 - granted);
-    expect(store.findUserById(user.id)!.balance).toBeLessThan(3);
-    expectLedgerAddsUp(user.id);
+    expect((await store.findUserById(user.id))!.balance).toBe(100 - granted);
+    expect((await store.findUserById(user.id))!.balance).toBeLessThan(3);
+    await expectLedgerAddsUp(user.id);
   });
 
-  it('refunds with a ledger row', () => {
-    const user = addUser('refund@example.test', 1);
-    expect(store.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
-    expect(store.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
-    expect(store.refund(user.id, 1)).toBe(1);
-    expect(store.ledger(user.id).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
-    expectLedgerAddsUp(user.id);
+  it('refunds with a ledger row', async () => {
+    const user = await addUser('refund@example.test', 1);
+    expect(await store.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
+    expect(await store.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
+    expect(await store.refund(user.id, 1)).toBe(1);
+    expect((await store.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
+    await expectLedgerAddsUp(user.id);
   });
 });
 
 describe('API tokens', () => {
-  it('finds a live token by hash, lists it, and forgets it once revoked', () => {
-    const user = addUser('tokens@example.test', 0);
-    const other = addUser('other@example.test', 0);
-    const token = store.createApiToken(user.id, 'laptop', 'hash-1');
-    expect(store.findApiTokenByHash('hash-1')).toMatchObject({ id: token.id, userId: user.id, name: 'laptop' });
-    expect(store.findApiTokenByHash('hash-1')?.lastUsedAt).toBe(clock.toISOString());
-    expect(store.listApiTokens(user.id).map((each) => each.id)).toEqual([token.id]);
-    expect(store.revokeApiToken(other.id, token.id)).toBe(false);
-    expect(store.revokeApiToken(user.id, token.id)).toBe(true);
-    expect(store.revokeApiToken(user.id, token.id)).toBe(false);
-    expect(store.findApiTokenByHash('hash-1')).toBeUndefined();
-    expect(store.listApiTokens(user.id)).toEqual([]);
+  it('finds a live token by hash, lists it, and forgets it once revoked', async () => {
+    const user = await addUser('tokens@example.test', 0);
+    const other = await addUser('other@example.test', 0);
+    const token = await store.createApiToken(user.id, 'laptop', 'hash-1');
+    expect(await store.findApiTokenByHash('hash-1')).toMatchObject({ id: token.id, userId: user.id, name: 'laptop' });
+    expect((await store.findApiTokenByHash('hash-1'))?.lastUsedAt).toBe(clock.toISOString());
+    expect((await store.listApiTokens(user.id)).map((each) => each.id)).toEqual([token.id]);
+    expect(await store.revokeApiToken(other.id, token.id)).toBe(false);
+    expect(await store.revokeApiToken(user.id, token.id)).toBe(true);
+    expect(await store.revokeApiToken(user.id, token.id)).toBe(false);
+    expect(await store.findApiTokenByHash('hash-1')).toBeUndefined();
+    expect(await store.listApiTokens(user.id)).toEqual([]);
   });
 
-  it('rewrites a token\'s last use at most once a minute, so that authenticating is not a write per request', () => {
-    const user = addUser('busy-token@example.test', 0);
-    store.createApiToken(user.id, 'ci', 'hash-2');
+  it('rewrites a token\'s last use at most once a minute, so that authenticating is not a write per request', async () => {
+    const user = await addUser('busy-token@example.test', 0);
+    await store.createApiToken(user.id, 'ci', 'hash-2');
     const firstUse = clock.toISOString();
-    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(firstUse);
+    expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
     clock = new Date(clock.getTime() + 59_000);
-    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(firstUse);
-    expect(store.listApiTokens(user.id)[0]?.lastUsedAt).toBe(firstUse);
+    expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
+    expect((await store.listApiTokens(user.id))[0]?.lastUsedAt).toBe(firstUse);
     clock = new Date(clock.getTime() + 1_000);
-    expect(store.findApiTokenByHash('hash-2')?.lastUsedAt).toBe(clock.toISOString());
-    expect(store.listApiTokens(user.id)[0]?.lastUsedAt).toBe(clock.toISOString());
+    expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(clock.toISOString());
+    expect((await store.listApiTokens(user.id))[0]?.lastUsedAt).toBe(clock.toISOString());
   });
 });
 
 describe('bulk jobs', () => {
-  it('charges, creates the job and its items in one go, and refuses a short balance without writing anything', () => {
-    const user = addUser('jobs@example.test', 3);
-    expect(store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
-    expect(store.unfinishedJobIds()).toEqual([]);
-    expect(store.ledger(user.id)).toHaveLength(1);
+  it('charges, creates the job and its items in one go, and refuses a short balance without writing anything', async () => {
+    const user = await addUser('jobs@example.test', 3);
+    expect(await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
+    expect(await store.unfinishedJobIds()).toEqual([]);
+    expect(await store.ledger(user.id)).toHaveLength(1);
 
-    const created = store.createJob(user.id, ['a@x.test', 'b@x.test']);
+    const created = await store.createJob(user.id, ['a@x.test', 'b@x.test']);
     if (!created.ok) throw new Error('expected a job');
     expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(store.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
-    expect(store.pendingItems(created.jobId, 10).map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
-    expect(store.findUserById(user.id)!.balance).toBe(1);
-    expect(store.ledger(user.id).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
+    expect(await store.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
+    expect((await store.pendingItems(created.jobId, 10)).map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+    expect((await store.findUserById(user.id))!.balance).toBe(1);
+    expect((await store.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
   });
 
-  it('rolls the charge back when writing the items fails half-way', () => {
-    const user = addUser('atomic@example.test', 10);
+  it('rolls the charge back when writing the items fails half-way', async () => {
+    const user = await addUser('atomic@example.test', 10);
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     raw.exec(`CREATE TRIGGER fail_item BEFORE INSERT ON job_items WHEN NEW.email = 'boom@x.test'
               BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
     raw.close();
-    expect(() => store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).toThrow(/disk trouble/);
-    expect(store.findUserById(user.id)!.balance).toBe(10);
-    expect(store.unfinishedJobIds()).toEqual([]);
-    expectLedgerAddsUp(user.id);
+    await expect(store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(/disk trouble/);
+    expect((await store.findUserById(user.id))!.balance).toBe(10);
+    expect(await store.unfinishedJobIds()).toEqual([]);
+    await expectLedgerAddsUp(user.id);
     // The key was not recorded either: it is free for another request.
-    expect(store.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
+    expect(await store.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
   });
 
-  it('shows a job only to its owner', () => {
-    const owner = addUser('owner@example.test', 5);
-    const stranger = addUser('stranger@example.test', 5);
-    const created = store.createJob(owner.id, ['a@x.test']);
+  it('shows a job only to its owner', async () => {
+    const owner = await addUser('owner@example.test', 5);
+    const stranger = await addUser('stranger@example.test', 5);
+    const created = await store.createJob(owner.id, ['a@x.test']);
     if (!created.ok) throw new Error('expected a job');
-    expect(store.getJob(stranger.id, created.jobId)).toBeUndefined();
-    expect(store.getJob(owner.id, 'no-such-job')).toBeUndefined();
+    expect(await store.getJob(stranger.id, created.jobId)).toBeUndefined();
+    expect(await store.getJob(owner.id, 'no-such-job')).toBeUndefined();
   });
 
-  it('keeps exactly one result per item, counts it once, and completes when every item has one', () => {
-    const user = addUser('results@example.test', 5);
-    const created = store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
+  it('keeps exactly one result per item, counts it once, and completes when every item has one', async () => {
+    const user = await addUser('results@example.test', 5);
+    const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
     if (!created.ok) throw new Error('expected a job');
     const { jobId } = created;
 
-    store.saveResults(jobId, [{ position: 1, result: resultFor('b@x.test', 'first') }]);
+    await store.saveResults(jobId, [{ position: 1, result: resultFor('b@x.test', 'first') }]);
     // A resumed runner verifying the same item again: the first result stays, nothing is counted twice.
-    store.saveResults(jobId, [
+    await store.saveResults(jobId, [
       { position: 1, result: resultFor('b@x.test', 'second') },
       { position: 0, result: resultFor('a@x.test') },
     ]);
-    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
-    expect(store.pendingItems(jobId, 10).map((item) => item.position)).toEqual([2]);
-    expect(store.unfinishedJobIds()).toEqual([jobId]);
+    expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
+    expect((await store.pendingItems(jobId, 10)).map((item) => item.position)).toEqual([2]);
+    expect(await store.unfinishedJobIds()).toEqual([jobId]);
 
-    store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test') }]);
-    const { job, results } = store.getJobWithResults(user.id, jobId)!;
+    await store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test') }]);
+    const { job, results } = (await store.getJobWithResults(user.id, jobId))!;
     expect(job).toMatchObject({ status: 'completed', processed: 3, total: 3 });
     expect(results.map((result) => [result.email, result.reason])).toEqual([
       ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
     ]);
-    expect(store.unfinishedJobIds()).toEqual([]);
-    store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test', 'late') }]);
-    expect(store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
+    expect(await store.unfinishedJobIds()).toEqual([]);
+    await store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test', 'late') }]);
+    expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
   });
 
-  it('stores a 50,000-address job with every item in place', () => {
-    const user = addUser('big@example.test', 50_000);
+  it('stores a 50,000-address job with every item in place', async () => {
+    const user = await addUser('big@example.test', 50_000);
     const emails = Array.from({ length: 50_000 }, (_, index) => `user${index}@domain${index % 200}.test`);
-    const created = store.createJob(user.id, emails);
+    const created = await store.createJob(user.id, emails);
     if (!created.ok) throw new Error('expected a job');
     expect(created.queued).toBe(50_000);
-    const pending = store.pendingItems(created.jobId, 100_000);
+    const pending = await store.pendingItems(created.jobId, 100_000);
     expect(pending).toHaveLength(50_000);
     expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test' });
-    expect(store.findUserById(user.id)!.balance).toBe(0);
+    expect((await store.findUserById(user.id))!.balance).toBe(0);
   });
 });
 
 describe('idempotency', () => {
   const verifyKey = { key: 'verify-1', route: 'POST /v1/verify', requestHash: 'hash-a' };
 
-  it('answers a replayed job submission with the first job and charges once; another body conflicts', () => {
-    const user = addUser('idem@example.test', 10);
+  it('answers a replayed job submission with the first job and charges once; another body conflicts', async () => {
+    const user = await addUser('idem@example.test', 10);
     const key = { key: 'key-1', route: 'POST /v1/bulk-verify', requestHash: 'hash-a' };
-    const first = store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
+    const first = await store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
     expect(first).toMatchObject({ ok: true, queued: 2, replayed: false });
-    expect(store.createJob(user.id, ['a@x.test', 'b@x.test'], key)).toEqual({ ...first, replayed: true });
-    expect(store.findUserById(user.id)!.balance).toBe(8);
-    expect(() => store.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).toThrow(
+    expect(await store.createJob(user.id, ['a@x.test', 'b@x.test'], key)).toEqual({ ...first, replayed: true });
+    expect((await store.findUserById(user.id))!.balance).toBe(8);
+    await expect(store.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).rejects.toThrow(
       expect.objectContaining({ code: 'idempotency_conflict' }),
     );
-    expect(store.findUserById(user.id)!.balance).toBe(8);
+    expect((await store.findUserById(user.id))!.balance).toBe(8);
   });
 
-  it('charges a keyed request once: the first claims the key, repeats see it running, then its recorded response', () => {
-    const user = addUser('claim@example.test', 5);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
-    expect(() => store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).toThrow(
+  it('charges a keyed request once: the first claims the key, repeats see it running, then its recorded response', async () => {
+    const user = await addUser('claim@example.test', 5);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    await expect(store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).rejects.toThrow(
       expect.objectContaining({ code: 'idempotency_conflict' }),
     );
-    store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
-    expect(store.findUserById(user.id)!.balance).toBe(4);
-    expect(store.ledger(user.id).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+    await store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
+    expect((await store.findUserById(user.id))!.balance).toBe(4);
+    expect((await store.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
   });
 
-  it('claims nothing on a short balance, and frees the key when the charge is refunded', () => {
-    const user = addUser('release@example.test', 0);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
-    store.grantCredits(user.id, 1);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+  it('claims nothing on a short balance, and frees the key when the charge is refunded', async () => {
+    const user = await addUser('release@example.test', 0);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
+    await store.grantCredits(user.id, 1);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
     // The work failed: the token comes back and a retry with the key runs (and pays) afresh.
-    expect(store.refund(user.id, 1, null, verifyKey)).toBe(1);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
-    expectLedgerAddsUp(user.id);
+    expect(await store.refund(user.id, 1, null, verifyKey)).toBe(1);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+    await expectLedgerAddsUp(user.id);
   });
 
-  it("takes over the claim of a run that died, without charging again", () => {
-    const user = addUser('takeover@example.test', 5);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+  it("takes over the claim of a run that died, without charging again", async () => {
+    const user = await addUser('takeover@example.test', 5);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
     clock = new Date(clock.getTime() + IDEMPOTENCY_CLAIM_TTL_MS - 1);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
     clock = new Date(clock.getTime() + 1);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
     // The new claim is the taker's: a third request sees it running.
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
-    expect(store.ledger(user.id).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+    expect((await store.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
   });
 
-  it('keeps records per user and route, and ignores and prunes them after 24 hours', () => {
-    const user = addUser('ttl@example.test', 0);
-    const other = addUser('ttl2@example.test', 0);
-    store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"a":1}' });
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { body: '{"a":1}' } });
+  it('keeps records per user and route, and ignores and prunes them after 24 hours', async () => {
+    const user = await addUser('ttl@example.test', 0);
+    const other = await addUser('ttl2@example.test', 0);
+    await store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"a":1}' });
+    expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { body: '{"a":1}' } });
     // Not recorded for them, so each would be a new request, charged (and refused: no credits).
-    expect(store.chargeWithKey(other.id, 1, 'verify', verifyKey).kind).toBe('short');
-    expect(store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, route: 'POST /v1/bulk-verify' }).kind).toBe('short');
+    expect((await store.chargeWithKey(other.id, 1, 'verify', verifyKey)).kind).toBe('short');
+    expect((await store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, route: 'POST /v1/bulk-verify' })).kind).toBe('short');
 
     clock = new Date(clock.getTime() + IDEMPOTENCY_TTL_MS + 1);
-    expect(store.chargeWithKey(user.id, 1, 'verify', verifyKey).kind).toBe('short');
-    store.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
+    expect((await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).kind).toBe('short');
+    await store.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
     const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
     expect(raw.prepare('SELECT user_id AS userId FROM idempotency').all()).toEqual([{ userId: other.id }]);
     raw.close();
@@ -328,18 +328,18 @@ describe('idempotency', () => {
 });
 
 describe('rate windows', () => {
-  it('adds reserved requests per user and window, and answers the running total', () => {
-    const user = addUser('rate@example.test', 0);
-    const other = addUser('rate2@example.test', 0);
-    expect([store.reserveRequests(user.id, 100, 1), store.reserveRequests(user.id, 100, 5), store.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
-    expect(store.reserveRequests(other.id, 100, 3)).toBe(3);
-    expect(store.reserveRequests(user.id, 101, 2)).toBe(2);
+  it('adds reserved requests per user and window, and answers the running total', async () => {
+    const user = await addUser('rate@example.test', 0);
+    const other = await addUser('rate2@example.test', 0);
+    expect([await store.reserveRequests(user.id, 100, 1), await store.reserveRequests(user.id, 100, 5), await store.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
+    expect(await store.reserveRequests(other.id, 100, 3)).toBe(3);
+    expect(await store.reserveRequests(user.id, 101, 2)).toBe(2);
   });
 
-  it('counts login attempts per key and window, dropping past windows', () => {
-    expect([store.countLoginAttempt('email:a@example.test', 60), store.countLoginAttempt('email:a@example.test', 60)]).toEqual([1, 2]);
-    expect(store.countLoginAttempt('ip:127.0.0.1', 60)).toBe(1);
-    expect(store.countLoginAttempt('email:a@example.test', 120)).toBe(1);
+  it('counts login attempts per key and window, dropping past windows', async () => {
+    expect([await store.countLoginAttempt('email:a@example.test', 60), await store.countLoginAttempt('email:a@example.test', 60)]).toEqual([1, 2]);
+    expect(await store.countLoginAttempt('ip:127.0.0.1', 60)).toBe(1);
+    expect(await store.countLoginAttempt('email:a@example.test', 120)).toBe(1);
     const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
     expect(raw.prepare('SELECT DISTINCT window_start AS windowStart FROM login_windows').all()).toEqual([{ windowStart: 120 }]);
     raw.close();
@@ -347,12 +347,12 @@ describe('rate windows', () => {
 });
 
 describe('data version', () => {
-  it("moves when another connection commits, not for this store's own writes", () => {
-    const before = store.dataVersion();
-    addUser('mine@example.test', 1);
-    expect(store.dataVersion()).toBe(before);
+  it("moves when another connection commits, not for this store's own writes", async () => {
+    const before = await store.dataVersion();
+    await addUser('mine@example.test', 1);
+    expect(await store.dataVersion()).toBe(before);
     const elsewhere = open();
-    elsewhere.createUser({ email: 'theirs@example.test', passwordHash: null, balance: 0, rateLimit: 20, rateWindowSeconds: 1 });
-    expect(store.dataVersion()).not.toBe(before);
+    await elsewhere.createUser({ email: 'theirs@example.test', passwordHash: null, balance: 0, rateLimit: 20, rateWindowSeconds: 1 });
+    expect(await store.dataVersion()).not.toBe(before);
   });
 });

@@ -159,16 +159,16 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     jwtSecret,
     async createUser(email, { credits, rateLimit = 10_000, windowSeconds = 1, password }) {
       const passwordHash = password === undefined ? null : await hashPassword(password);
-      const user = store.createUser({ email, passwordHash, balance: credits, rateLimit, rateWindowSeconds: windowSeconds });
+      const user = await store.createUser({ email, passwordHash, balance: credits, rateLimit, rateWindowSeconds: windowSeconds });
       const token = generateApiToken();
-      store.createApiToken(user.id, 'test', hashApiToken(token));
+      await store.createApiToken(user.id, 'test', hashApiToken(token));
       return { user, token };
     },
     call: (method, path, callOptions) => call(baseUrl, method, path, callOptions),
     async close() {
       await app.close();
       await runner.stop();
-      store.close();
+      await store.close();
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -55,7 +55,7 @@ function requireAddress(email: string): string {
 }
 
 /** Opens the data dir's store for one command and always closes it, so no lock outlives the command. */
-async function withStore<T>(flags: AdminFlags, work: (store: Store) => T | Promise<T>): Promise<T> {
+async function withStore<T>(flags: AdminFlags, work: (store: Store) => Promise<T>): Promise<T> {
   const store = openSqliteStore(resolveDataDir(flags.dataDir));
   try {
     return await work(store);
@@ -66,12 +66,12 @@ async function withStore<T>(flags: AdminFlags, work: (store: Store) => T | Promi
     }
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function findUser(store: Store, email: string): User {
-  const user = store.findUserByEmail(email.trim());
+async function findUser(store: Store, email: string): Promise<User> {
+  const user = await store.findUserByEmail(email.trim());
   if (!user) throw new CliError(`no user ${email}`, ExitCode.notFound, 'add one with `mailverify admin user add <email>`');
   return user;
 }
@@ -129,9 +129,9 @@ export async function runAdminCreditsAdd(email: string, amount: string, command:
   // Negative amounts (after `--`) take credits back; the store refuses to go below zero.
   const delta = parseWholeNumber(amount, 'the number of credits');
   if (delta === 0) throw new UsageError('the number of credits must not be 0');
-  const user = await withStore(flags, (store) => {
-    const found = findUser(store, email);
-    return { ...found, balance: store.grantCredits(found.id, delta) };
+  const user = await withStore(flags, async (store) => {
+    const found = await findUser(store, email);
+    return { ...found, balance: await store.grantCredits(found.id, delta) };
   });
   printUser(out, user);
 }
@@ -141,10 +141,10 @@ export async function runAdminRateLimitSet(email: string, limit: string, command
   const { flags, out } = setup(command);
   const requests = parseWholeNumber(limit, 'the number of requests', 1);
   const window = flags.window === undefined ? undefined : parseWholeNumber(flags.window, '--window', 1);
-  const user = await withStore(flags, (store) => {
-    const found = findUser(store, email);
+  const user = await withStore(flags, async (store) => {
+    const found = await findUser(store, email);
     const windowSeconds = window ?? found.rateWindowSeconds;
-    store.setRateLimit(found.id, requests, windowSeconds);
+    await store.setRateLimit(found.id, requests, windowSeconds);
     return { ...found, rateLimit: requests, rateWindowSeconds: windowSeconds };
   });
   printUser(out, user);
@@ -153,6 +153,6 @@ export async function runAdminRateLimitSet(email: string, limit: string, command
 export async function runAdminTokenCreate(email: string, command: Command): Promise<void> {
   const { flags, out } = setup(command);
   const token = generateApiToken();
-  await withStore(flags, (store) => store.createApiToken(findUser(store, email).id, flags.name ?? 'admin', hashApiToken(token)));
+  await withStore(flags, async (store) => store.createApiToken((await findUser(store, email)).id, flags.name ?? 'admin', hashApiToken(token)));
   out.stdout.write(`${token}\n`);
 }

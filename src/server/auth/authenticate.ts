@@ -47,25 +47,26 @@ function invalidToken(): ProblemError {
 export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator {
   const owners = new ExpiringCache<string, { userId: number; tokenId: string }>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
   const callers = new ExpiringCache<number, Caller>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
-  let seenVersion = store.dataVersion();
-  let versionCheckedAt = performance.now();
+  /** Undefined until the first check, which only takes note of where the store stands. */
+  let seenVersion: number | undefined;
+  let versionCheckedAt = -Infinity;
 
-  function forgetWhatOthersChanged(): void {
+  async function forgetWhatOthersChanged(): Promise<void> {
     const now = performance.now();
     if (now - versionCheckedAt < DATA_VERSION_CHECK_MS) return;
     versionCheckedAt = now;
-    const version = store.dataVersion();
+    const version = await store.dataVersion();
     if (version === seenVersion) return;
     seenVersion = version;
     owners.clear();
     callers.clear();
   }
 
-  function ownerOfApiToken(token: string): number | undefined {
+  async function ownerOfApiToken(token: string): Promise<number | undefined> {
     const hash = hashApiToken(token);
     let owner = owners.get(hash);
     if (owner === undefined) {
-      const record = store.findApiTokenByHash(hash);
+      const record = await store.findApiTokenByHash(hash);
       if (record === undefined) return undefined;
       owner = { userId: record.userId, tokenId: record.id };
       owners.set(hash, owner);
@@ -73,10 +74,10 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     return owner.userId;
   }
 
-  function callerOf(userId: number): Caller | undefined {
+  async function callerOf(userId: number): Promise<Caller | undefined> {
     let caller = callers.get(userId);
     if (caller === undefined) {
-      const user = store.findUserById(userId);
+      const user = await store.findUserById(userId);
       if (user === undefined) return undefined;
       caller = { id: user.id, rateLimit: user.rateLimit, rateWindowSeconds: user.rateWindowSeconds };
       callers.set(userId, caller);
@@ -91,9 +92,9 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
       }
       const token = BEARER.exec(authorization)?.[1];
       if (token === undefined) throw invalidToken();
-      forgetWhatOthersChanged();
-      const userId = token.startsWith(API_TOKEN_PREFIX) ? ownerOfApiToken(token) : await jwt.verify(token);
-      const caller = userId === undefined ? undefined : callerOf(userId);
+      await forgetWhatOthersChanged();
+      const userId = token.startsWith(API_TOKEN_PREFIX) ? await ownerOfApiToken(token) : await jwt.verify(token);
+      const caller = userId === undefined ? undefined : await callerOf(userId);
       if (caller === undefined) throw invalidToken();
       return caller;
     },

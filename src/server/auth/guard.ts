@@ -31,7 +31,7 @@ export function guardScope(scope: FastifyInstance, authenticator: Authenticator,
   });
   scope.addHook('onRequest', async (request, reply) => {
     const caller = await authenticator.authenticate(request.headers.authorization);
-    limiter.admit(caller, reply);
+    await limiter.admit(caller, reply);
     request.user = caller;
   });
 }

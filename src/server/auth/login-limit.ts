@@ -14,10 +14,12 @@ export const LOGIN_WINDOW_SECONDS = 60;
  * so that every instance shares the count. Throws the 429 once either is over its limit. Behind a
  * reverse proxy every client has the proxy's IP unless fastify is told to trust it.
  */
-export function countLoginAttempt(store: Store, email: string, ip: string, reply: FastifyReply, nowMs = Date.now()): void {
+export async function countLoginAttempt(store: Store, email: string, ip: string, reply: FastifyReply, nowMs = Date.now()): Promise<void> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
-  const byEmail = store.countLoginAttempt(`email:${email.toLowerCase()}`, windowStart);
-  const byIp = store.countLoginAttempt(`ip:${ip}`, windowStart);
+  const [byEmail, byIp] = await Promise.all([
+    store.countLoginAttempt(`email:${email.toLowerCase()}`, windowStart),
+    store.countLoginAttempt(`ip:${ip}`, windowStart),
+  ]);
   if (byEmail > LOGIN_ATTEMPTS_PER_EMAIL || byIp > LOGIN_ATTEMPTS_PER_IP) {
     throw rateLimited(reply, resetSeconds, `Too many login attempts for this account or from this address; retry in ${resetSeconds} s.`);
   }

@@ -10,6 +10,8 @@ export class ResultBatcher {
   private waiting: Array<{ position: number; result: VerificationResult }> = [];
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The batches handed to the store, written one after another so that progress only ever grows. */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -23,26 +25,25 @@ export class ResultBatcher {
   add(position: number, result: VerificationResult): void {
     if (this.closed) return;
     this.waiting.push({ position, result });
-    if (this.waiting.length >= this.batchSize) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.flushIntervalMs);
+    if (this.waiting.length >= this.batchSize) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
   }
 
-  flush(): void {
+  /** Hands what is waiting to the store; resolves (never rejects) once every batch so far is written or reported. */
+  flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    try {
-      this.store.saveResults(this.jobId, batch);
-    } catch (error) {
-      this.onWriteError(error);
+    if (this.waiting.length > 0) {
+      const batch = this.waiting;
+      this.waiting = [];
+      this.writes = this.writes.then(() => this.store.saveResults(this.jobId, batch)).catch((error: unknown) => this.onWriteError(error));
     }
+    return this.writes;
   }
 
   /** Writes what is waiting and ignores anything added later (the runner is stopping). */
-  close(): void {
-    this.flush();
+  close(): Promise<void> {
     this.closed = true;
+    return this.flush();
   }
 }

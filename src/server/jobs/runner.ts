@@ -120,15 +120,15 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         if (result) batcher.add(positions.shift()!, result);
       }
     }
-    batcher.flush();
+    await batcher.flush();
   }
 
   /** One pass over the unfinished jobs; true when there was anything to verify. */
   async function round(): Promise<boolean> {
     let worked = false;
-    for (const jobId of store.unfinishedJobIds()) {
+    for (const jobId of await store.unfinishedJobIds()) {
       if (stopped) break;
-      const items = store.pendingItems(jobId, claimSize);
+      const items = await store.pendingItems(jobId, claimSize);
       if (items.length === 0) continue;
       worked = true;
       log.info({ jobId, items: items.length }, 'verifying bulk job items');
@@ -163,10 +163,10 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     /** Once this resolves the runner never touches the store again, so the store may be closed. */
     async stop() {
       stopped = true;
-      current?.close();
+      const written = current?.close();
       for (const cut of onStop) cut();
       nudge?.();
-      await running;
+      await Promise.all([written, running]);
     },
   };
 }

@@ -19,8 +19,8 @@ export function authRoutes(app: FastifyInstance, { store, jwt }: AppConfig): voi
 
   app.post<{ Body: LoginBody }>('/v1/auth/login', { schema: loginSchema }, async (request, reply) => {
     const email = request.body.email.trim();
-    countLoginAttempt(store, email, request.ip, reply);
-    const user = store.findUserByEmail(email);
+    await countLoginAttempt(store, email, request.ip, reply);
+    const user = await store.findUserByEmail(email);
     const valid = await verifyPassword(request.body.password, user?.passwordHash ?? (await decoy()));
     if (!user || user.passwordHash === null || !valid) throw new ProblemError('unauthorized', 'Wrong email or password.');
     const { token, expiresAt } = await jwt.issue(user.id);

@@ -18,18 +18,18 @@ export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfi
       const charged = await chargeOnce(store, user.id, COST, key);
       if (charged.kind === 'recorded') return sendRecorded(reply, charged.record);
     } else {
-      const charged = store.charge(user.id, COST, 'verify');
+      const charged = await store.charge(user.id, COST, 'verify');
       if (!charged.ok) throw insufficientTokens(charged);
     }
     let result;
     try {
       result = await verifier.verify(request.body.email);
     } catch (error) {
-      store.refund(user.id, COST, null, key);
+      await store.refund(user.id, COST, null, key);
       request.log.error({ err: error }, 'engine failed; token refunded');
       throw new ProblemError('internal', 'The verification failed on our side; the token was refunded.');
     }
-    if (key) store.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
+    if (key) await store.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
     return result;
   });
 }

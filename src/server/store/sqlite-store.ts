@@ -10,7 +10,9 @@ export { DATABASE_FILE, type SqliteStoreOptions } from './sqlite/database.js';
 
 /**
  * The Store on one SQLite file, put together from one part per concern (sqlite/). Each part
- * prepares its statements once; every multi-step change is one transaction.
+ * prepares its statements once; every multi-step change is one transaction. The parts are
+ * synchronous (better-sqlite3), so each transaction runs whole before the method's Promise
+ * settles: none can span an await, nor interleave with another on this connection.
  */
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): Store {
   const db = openDatabase(dataDir, options);
@@ -22,37 +24,39 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const limits = new LimitRecords(connection);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
-    createUser: (user) => users.createUser(user),
-    findUserByEmail: (email) => users.findUserByEmail(email),
-    findUserById: (id) => users.findUserById(id),
-    listUsers: () => users.listUsers(),
-    setRateLimit: (userId, limit, windowSeconds) => users.setRateLimit(userId, limit, windowSeconds),
-    grantCredits: (userId, delta) => users.grantCredits(userId, delta),
-    charge: (userId, amount, reason, jobId) => users.charge(userId, amount, reason, jobId),
-    chargeWithKey: (userId, amount, reason, key) => users.chargeWithKey(userId, amount, reason, key),
-    refund: (userId, amount, jobId, releaseKey) => users.refund(userId, amount, jobId, releaseKey),
-    ledger: (userId) => users.ledger(userId),
+    createUser: async (user) => users.createUser(user),
+    findUserByEmail: async (email) => users.findUserByEmail(email),
+    findUserById: async (id) => users.findUserById(id),
+    listUsers: async () => users.listUsers(),
+    setRateLimit: async (userId, limit, windowSeconds) => users.setRateLimit(userId, limit, windowSeconds),
+    grantCredits: async (userId, delta) => users.grantCredits(userId, delta),
+    charge: async (userId, amount, reason, jobId) => users.charge(userId, amount, reason, jobId),
+    chargeWithKey: async (userId, amount, reason, key) => users.chargeWithKey(userId, amount, reason, key),
+    refund: async (userId, amount, jobId, releaseKey) => users.refund(userId, amount, jobId, releaseKey),
+    ledger: async (userId) => users.ledger(userId),
 
-    createApiToken: (userId, name, tokenHash) => tokens.createApiToken(userId, name, tokenHash),
-    findApiTokenByHash: (tokenHash) => tokens.findApiTokenByHash(tokenHash),
-    listApiTokens: (userId) => tokens.listApiTokens(userId),
-    revokeApiToken: (userId, tokenId) => tokens.revokeApiToken(userId, tokenId),
+    createApiToken: async (userId, name, tokenHash) => tokens.createApiToken(userId, name, tokenHash),
+    findApiTokenByHash: async (tokenHash) => tokens.findApiTokenByHash(tokenHash),
+    listApiTokens: async (userId) => tokens.listApiTokens(userId),
+    revokeApiToken: async (userId, tokenId) => tokens.revokeApiToken(userId, tokenId),
 
-    createJob: (userId, emails, key) => jobs.createJob(userId, emails, key),
-    getJob: (userId, jobId) => jobs.getJob(userId, jobId),
-    getJobWithResults: (userId, jobId) => jobs.getJobWithResults(userId, jobId),
-    unfinishedJobIds: () => jobs.unfinishedJobIds(),
-    pendingItems: (jobId, limit) => jobs.pendingItems(jobId, limit),
-    saveResults: (jobId, results) => jobs.saveResults(jobId, results),
+    createJob: async (userId, emails, key) => jobs.createJob(userId, emails, key),
+    getJob: async (userId, jobId) => jobs.getJob(userId, jobId),
+    getJobWithResults: async (userId, jobId) => jobs.getJobWithResults(userId, jobId),
+    unfinishedJobIds: async () => jobs.unfinishedJobIds(),
+    pendingItems: async (jobId, limit) => jobs.pendingItems(jobId, limit),
+    saveResults: async (jobId, results) => jobs.saveResults(jobId, results),
 
-    saveIdempotency: (record) => idempotency.saveIdempotency(record),
+    saveIdempotency: async (record) => idempotency.saveIdempotency(record),
 
-    reserveRequests: (userId, windowStart, count) => limits.reserveRequests(userId, windowStart, count),
-    countLoginAttempt: (key, windowStart) => limits.countLoginAttempt(key, windowStart),
+    reserveRequests: async (userId, windowStart, count) => limits.reserveRequests(userId, windowStart, count),
+    countLoginAttempt: async (key, windowStart) => limits.countLoginAttempt(key, windowStart),
 
     // SQLite's own counter of commits by other connections, other processes included; no table is
     // read, though it costs about what a small query does (the authenticator reads it sparingly).
-    dataVersion: () => dataVersion.get()!,
-    close: () => db.close(),
+    dataVersion: async () => dataVersion.get()!,
+    close: async () => {
+      db.close();
+    },
   };
 }

@@ -4,6 +4,10 @@ import type { VerificationResult } from '../../engine/types.js';
  * Everything the service keeps, behind one interface: SQLite today (sqlite-store.ts), PostgreSQL
  * later. Nothing that several service instances must share lives outside it (caches excepted).
  * Every method that moves credits does so atomically with the work it pays for.
+ *
+ * Every method is asynchronous, because a database server answers over the network. An
+ * implementation on an embedded, synchronous database still keeps each atomic operation one
+ * transaction that never spans an await: the Promise only carries its outcome.
  */
 
 /** What `admin user add` gives a new user unless told otherwise (DESIGN.md §2: 20 requests per 1 s). */
@@ -115,18 +119,18 @@ export interface NewUser {
 export interface Store {
   // users and credits
   /** Throws StoreError `user_exists` when the address (compared case-insensitively) is taken. */
-  createUser(user: NewUser): User;
-  findUserByEmail(email: string): User | undefined;
-  findUserById(id: number): User | undefined;
-  listUsers(): User[];
-  setRateLimit(userId: number, limit: number, windowSeconds: number): void;
+  createUser(user: NewUser): Promise<User>;
+  findUserByEmail(email: string): Promise<User | undefined>;
+  findUserById(id: number): Promise<User | undefined>;
+  listUsers(): Promise<User[]>;
+  setRateLimit(userId: number, limit: number, windowSeconds: number): Promise<void>;
   /**
    * Adds (or with a negative delta, removes) credits: the admin's "grant". Returns the new balance;
    * throws StoreError `negative_balance` rather than take a balance below zero, `user_not_found` for no such user.
    */
-  grantCredits(userId: number, delta: number): number;
+  grantCredits(userId: number, delta: number): Promise<number>;
   /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger. */
-  charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): ChargeOutcome;
+  charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): Promise<ChargeOutcome>;
   /**
    * `charge` for a request with an Idempotency-Key, in one transaction with claiming the key, so
    * that of identical requests (on any number of service instances) exactly one is charged and
@@ -135,18 +139,18 @@ export interface Store {
    * process that died after charging: it is taken over as `charged`, without a second charge.
    * Throws StoreError `idempotency_conflict` when the key is live with another request hash.
    */
-  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge;
+  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): Promise<KeyedCharge>;
   /** Gives credits back (the work they paid for failed); with `releaseKey`, drops that key's claim in the same transaction so a retry runs afresh. */
-  refund(userId: number, amount: number, jobId?: string | null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number;
-  ledger(userId: number): LedgerEntry[];
+  refund(userId: number, amount: number, jobId?: string | null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number>;
+  ledger(userId: number): Promise<LedgerEntry[]>;
 
   // API tokens (only SHA-256 hashes are stored)
-  createApiToken(userId: number, name: string, tokenHash: string): ApiTokenRecord;
+  createApiToken(userId: number, name: string, tokenHash: string): Promise<ApiTokenRecord>;
   /** The live (not revoked) token with this hash; marks it used. */
-  findApiTokenByHash(tokenHash: string): ApiTokenRecord | undefined;
-  listApiTokens(userId: number): ApiTokenRecord[];
+  findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | undefined>;
+  listApiTokens(userId: number): Promise<ApiTokenRecord[]>;
   /** False when the token does not exist, is another user's, or is revoked already. */
-  revokeApiToken(userId: number, tokenId: string): boolean;
+  revokeApiToken(userId: number, tokenId: string): Promise<boolean>;
 
   // bulk jobs
   /**
@@ -157,27 +161,27 @@ export interface Store {
    * is returned as `replayed` and nothing is charged; with another request hash it throws
    * StoreError `idempotency_conflict`.
    */
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation;
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): Promise<JobCreation>;
   /** The job when it belongs to this user, else undefined (never another user's). */
-  getJob(userId: number, jobId: string): JobProgress | undefined;
+  getJob(userId: number, jobId: string): Promise<JobProgress | undefined>;
   /**
    * The job with the results stored so far, in job order, read as one snapshot (so `processed`
    * is the number of results); undefined as for getJob.
    */
-  getJobWithResults(userId: number, jobId: string): { job: JobProgress; results: VerificationResult[] } | undefined;
+  getJobWithResults(userId: number, jobId: string): Promise<{ job: JobProgress; results: VerificationResult[] } | undefined>;
   /** Jobs with items still lacking a result (the runner resumes these after a restart). */
-  unfinishedJobIds(): string[];
+  unfinishedJobIds(): Promise<string[]>;
   /** Items of a job that have no result yet. */
-  pendingItems(jobId: string, limit: number): PendingItem[];
+  pendingItems(jobId: string, limit: number): Promise<PendingItem[]>;
   /**
    * Writes a batch of results in one transaction; `processed` and completion follow from them. An
    * item keeps the first result written for it: a later one (a re-verification after a restart) is ignored.
    */
-  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void;
+  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): Promise<void>;
 
   // idempotency
   /** Stores the response for a key (ending its claim, or replacing an expired record); records past their TTL are pruned on the way. */
-  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void;
+  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): Promise<void>;
 
   // rate limits: fixed windows, counted here so that several instances share them
   /**
@@ -185,16 +189,18 @@ export interface Store {
    * returns the window's total so far, the added ones included. An instance reserves several
    * requests at once for a busy user (see rate-limit.ts), so this is not a write per request.
    */
-  reserveRequests(userId: number, windowStart: number, count: number): number;
+  reserveRequests(userId: number, windowStart: number, count: number): Promise<number>;
   /** Counts one login attempt under `key` (an address or a client IP) in the window starting at `windowStart`; returns the count so far. */
-  countLoginAttempt(key: string, windowStart: number): number;
+  countLoginAttempt(key: string, windowStart: number): Promise<number>;
 
   /**
    * A number that changes whenever a change committed elsewhere (another service instance,
    * `mailverify admin`) becomes visible here; this instance's own changes leave it alone. Caches
-   * of what others may change (tokens, rate limits) are dropped when it moves.
+   * of what others may change (tokens, rate limits) are dropped when it moves. Kept rather than a
+   * short TTL alone because it makes an operator's revocation or new limit apply from the next
+   * request; a server database gives the same signal by notifying its listeners of such changes.
    */
-  dataVersion(): number;
+  dataVersion(): Promise<number>;
 
-  close(): void;
+  close(): Promise<void>;
 }
