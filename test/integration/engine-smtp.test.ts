@@ -22,6 +22,12 @@ const HOSTS = {
   stalling: '127.0.0.108',
   primary: '127.0.0.109',
   busy: '127.0.0.120',
+  /** Refuses, blocks or hangs up on chosen addresses, for counting RCPTs per address. */
+  strict: '127.0.12.120',
+  /** The one address behind 400 MX records; it hangs up on every connection. */
+  shared: '127.0.12.121',
+  /** Refuses every RCPT as a DNSBL-listed client. */
+  blocking: '127.0.12.122',
 };
 const SLOW_REPLY_MS = 3_000;
 const TIMEOUT_MS = 300;
@@ -29,6 +35,16 @@ const TIMEOUT_MS = 300;
 const BUSY_REPLY_MS = 10;
 /** Four domains, each at a host of its own, for the global session limit. */
 const MANY = [0, 1, 2, 3].map((i) => ({ domain: `many${i}.test`, host: `127.0.0.${131 + i}` }));
+/** Eight addresses that hang up on every connection, behind a domain's 400 MX records. */
+const HANGING_UP = Array.from({ length: 8 }, (_, i) => `127.0.12.${110 + i}`);
+const MX_RECORDS = 400;
+/** dns2 takes about half a second to encode an answer of 400 MX records, on an idle machine. */
+const LARGE_ANSWER_DNS_TIMEOUT_MS = 10_000;
+
+/** `count` MX records for `domain` (preference 10, 20, ...), host i at `addresses[i % addresses.length]`. */
+function manyMxZones(domain: string, count: number, addresses: string[]): ReturnType<typeof mxZones> {
+  return mxZones(domain, Object.fromEntries(Array.from({ length: count }, (_, i) => [`mx${i}.${domain}`, addresses[i % addresses.length]!])));
+}
 
 let dns: DnsFixture;
 let port: number;
@@ -98,7 +114,7 @@ function startStallingServer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  port = await freePort([...Object.values(HOSTS), ...MANY.map(({ host }) => host)]);
+  port = await freePort([...Object.values(HOSTS), ...MANY.map(({ host }) => host), ...HANGING_UP]);
   await start('greylist', { greylist: { times: 1 }, mailboxes: ['grey@greylist.test'] });
   await start('refusing', { refuse: true });
   await start('second', { mailboxes: ['here@fallback.test', 'here@hangup.test'] });
@@ -112,6 +128,10 @@ beforeAll(async () => {
   for (const { domain, host } of MANY) {
     fixtures[domain] = await startSmtpServer({ host, port, replyDelayMs: BUSY_REPLY_MS, sessions: manySessions, mailboxes: [`a@${domain}`] });
   }
+  await start('strict', { mailboxes: ['here@strict.test'], closeSessionAt: ['closing@strict.test'] });
+  await start('shared', { closeOnConnect: true });
+  await start('blocking', { block: true });
+  for (const host of HANGING_UP) fixtures[host] = await startSmtpServer({ host, port, closeOnConnect: true });
   await startOldServer();
   await startStallingServer();
   dns = await startDnsServer({
@@ -135,6 +155,10 @@ beforeAll(async () => {
     'primary.order.test': { records: [{ type: 'A', address: HOSTS.primary }] },
     ...Object.assign({}, ...[0, 1, 2].map((i) => mxZones(`busy${i}.test`, { [`mx.busy${i}.test`]: HOSTS.busy }))),
     ...Object.assign({}, ...MANY.map(({ domain, host }) => mxZones(domain, { [`mx.${domain}`]: host }))),
+    ...mxZones('strict.test', { 'mx.strict.test': HOSTS.strict }),
+    ...mxZones('blocking.test', { 'mx.blocking.test': HOSTS.blocking }),
+    ...manyMxZones('shared.test', MX_RECORDS, [HOSTS.shared]),
+    ...manyMxZones('hangup-many.test', MX_RECORDS, HANGING_UP),
   });
 });
 
@@ -299,5 +323,39 @@ describe('SMTP probing', () => {
       reason:
         "550 5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address for typos or unnecessary spaces. https://support.google.com/mail/?p=NoSuchUser",
     });
+  });
+});
+
+describe('politeness and economy', () => {
+  const hangUps = (): number => HANGING_UP.reduce((sum, host) => sum + fixtures[host]!.sessionCount(), 0);
+
+  it(`tries at most 5 of ${MX_RECORDS} MX hosts: distinct addresses, the most preferred first`, async () => {
+    for (const host of HANGING_UP) fixtures[host]!.reset();
+    const result = await verify('someone@hangup-many.test', { dnsTimeoutMs: LARGE_ANSWER_DNS_TIMEOUT_MS });
+    expect(result.result).toBe('unknown');
+    expect(hangUps()).toBe(5);
+    // mx0…mx4 are the most preferred, each on an address of its own; none was tried twice.
+    expect(HANGING_UP.map((host) => fixtures[host]!.sessionCount())).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+  });
+
+  it(`connects once to a domain whose ${MX_RECORDS} MX records share one address that hangs up`, async () => {
+    const shared = fixtures.shared!;
+    shared.reset();
+    const result = await verify('someone@shared.test', { dnsTimeoutMs: LARGE_ANSWER_DNS_TIMEOUT_MS });
+    expect(result).toMatchObject({ result: 'unknown', reason: expect.stringMatching(/^connection lost: mx0\.shared\.test \(127\.0\.12\.121\)/) });
+    expect(shared.sessionCount()).toBe(1);
+  });
+
+  it.each([
+    ['refused as unknown (550 5.1.1)', 'gone@strict.test', 'invalid', /^550 5\.1\.1 /],
+    ['refused with 421, the session closed', 'closing@strict.test', 'unknown', /421 4\.7\.0 Try again later/],
+    ['refused because we are blocked (554 5.7.1)', 'someone@blocking.test', 'unknown', /554 5\.7\.1 .*spamhaus/],
+  ])('with retries off, asks an address %s with one RCPT', async (_case, email, verdict, reason) => {
+    const fixture = email.endsWith('@strict.test') ? fixtures.strict! : fixtures.blocking!;
+    fixture.reset();
+    const result = await verify(email, { greylistRetryMs: 0 });
+    expect(result.result).toBe(verdict);
+    expect(result.reason).toMatch(reason);
+    expect(fixture.rcptCount(email)).toBe(1);
   });
 });

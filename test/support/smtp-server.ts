@@ -29,6 +29,8 @@ export interface SmtpFixtureOptions {
   greylist?: { times: number; addresses?: string[] };
   /** Every RCPT gets Postfix's DNSBL rejection, 554 5.7.1. */
   block?: boolean;
+  /** RCPTs to these addresses get 421 4.7.0 and the session is closed (a server shedding load). */
+  closeSessionAt?: string[];
   /** The same rejection as the greeting, then the connection is closed. */
   blockGreeting?: boolean;
   /** Delay before the greeting and before answering every command. */
@@ -137,6 +139,10 @@ class FixtureState {
     const { options } = this;
     const key = address.toLowerCase();
     if (options.block) return smtpReply(554, blockedText(session));
+    // smtp-server closes the connection after any 421 it sends.
+    if (options.closeSessionAt?.some((a) => a.toLowerCase() === key)) {
+      return smtpReply(421, '4.7.0 Try again later, closing connection.');
+    }
     if (this.isGreylisted(key)) {
       const domain = key.split('@').pop() ?? '';
       return smtpReply(

@@ -152,7 +152,7 @@ export class SmtpProber {
         }
         const reply = await session.rcpt(item.address);
         // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
-        if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`);
+        if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
         inTransaction += 1;
         const kind = replyKind(reply);
         if (kind === 'too-many-recipients' && inTransaction > 1) {
@@ -172,10 +172,14 @@ export class SmtpProber {
     await session.quit();
   }
 
-  /** The session died while `item` was being asked. */
+  /**
+   * The session died while `item` was being asked. A host that stops answering mid-list would
+   * cost a timeout per address, and one that said 421 has answered (asking again at once would
+   * send the same RCPT twice): either way that is the address's answer, and the next addresses
+   * go to the next host. A connection cut without a word answered nothing: the address is asked again.
+   */
   private lost(item: Pending, error: SmtpError, target: SessionTarget): void {
-    if (error.kind === 'timeout') {
-      // A host that stops answering mid-list would cost a timeout per address: move on.
+    if (error.kind === 'timeout' || error.reply) {
       item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
       this.giveUpOn(target, error);
     } else if (++item.drops >= MAX_DROPS_PER_ADDRESS) {
