@@ -3,6 +3,7 @@
  * spread evenly over the domains, and the ground truth of every address. Deterministic: the same
  * sizes always give the same world, so runs compare.
  */
+import { RESOLVER_CANARIES } from '../../dist/engine/dns/sanity.js';
 import { createRandom, shuffle } from '../lib/random.js';
 
 /** Share of the domains of each kind (they add up to 1). */
@@ -101,9 +102,12 @@ export function buildWorld({ addresses, domains: domainTotal, hostPrefix }) {
   };
 }
 
-/** The DNS table of a world: MX per existing domain, A per MX host; NXDOMAIN domains left out. */
+/**
+ * The DNS table of a world: MX per existing domain, A per MX host; NXDOMAIN domains left out. The
+ * big providers' MX too, as any truthful resolver has them: the engine asks before it believes an NXDOMAIN.
+ */
 export function dnsRecords(world) {
-  const records = new Map();
+  const records = new Map(RESOLVER_CANARIES.map((domain) => [domain, [{ type: 'MX', exchange: `mx.${domain}`, priority: 10 }]]));
   for (const host of world.hosts) records.set(host.name, [{ type: 'A', address: host.ip }]);
   for (const domain of world.domains) {
     if (domain.host) records.set(domain.name, [{ type: 'MX', exchange: domain.host.name, priority: 10 }]);

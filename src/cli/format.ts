@@ -11,10 +11,11 @@ const VERDICT_COLOR: Record<Verdict, keyof ChalkInstance & ('green' | 'red' | 'y
   unknown: 'gray',
 };
 
-/** One human line per result: the verdict (coloured, padded), the address, the reason (an SMTP server's words, made harmless). */
+/** One human line per result: the verdict (coloured, padded), the address, the reason (an SMTP server's words, made harmless), and a suggestion if any. */
 export function humanLine(result: VerificationResult, color: ChalkInstance): string {
   const paint = color[VERDICT_COLOR[result.result]];
-  return `${paint(result.result.padEnd(9))} ${terminalSafe(result.email)}  ${color.dim(terminalSafe(result.reason))}`;
+  const suggestion = result.suggestion === undefined ? '' : `  did you mean ${color.bold(terminalSafe(result.suggestion))}?`;
+  return `${paint(result.result.padEnd(9))} ${terminalSafe(result.email)}  ${color.dim(terminalSafe(result.reason))}${suggestion}`;
 }
 
 /** Parses a `--fail-on` / `--only` list such as "invalid,unknown". */

@@ -16,8 +16,8 @@ const CHECK_ORDER: Record<keyof Checks, number> = {
 };
 const CHECK_NAMES = (Object.keys(CHECK_ORDER) as (keyof Checks)[]).sort((a, b) => CHECK_ORDER[a] - CHECK_ORDER[b]);
 
-/** The columns appended to every row of a CSV output. */
-export const RESULT_COLUMNS: readonly string[] = ['result', 'reason', ...CHECK_NAMES];
+/** The columns appended to every row of a CSV output: `suggestion` last, empty when there is none. */
+export const RESULT_COLUMNS: readonly string[] = ['result', 'reason', ...CHECK_NAMES, 'suggestion'];
 
 /**
  * A key per shape of a checks object: the booleans as bits, any other value (the SMTP status) as
@@ -51,5 +51,6 @@ export function resultCellsEncoder(encode: (field: string) => string, delimiter:
     }
     return text;
   };
-  return (result) => `${encode(result.result)}${delimiter}${encode(csvCellSafe(result.reason))}${delimiter}${checksText(result.checks)}`;
+  return (result) =>
+    `${encode(result.result)}${delimiter}${encode(csvCellSafe(result.reason))}${delimiter}${checksText(result.checks)}${delimiter}${encode(csvCellSafe(result.suggestion ?? ''))}`;
 }

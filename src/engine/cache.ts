@@ -40,6 +40,11 @@ export class PromiseCache<K, V> {
     return value;
   }
 
+  /** Forgets every entry: later gets ask afresh. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** The value for `key` if it is cached and already settled. */
   peek(key: K): V | undefined {
     const cached = this.entries.get(key);

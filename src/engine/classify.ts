@@ -11,6 +11,8 @@ export type DomainStatus =
   | { kind: 'no-mail-host' }
   /** SERVFAIL, timeout, refused: we could not find out. `detail` names the failure. */
   | { kind: 'dns-failure'; detail: string }
+  /** NXDOMAIN or no mail host, from a resolver that denies well-known domains too; `detail` says so. */
+  | { kind: 'untrusted-dns'; detail: string }
   /** Not looked up at all (address literals); `detail` says why. */
   | { kind: 'not-looked-up'; detail: string };
 
@@ -49,7 +51,7 @@ function riskReasons({ checks, listings }: Evidence): string[] {
 
 function unknownReason({ domain, smtpReason }: Evidence): string {
   if (domain.kind === 'dns-failure') return `DNS ${domain.detail}`;
-  if (domain.kind === 'not-looked-up') return domain.detail;
+  if (domain.kind === 'not-looked-up' || domain.kind === 'untrusted-dns') return domain.detail;
   return smtpReason;
 }
 

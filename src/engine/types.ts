@@ -37,20 +37,23 @@ export const NOTHING_CHECKED: Readonly<Checks> = Object.freeze({
   isCatchAll: false,
 });
 
-/** The interface's verification result (§2.1): exactly these four fields. */
+/** The interface's verification result (§2.1), and our one additional field. */
 export interface VerificationResult {
   email: string;
   result: Verdict;
   checks: Checks;
   reason: string;
+  /** The address with its domain corrected, when the domain takes no mail and looks like a typo of a provider's ("did you mean"). */
+  suggestion?: string;
 }
 
 /**
- * A result as the interface's JSON object (§2.1): exactly its four fields, in its order, whatever
- * else the object carries. The one serialisation shared by `verify --json` and bulk json/ndjson.
+ * A result as the interface's JSON object (§2.1): its four fields in its order, then `suggestion`
+ * when there is one, whatever else the object carries. The one serialisation shared by
+ * `verify --json` and bulk json/ndjson.
  */
-export function resultJson({ email, result, checks, reason }: VerificationResult): string {
-  return JSON.stringify({ email, result, checks, reason });
+export function resultJson({ email, result, checks, reason, suggestion }: VerificationResult): string {
+  return JSON.stringify(suggestion === undefined ? { email, result, checks, reason } : { email, result, checks, reason, suggestion });
 }
 
 /** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */

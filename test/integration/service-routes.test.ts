@@ -74,6 +74,20 @@ describe('service routes', () => {
     expect(account.body.balance).toBe(97);
   });
 
+  it('adds `suggestion` to a result whose domain looks mistyped, in single and bulk answers alike', async () => {
+    const single = await app.call('POST', '/v1/verify', { token, json: { email: 'ann@gmial.com' } });
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ email: 'ann@gmial.com', result: 'invalid', suggestion: 'ann@gmail.com' });
+    expect(Object.keys(single.body).sort()).toEqual(['checks', 'email', 'reason', 'result', 'suggestion']);
+
+    const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: ['bob@hotmial.com', alice] } });
+    const jobId = submitted.body.jobId as string;
+    await pollProgress(app.baseUrl, jobId, token, (progress) => progress.status === 'completed');
+    const results = (await app.call('GET', `/v1/bulk-verify/${jobId}`, { token })).body.results as { email: string; suggestion?: string }[];
+    expect(results.find((result) => result.email === 'bob@hotmial.com')?.suggestion).toBe('bob@hotmail.com');
+    expect(results.find((result) => result.email === alice)).not.toHaveProperty('suggestion');
+  });
+
   it('POST /v1/bulk-verify acknowledges {jobId, queued} after de-duplication; progress and results follow the contract', async () => {
     const emails = [alice, ` ${alice.toUpperCase()} `, bob, `nobody@${MAIL_DOMAIN}`, 'not an address', bob];
     const before = (await app.call('GET', '/v1/account', { token })).body.balance as number;

@@ -10,11 +10,16 @@
  * - `drop: true` → never answered (the client times out)
  * - `delayMs` → answered after that long (overrides the server-wide `latencyMs`)
  * A null MX (RFC 7505) is `{ type: 'MX', exchange: '', priority: 0 }`, sent as ".".
+ *
+ * Like every truthful resolver it knows the big providers' MX records (the engine asks for them
+ * before it believes an NXDOMAIN; see src/engine/dns/sanity.ts), unless the zones say otherwise or
+ * `truthful: false` makes it a lying one that denies every name it was not given.
  */
 import dgram from 'node:dgram';
 import type net from 'node:net';
 import { Packet, createTCPServer, createUDPServer } from 'dns2';
 import type { DnsHandler, Resource, TCPServer, UDPServer } from 'dns2';
+import { RESOLVER_CANARIES } from '../../src/engine/dns/sanity.js';
 
 export type RecordSpec =
   | { type: 'A'; address: string }
@@ -34,7 +39,14 @@ export interface DnsServerOptions {
   latencyMs?: number;
   /** Loopback address to bind; 127.0.0.1 unless given. */
   host?: string;
+  /** false: no MX records for the providers' domains either (a captive portal's resolver). */
+  truthful?: boolean;
 }
+
+/** What the providers' MX hosts are called; they resolve to nothing here, and nothing connects to them. */
+const PROVIDER_ZONES: Record<string, ZoneBehaviour> = Object.fromEntries(
+  RESOLVER_CANARIES.map((domain) => [domain, { records: [{ type: 'MX', exchange: `mx.${domain}`, priority: 10 }] }]),
+);
 
 export interface DnsFixture {
   /** `"127.0.0.1:PORT"`, ready for the engine's `dnsServers`. */
@@ -140,7 +152,8 @@ export async function startDnsServer(
 ): Promise<DnsFixture> {
   const host = options.host ?? '127.0.0.1';
   const latencyMs = options.latencyMs ?? 0;
-  const behaviours = new Map(Object.entries(zones).map(([name, b]) => [normaliseName(name), b]));
+  const known = options.truthful === false ? zones : { ...PROVIDER_ZONES, ...zones };
+  const behaviours = new Map(Object.entries(known).map(([name, b]) => [normaliseName(name), b]));
   const counts = new Map<string, number>();
   const pendingTimers = new Set<NodeJS.Timeout>();
   const tcpSockets = new Set<net.Socket>();

@@ -39,13 +39,13 @@ describe('resultCellsEncoder', () => {
 
   it('puts each check under its own column, whatever the shapes met before', () => {
     const toText = resultCellsEncoder(encode, ',');
-    const checkNames = RESULT_COLUMNS.slice(2) as (keyof Checks)[];
+    const checkNames = RESULT_COLUMNS.slice(2, -1) as (keyof Checks)[];
     // One check set at a time, through one encoder: a shape cached for one result must not answer for another.
     for (const name of checkNames) {
       const checks = { ...NOTHING_CHECKED, [name]: name === 'smtpStatus' ? 'valid' : true } as Checks;
       const [cells] = parse(toText({ email: 'a@example.org', result: 'risky', reason: 'r, "q"', checks })) as string[][];
       const expected = checkNames.map((each) => (each === name ? String(checks[each]) : String(NOTHING_CHECKED[each])));
-      expect(cells, name).toEqual(['risky', 'r, "q"', ...expected]);
+      expect(cells, name).toEqual(['risky', 'r, "q"', ...expected, '']);
     }
   });
 
@@ -59,6 +59,13 @@ describe('resultCellsEncoder', () => {
 
   it('writes the cells the columns name', () => {
     expect(cellsOf({ email: 'a@example.org', result: 'invalid', reason: '550 5.1.1 <a@example.org>: no', checks: NOTHING_CHECKED })[0]).toHaveLength(RESULT_COLUMNS.length);
+  });
+
+  it('puts the suggestion last, empty when there is none', () => {
+    const typo = { email: 'ann@gmial.com', result: 'invalid' as const, reason: 'the domain does not exist (NXDOMAIN)', checks: NOTHING_CHECKED };
+    expect(RESULT_COLUMNS.at(-1)).toBe('suggestion');
+    expect(cellsOf({ ...typo, suggestion: 'ann@gmail.com' })[0]!.at(-1)).toBe('ann@gmail.com');
+    expect(cellsOf(typo)[0]!.at(-1)).toBe('');
   });
 });
 

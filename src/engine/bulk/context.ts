@@ -1,6 +1,7 @@
 import { PromiseCache } from '../cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
+import { checkResolver, type ResolverSanity } from '../dns/sanity.js';
 import { KeyedSemaphore, Semaphore } from '../semaphore.js';
 import type { SessionOptions } from '../smtp/session.js';
 import type { EngineOptions } from '../types.js';
@@ -23,8 +24,11 @@ export class VerifierContext {
     finding.decided ? FACT_TTL_MS : UNSURE_TTL_MS,
   );
   private readonly facts = new PromiseCache<string, DomainFacts>(CACHE_ENTRIES, (facts) =>
-    facts.status.kind === 'dns-failure' ? UNSURE_TTL_MS : FACT_TTL_MS,
+    facts.status.kind === 'dns-failure' || facts.status.kind === 'untrusted-dns' ? UNSURE_TTL_MS : FACT_TTL_MS,
   );
+  /** One entry: the resolver's sanity, asked when a denial first needs it, then again now and then. */
+  private readonly sanity = new PromiseCache<'resolver', ResolverSanity>(1, (sanity) => (sanity.truthful ? FACT_TTL_MS : UNSURE_TTL_MS));
+  private resolverLied = false;
   private readonly webSlots = new Semaphore(WEB_CHECKS_AT_ONCE);
   private readonly sessions: Semaphore;
   private readonly sessionsPerHost: KeyedSemaphore;
@@ -44,8 +48,23 @@ export class VerifierContext {
   }
 
   domainFacts(asciiDomain: string): Promise<DomainFacts> {
-    return this.facts.get(asciiDomain, () => gatherDomainFacts({ dns: this.dns, options: this.options, webSlots: this.webSlots }, asciiDomain));
+    return this.facts.get(asciiDomain, () =>
+      gatherDomainFacts({ dns: this.dns, resolverSanity: this.resolverSanity, options: this.options, webSlots: this.webSlots }, asciiDomain),
+    );
   }
+
+  /**
+   * Whether the resolver tells the truth, asked again when the cached finding expires. When a lying
+   * resolver starts telling the truth (the portal let us through), the denials it gave meanwhile
+   * are forgotten, so that none of them turns into an `invalid` later.
+   */
+  readonly resolverSanity = (): Promise<ResolverSanity> =>
+    this.sanity.get('resolver', async () => {
+      const sanity = await checkResolver(this.dns);
+      if (sanity.truthful && this.resolverLied) this.dns.forget();
+      this.resolverLied = !sanity.truthful;
+      return sanity;
+    });
 
   /**
    * A session slot at a host address. The host's own slot is taken first: a session waiting for

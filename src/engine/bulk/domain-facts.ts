@@ -4,9 +4,11 @@ import { isDomainReachable } from '../checks/domain-reachable.js';
 import { findMailHosts, type MailTargets } from '../checks/mail-hosts.js';
 import { domainExists, findMailRoute, type MailRoute } from '../checks/mail-route.js';
 import { describeDnsFailure, type DnsClient } from '../dns/resolver.js';
+import { untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { isDisposableDomain } from '../lists/disposable.js';
 import { isKnownProvider } from '../lists/providers.js';
 import type { Semaphore } from '../semaphore.js';
+import { suggestDomain } from '../suggest.js';
 import type { EngineOptions } from '../types.js';
 
 /** Everything about a domain that every address at it shares, found once per domain. */
@@ -17,6 +19,8 @@ export interface DomainFacts {
   /** By the domain, or by its MX host names (the domain itself for an implicit MX). */
   isKnownProvider: boolean;
   mail: MailTargets;
+  /** The provider domain this one is likely a typo of, when it takes no mail (see suggest.ts). */
+  suggestedDomain: string | null;
   /** DNSBL listings of the domain and its mail hosts' addresses. */
   listings: Promise<readonly string[]>;
   reachable: Promise<boolean>;
@@ -34,10 +38,22 @@ function statusOf(route: MailRoute): DomainStatus {
   }
 }
 
+/** Answers that would make every address at the domain `invalid`: believed only from a truthful resolver. */
+const DENIALS = new Set<DomainStatus['kind']>(['nxdomain', 'no-mail-host']);
+const TAKES_NO_MAIL = new Set<MailRoute['kind']>(['nxdomain', 'null-mx', 'no-mail-host']);
+
+async function believed(status: DomainStatus, { resolverSanity }: FactSources): Promise<DomainStatus> {
+  if (!DENIALS.has(status.kind)) return status;
+  const sanity = await resolverSanity();
+  return sanity.truthful ? status : { kind: 'untrusted-dns', detail: untruthfulResolverReason(sanity) };
+}
+
 const NO_TARGETS: MailTargets = { targets: [], addresses: [], problem: 'no mail host' };
 
 export interface FactSources {
   dns: DnsClient;
+  /** Whether the resolver tells the truth, asked once and cached by the caller. */
+  resolverSanity: () => Promise<ResolverSanity>;
   options: EngineOptions;
   /** Web checks at once: a list of many domains must not open thousands of sockets in one go. */
   webSlots: Semaphore;
@@ -54,7 +70,7 @@ async function webReachable({ dns, options, webSlots }: FactSources, asciiDomain
 export async function gatherDomainFacts(sources: FactSources, asciiDomain: string): Promise<DomainFacts> {
   const { dns, options } = sources;
   const route = await findMailRoute(dns, asciiDomain);
-  const status = statusOf(route);
+  const status = await believed(statusOf(route), sources);
   const mailHosts = route.kind === 'mx' || route.kind === 'implicit-mx' ? route.hosts : [];
   const mail = mailHosts.length > 0 ? await findMailHosts(dns, mailHosts, options.allowPrivateNetworks) : NO_TARGETS;
   return {
@@ -63,6 +79,7 @@ export async function gatherDomainFacts(sources: FactSources, asciiDomain: strin
     isDisposable: isDisposableDomain(asciiDomain),
     isKnownProvider: isKnownProvider(asciiDomain, mailHosts),
     mail,
+    suggestedDomain: TAKES_NO_MAIL.has(route.kind) ? suggestDomain(asciiDomain) : null,
     listings: status.kind === 'routable' ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve([]),
     reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(false),
   };

@@ -59,5 +59,6 @@ export function addressResult(entry: AddressEntry, findings: DomainFindings, smt
     isKnownProvider: facts.isKnownProvider,
     isCatchAll: catchAll.isCatchAll,
   };
-  return result(entry.email, checks, facts.status, { smtpReason: smtp.reason, listings, catchAllReason: catchAll.reason });
+  const verdict = result(entry.email, checks, facts.status, { smtpReason: smtp.reason, listings, catchAllReason: catchAll.reason });
+  return facts.suggestedDomain === null ? verdict : { ...verdict, suggestion: `${entry.local}@${facts.suggestedDomain}` };
 }

@@ -69,6 +69,16 @@ export class DnsClient {
     return this.lookup('MX', name, () => this.resolver.resolveMx(name));
   }
 
+  /** An MX lookup that neither reads nor fills the cache: for asking whether the resolver has changed its mind. */
+  freshMx(name: string): Promise<DnsAnswer<MxRecord>> {
+    return this.inFlight.use(() => this.guarded(() => this.resolver.resolveMx(name)));
+  }
+
+  /** Forgets every cached answer (they came from a resolver found lying). */
+  forget(): void {
+    this.cache.clear();
+  }
+
   ipv4(name: string): Promise<DnsAnswer<string>> {
     return this.lookup('A', name, () => this.resolver.resolve4(name));
   }

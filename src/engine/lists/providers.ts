@@ -13,8 +13,10 @@ interface ProviderEntry {
 
 const providerIndex = once(() => {
   const { providers } = JSON.parse(readDataFile('providers.json')) as { providers: ProviderEntry[] };
+  const domainList = providers.flatMap((provider) => provider.domains);
   return {
-    domains: new Set(providers.flatMap((provider) => provider.domains)),
+    domainList,
+    domains: new Set(domainList),
     mxSuffixes: new Set(providers.flatMap((provider) => provider.mxSuffixes)),
   };
 });
@@ -27,4 +29,9 @@ export function isKnownProvider(domain: string, mxHosts: Iterable<string> = []):
     if (nameAndParents(host).some((name) => mxSuffixes.has(name))) return true;
   }
   return false;
+}
+
+/** Every provider domain, in the file's order (the biggest providers first). */
+export function knownProviderDomains(): readonly string[] {
+  return providerIndex().domainList;
 }

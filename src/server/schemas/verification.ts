@@ -20,7 +20,10 @@ export const checksSchema = {
   },
 } as const;
 
-/** The verification result (§2.1): single responses and every entry of a bulk job's results. */
+/**
+ * The verification result (§2.1): single responses and every entry of a bulk job's results. The
+ * contract's four fields, and `suggestion` as an additional one, present only when there is one.
+ */
 export const verificationResultSchema = {
   type: 'object',
   required: ['email', 'result', 'checks', 'reason'],
@@ -30,6 +33,7 @@ export const verificationResultSchema = {
     result: { type: 'string', enum: [...VERDICTS] },
     checks: checksSchema,
     reason: { type: 'string' },
+    suggestion: { type: 'string', description: 'The address with a likely typo in its domain corrected ("did you mean").' },
   },
 } as const;
 
