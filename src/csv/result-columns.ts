@@ -37,8 +37,8 @@ function shapeKey(checks: Checks): number | string {
 /**
  * Encodes a result as the CSV text of its cells under RESULT_COLUMNS (no line end), each cell
  * through `encode`. The checks take a handful of shapes across a whole list, so each shape's text
- * is built once and then looked up: this runs for every row of a merge-back. The reason, the one
- * free text among them, follows the OWASP rule against formulas (csvCellSafe).
+ * is built once and then looked up: this runs for every row of a merge-back. The reason and the
+ * suggestion, the free text among them, follow the OWASP rule against formulas (csvCellSafe).
  */
 export function resultCellsEncoder(encode: (field: string) => string, delimiter: string): (result: VerificationResult) => string {
   const checksByShape = new Map<number | string, string>();
