@@ -58,7 +58,10 @@ export function buildProgram(): Command {
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8025')
     .option('--data-dir <dir>', 'where the database and secrets live [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)');
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
+    .option('--headers-timeout <ms>', 'close a connection whose request headers are not in by then (default 20000)')
+    .option('--request-timeout <ms>', 'close a connection whose whole request is not in by then (default 60000)')
+    .option('--keep-alive-timeout <ms>', 'close a keep-alive connection idle this long (default 10000)');
   addEngineOptions(serve).action(lazy(async () => (await import('./commands/serve.js')).runServe));
 
   program

@@ -3,7 +3,8 @@ import type { Verifier } from '../engine/types.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { guardScope } from './auth/guard.js';
 import type { JwtIssuer } from './auth/jwt.js';
-import { handleError, handleNotFound } from './errors.js';
+import { handleError, notFoundHandler } from './errors.js';
+import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS, type HttpTimeouts } from './http-server.js';
 import { acceptOnlyJsonBodies } from './json-body.js';
 import { loggerOptions, type LogSettings } from './logging.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -27,6 +28,8 @@ export interface AppConfig {
   onJobCreated: () => void;
   /** Where to log; no logging when not given. */
   log?: LogSettings;
+  /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 /**
@@ -34,7 +37,11 @@ export interface AppConfig {
  * Routes outside the guarded scope (login, health, OpenAPI) need no token.
  */
 export function buildApp(config: AppConfig): FastifyInstance {
+  const timeouts = { ...HTTP_TIMEOUTS, ...config.httpTimeouts };
   const app = Fastify({
+    // Our own node server, so that requests refused before fastify sees them get problem+json too.
+    serverFactory: httpServerFactory(timeouts),
+    clientErrorHandler: clientErrorHandler(timeouts),
     logger: config.log ? loggerOptions(config.log) : false,
     bodyLimit: MAX_BODY_BYTES,
     ajv: {
@@ -51,8 +58,8 @@ export function buildApp(config: AppConfig): FastifyInstance {
   });
   acceptOnlyJsonBodies(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
   const routes = recordRoutes(app);
+  app.setNotFoundHandler(notFoundHandler(routes));
 
   healthRoutes(app);
   openApiRoutes(app, routes);

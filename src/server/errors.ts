@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 /**
  * Every error the service answers with, as `application/problem+json` (RFC 9457) plus a stable
@@ -13,11 +13,18 @@ const PROBLEMS = {
   unauthorized: { status: 401, title: 'Invalid or missing authentication token' },
   insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused with another request' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
+  not_implemented: { status: 501, title: 'Not implemented' },
+  http_version_not_supported: { status: 505, title: 'HTTP version not supported' },
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEMS;
@@ -59,7 +66,7 @@ export function problemStatus(code: ProblemCode): number {
   return PROBLEMS[code].status;
 }
 
-function problemBody(code: ProblemCode, detail: string, extras: ProblemExtras = {}): ProblemBody {
+export function problemBody(code: ProblemCode, detail: string, extras: ProblemExtras = {}): ProblemBody {
   const { status, title } = PROBLEMS[code];
   return { type: 'about:blank', title, status, detail, code, ...extras };
 }
@@ -111,6 +118,26 @@ export function handleError(error: FastifyError | ProblemError, request: Fastify
   return sendProblem(reply, problemBody('internal', 'The server could not complete the request.'));
 }
 
-export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(reply, problemBody('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
+/** A route path (`/v1/bulk-verify/:id`) as a pattern for concrete paths. */
+function pathPattern(url: string): RegExp {
+  const escaped = url.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/:[^/]+/g, '[^/]+').replaceAll('*', '.*')}$`);
+}
+
+/**
+ * The app's not-found handler over the routes it has (filled in as they are added): a path that
+ * some route serves with other methods is a 405 with `Allow`, any other a 404.
+ */
+export function notFoundHandler(routes: readonly RouteOptions[]) {
+  let patterns: { pattern: RegExp; methods: string[] }[] | undefined;
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    patterns ??= routes.map((route) => ({ pattern: pathPattern(route.url), methods: [route.method].flat() }));
+    const path = request.url.split('?')[0]!;
+    const allowed = [...new Set(patterns.filter(({ pattern }) => pattern.test(path)).flatMap(({ methods }) => methods))];
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, problemBody('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`));
+    }
+    return sendProblem(reply, problemBody('not_found', `No route for ${request.method} ${path}.`));
+  };
 }

@@ -1,6 +1,7 @@
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
 import { createJwtIssuer, loadOrCreateJwtSecret } from './auth/jwt.js';
+import type { HttpTimeouts } from './http-server.js';
 import { startJobRunner } from './jobs/runner.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 
@@ -12,6 +13,8 @@ export interface ServerOptions {
   engine: Partial<EngineOptions>;
   /** pino level for the logs on stderr ('silent' for none). */
   logLevel: string;
+  /** The HTTP server's timeouts where not the defaults. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export interface RunningServer {
@@ -39,6 +42,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
     onJobCreated: () => runner.wake(),
     log: { level: options.logLevel, stream: process.stderr },
+    httpTimeouts: options.httpTimeouts,
   });
   const runner = startJobRunner({ store, verifier, log: app.log });
 

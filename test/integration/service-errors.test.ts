@@ -93,10 +93,13 @@ describe('bad input and unknown jobs', () => {
     expect(job.body.detail).toBe(`No job ${jobId}.`);
   });
 
-  it('answers 404 problem+json for an unknown route, with or without a token', async () => {
+  it('answers 404 problem+json for an unknown route, and 405 with Allow for a known path, with or without a token', async () => {
     expectProblem(await app.call('GET', '/v1/nothing-here'), 404, 'not_found');
-    expectProblem(await app.call('PUT', '/v1/verify', { token, json: { email: 'a@b.test' } }), 404, 'not_found');
-    expectProblem(await app.call('OPTIONS', '/v1/verify', { token }), 404, 'not_found');
-    expectProblem(await app.call('GET', '/v1/verify', { token, json: { email: 'a@b.test' } }), 404, 'not_found');
+    expectProblem(await app.call('GET', '/v1/nothing-here', { token }), 404, 'not_found');
+    for (const method of ['PUT', 'OPTIONS', 'GET'] as const) {
+      const reply = await app.call(method, '/v1/verify', { token, json: method === 'OPTIONS' ? undefined : { email: 'a@b.test' } });
+      expectProblem(reply, 405, 'method_not_allowed');
+      expect(reply.headers.allow).toBe('POST');
+    }
   });
 });

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/server/app.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { createJwtIssuer, loadOrCreateJwtSecret, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
+import type { HttpTimeouts } from '../../src/server/http-server.js';
 import type { LogSettings } from '../../src/server/logging.js';
 import { hashPassword } from '../../src/server/passwords.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
@@ -140,6 +141,8 @@ export interface TestAppOptions {
   log?: LogSettings;
   /** Another app's data dir, for a second service instance on the same store; a fresh temp dir otherwise. */
   dataDir?: string;
+  /** Short HTTP timeouts for the slow-client tests; the service's defaults otherwise. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -149,7 +152,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
   const runner = startJobRunner({ store, verifier, log: silentLog, idlePollMs: 200 });
-  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log });
+  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log, httpTimeouts: options.httpTimeouts });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../server/data-dir.js';
+import type { HttpTimeouts } from '../../server/http-server.js';
 import type { RunningServer } from '../../server/serve.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
@@ -9,6 +10,9 @@ interface ServeFlags {
   port: string;
   dataDir?: string;
   logLevel?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
+  keepAliveTimeout?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -22,6 +26,21 @@ function parsePort(raw: string): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
   return port;
+}
+
+/** The HTTP timeouts given as flags (whole milliseconds above 0); the server's defaults for the others. */
+function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
+  const timeouts: Partial<HttpTimeouts> = {};
+  const read = (key: keyof HttpTimeouts, flag: string, raw: string | undefined) => {
+    if (raw === undefined) return;
+    const ms = Number(raw);
+    if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`${flag} takes a whole number of milliseconds above 0, got "${raw}"`);
+    timeouts[key] = ms;
+  };
+  read('headersMs', '--headers-timeout', flags.headersTimeout);
+  read('requestMs', '--request-timeout', flags.requestTimeout);
+  read('keepAliveMs', '--keep-alive-timeout', flags.keepAliveTimeout);
+  return timeouts;
 }
 
 function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -73,6 +92,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
     dataDir: resolveDataDir(flags.dataDir, env),
     engine: engineOptionsFrom(command, env),
     logLevel: parseLogLevel(flags.logLevel, env),
+    httpTimeouts: parseHttpTimeouts(flags),
   };
   const shutdown = firstShutdownSignal();
   const { startServer } = await import('../../server/serve.js');
