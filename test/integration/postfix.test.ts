@@ -91,7 +91,7 @@ describe.skipIf(problem !== undefined && !mustRun)('the engine against a real Po
     expect(result.result).toBe('invalid');
     expect(result.checks.smtpStatus).toBe('invalid');
     expect(result.reason).toContain(
-      '550 5.1.1 <nobody@mailbox.test>: Recipient address rejected: User unknown in virtual mailbox table',
+      'mailbox does not exist: 550 5.1.1 <nobody@mailbox.test>: Recipient address rejected: User unknown in virtual mailbox table',
     );
   });
 
@@ -111,7 +111,7 @@ describe.skipIf(problem !== undefined && !mustRun)('the engine against a real Po
     const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('grey@mailbox.test');
     expect(result.result).toBe('unknown');
     expect(result.checks.smtpStatus).toBe('unknown');
-    expect(result.reason).toContain('450 4.2.0 <grey@mailbox.test>: Recipient address rejected: Greylisted');
+    expect(result.reason).toContain('greylisted: 450 4.2.0 <grey@mailbox.test>: Recipient address rejected: Greylisted');
   });
 
   it('gives every verdict right in one bulk run', async () => {

@@ -25,6 +25,8 @@ export interface SmtpFixtureOptions {
   unknownUserText?: string;
   /** Accept every RCPT. */
   catchAll?: boolean;
+  /** Addresses (case-insensitive) answered with a whole reply line of a real server, sent as is: `550 5.2.1 ...`. */
+  replies?: Record<string, string>;
   /** The first `times` RCPTs per address (only `addresses` if given) get postgrey's 450 4.2.0. */
   greylist?: { times: number; addresses?: string[] };
   /** Every RCPT gets Postfix's DNSBL rejection, 554 5.7.1. */
@@ -68,6 +70,7 @@ export interface SmtpFixture {
 const TLS_DIR = new URL('./tls/', import.meta.url);
 const MESSAGE_SIZE_LIMIT = 10 * 1024 * 1024;
 const ENHANCED_CODE_PREFIX = /^\d\.\d{1,3}\.\d{1,3} /;
+const REPLY_LINE = /^(\d{3}) (.*)$/;
 const RCPT_ADDRESS = /^RCPT TO:\s*<([^>]*)>/i;
 
 /** An error whose reply code smtp-server sends as is. */
@@ -114,10 +117,24 @@ class FixtureState {
   readonly rcpts = new Map<string, number>();
   readonly greylistHits = new Map<string, number>();
   readonly sessionCounter: SessionCounter;
+  /** `replies` by lower-cased address, as [code, text]. */
+  readonly scripted: Map<string, [number, string]>;
   sessions = 0;
 
   constructor(readonly options: SmtpFixtureOptions) {
     this.sessionCounter = options.sessions ?? new SessionCounter();
+    this.scripted = new Map(
+      Object.entries(options.replies ?? {}).map(([address, line]) => {
+        const [, code, text] = REPLY_LINE.exec(line) ?? [];
+        if (code === undefined || text === undefined) throw new Error(`not a reply line: ${line}`);
+        return [address.toLowerCase(), [Number(code), text]];
+      }),
+    );
+  }
+
+  /** Whether smtp-server must send `text` as is, without an enhanced code of its own. */
+  isVerbatim(text: string): boolean {
+    return ENHANCED_CODE_PREFIX.test(text) || [...this.scripted.values()].some(([, scripted]) => scripted === text);
   }
 
   reset(): void {
@@ -143,6 +160,8 @@ class FixtureState {
     if (options.closeSessionAt?.some((a) => a.toLowerCase() === key)) {
       return smtpReply(421, '4.7.0 Try again later, closing connection.');
     }
+    const scripted = this.scripted.get(key);
+    if (scripted) return smtpReply(...scripted);
     if (this.isGreylisted(key)) {
       const domain = key.split('@').pop() ?? '';
       return smtpReply(
@@ -215,7 +234,8 @@ class FixtureConnection extends SMTPConnection {
   }
 
   // Our reply texts carry their own enhanced status code (e.g. 4.2.0 where smtp-server would say
-  // 4.2.1): send those verbatim instead of letting smtp-server prefix its default one.
+  // 4.2.1) or are a real server's line (`replies`): send those verbatim instead of letting
+  // smtp-server prefix its default one.
   // smtp-server turns control characters in a reply into spaces; a hostile server sends them as they are.
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
     const hostile = this.state.options.unknownUserText;
@@ -223,7 +243,7 @@ class FixtureConnection extends SMTPConnection {
       this._socket.write(`${code} ${hostile}\r\n`);
       return;
     }
-    const ownCode = typeof data === 'string' && ENHANCED_CODE_PREFIX.test(data);
+    const ownCode = typeof data === 'string' && this.state.isVerbatim(data);
     super.send(code, data, ownCode ? false : context);
   }
 }

@@ -47,7 +47,7 @@ const ROWS: [string, Evidence, string, string | RegExp][] = [
   ['SERVFAIL', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'SERVFAIL' } }), 'unknown', 'DNS SERVFAIL'],
   ['DNS timeout', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'timeout' } }), 'unknown', 'DNS timeout'],
   ['greylisted', evidence({ smtpStatus: 'unknown' }, { smtpReason: GREYLISTED }), 'unknown', GREYLISTED],
-  ['blocked', evidence({ smtpStatus: 'unknown' }, { smtpReason: 'blocked: 554 5.7.1 Client host blocked' }), 'unknown', 'blocked: 554 5.7.1 Client host blocked'],
+  ['blocked', evidence({ smtpStatus: 'unknown' }, { smtpReason: 'our IP is blocked: 554 5.7.1 Client host blocked' }), 'unknown', 'our IP is blocked: 554 5.7.1 Client host blocked'],
   ['SMTP timeout', evidence({ smtpStatus: 'unknown' }, { smtpReason: 'timeout: mx.b.test (192.0.2.1): no reply within 300 ms' }), 'unknown', /^timeout: /],
   ['address literal', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'not-looked-up', detail: 'address literals are not probed' } }), 'unknown', 'address literals are not probed'],
 ];

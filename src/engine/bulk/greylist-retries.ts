@@ -1,4 +1,5 @@
 import type { ProbeAnswer, ProbeRequest } from '../smtp/prober.js';
+import { isRetried } from '../smtp/reply-table.js';
 
 export interface GreylistOptions {
   /** Delay before asking again; 0 turns retries off. */
@@ -33,7 +34,7 @@ export class GreylistRetries {
           firstAnsweredAt = Date.now();
           onFirst?.(answer);
         }
-        if (answer.kind === 'temporary' && this.mayRetry(firstAnsweredAt)) this.add(request);
+        if (answer.kind !== null && isRetried(answer.kind) && this.mayRetry(firstAnsweredAt)) this.add(request);
         else onFinal(answer);
       },
     };

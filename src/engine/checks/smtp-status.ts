@@ -1,5 +1,5 @@
 import type { SmtpError } from '../smtp/errors.js';
-import { describeReply, replyKind, statusOfKind, type ReplyKind } from '../smtp/reply-table.js';
+import { describeReply, replyKind, statusOfKind, wordsOfKind, type ReplyKind } from '../smtp/reply-table.js';
 import type { SmtpReply } from '../smtp/reply.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { SmtpStatus } from '../types.js';
@@ -17,12 +17,8 @@ export function outcomeOfReply(reply: SmtpReply, kind: ReplyKind = replyKind(rep
 /** Why a host gave no answer to our question: refused connection, timeout, refused greeting... */
 export function outcomeOfFailure(error: SmtpError, target: SessionTarget): SmtpOutcome {
   const where = `${target.hostname} (${target.address})`;
-  if (error.reply) {
-    const kind = replyKind(error.reply);
-    // A 4xx greeting is a busy server, not greylisting: say which step was refused instead.
-    const text = kind === 'temporary' ? error.message : describeReply(error.reply, kind);
-    return { status: 'unknown', reason: `${text} (${where})` };
-  }
+  // Refused before RCPT: whatever the reply says, it is about us or the server, never the mailbox.
+  if (error.reply) return { status: 'unknown', reason: `${wordsOfKind(replyKind(error.reply))}: ${error.message} (${where})` };
   const prefix = error.kind === 'timeout' ? 'timeout' : error.kind === 'connect' ? 'no connection' : 'connection lost';
   return { status: 'unknown', reason: `${prefix}: ${where}: ${error.message}` };
 }

@@ -12,7 +12,8 @@ export interface SmtpReply {
 }
 
 const REPLY_LINE = /^(\d{3})([ -])(.*)$/;
-const ENHANCED_CODE = /^([245]\.\d{1,3}\.\d{1,3})(?:\s+|$)/;
+/** RFC 2034's enhanced code after the reply code; some servers write it `#5.1.0`. */
+const ENHANCED_CODE = /^#?([245]\.\d{1,3}\.\d{1,3})(?:\s+|$)/;
 
 export class SmtpProtocolError extends Error {
   constructor(message: string) {

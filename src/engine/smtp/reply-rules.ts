@@ -1,0 +1,350 @@
+/**
+ * The RCPT reply → meaning table, as data (DESIGN.md §3: meaning decides, not the code alone).
+ *
+ * Each row matches a reply by its code, its RFC 3463 enhanced code and its text (every field it
+ * has must match); the first matching row wins, so the text can override the code both ways: a
+ * 5.2.1 that says "receiving mail at a rate" is a rate limit, a 5.7.1 that says "User unknown" a
+ * missing mailbox. The last rows fall back to the code alone. Every row carries at least one real
+ * reply line and where it was seen; test/unit/smtp-reply.test.ts replays each against the table
+ * and test/support/corpora/rcpt-replies.json holds the wider set of real replies it is scored on.
+ *
+ * Sources, cited per example:
+ * - sisimai's bounce corpus (github.com/sisimai/p5-sisimai, set-of-emails/maildir/bsd/*.eml):
+ *   real bounces with their domains replaced by example ones; "sisimai lhost-postfix-59" is that file.
+ * - MTA sources: Postfix (src/smtpd/smtpd_check.c), Exim (src/src/smtp_in.c, configure.default),
+ *   OpenSMTPD (usr.sbin/smtpd/lka_session.c), sendmail, qmail, postgrey; RFC 5321 §3.4, §3.5.3.
+ * - provider postmaster pages: Google (support.google.com/a/answer/3726730), Yahoo
+ *   (help.yahoo.com SLN3444, postmaster.yahooinc.com/error-codes), Microsoft (via spamresource.com).
+ * - Reacher (github.com/reacherhq/check-if-email-exists, core/src/smtp/parser.rs): replies quoted in
+ *   its comments, each seen on a named domain.
+ */
+
+/** What a reply to `RCPT TO` tells us about the mailbox (or about us). */
+export type ReplyKind =
+  | 'accepted'
+  /** 252: the server will take mail but does not say whether the mailbox exists. */
+  | 'not-verified'
+  | 'no-such-mailbox'
+  | 'mailbox-disabled'
+  /** The mailbox exists but is full: mail would bounce now, maybe not next week. */
+  | 'mailbox-full'
+  /** The domain's own mail host does not take mail for it: every sender's mail bounces. */
+  | 'relay-denied'
+  /** The recipient (or we) got too much mail too fast: says nothing against the mailbox. */
+  | 'rate-limited'
+  /** Greylisting, and only when the reply says so. */
+  | 'greylisted'
+  /** Any other "try again later". */
+  | 'temporary'
+  /** The server refuses our IP (DNSBL, reverse DNS, reputation), not the mailbox. */
+  | 'blocked'
+  /** A policy refusal (authentication, content rules, recipient preferences): no proof about the mailbox. */
+  | 'policy'
+  /** Our envelope sender was refused (Postfix and others report it at RCPT time). */
+  | 'sender-rejected'
+  /** The transaction is full: start a new one and ask again. */
+  | 'too-many-recipients'
+  /** A refusal we cannot read: no proof that the address is bad. */
+  | 'rejected';
+
+/** A real reply line and where it was seen. */
+export interface ReplyExample {
+  reply: string;
+  source: string;
+}
+
+export interface ReplyRule {
+  kind: ReplyKind;
+  /** Must match the three-digit reply code when given. */
+  code?: RegExp;
+  /** Must match the RFC 3463 enhanced code when given (a reply without one does not match). */
+  enhanced?: RegExp;
+  /** Must match the reply text when given. */
+  text?: RegExp;
+  examples: readonly ReplyExample[];
+}
+
+const PERMANENT = /^5/;
+const TRANSIENT = /^4/;
+
+export const REPLY_RULES: readonly ReplyRule[] = [
+  {
+    // RFC 5321 §3.5.3: 252 promises to try delivery, and verifies nothing.
+    kind: 'not-verified',
+    code: /^252$/,
+    examples: [
+      { reply: '252 Cannot VRFY user, but will accept message and attempt delivery', source: 'RFC 5321 §3.5.3' },
+      { reply: '252 2.5.2 Cannot VRFY user; try RCPT to attempt delivery (or try finger)', source: 'sendmail' },
+    ],
+  },
+  {
+    kind: 'accepted',
+    code: /^2/,
+    examples: [
+      { reply: '250 2.1.5 Ok', source: 'Postfix' },
+      { reply: '250 Accepted', source: 'Exim' },
+      { reply: '251 User not local; will forward to <forward-path>', source: 'RFC 5321 §3.4' },
+    ],
+  },
+  {
+    kind: 'greylisted',
+    code: TRANSIENT,
+    text: /gr[ae]y-?list/i,
+    examples: [
+      {
+        reply: '450 4.2.0 <someone@example.com>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.com.html',
+        source: 'Postfix + postgrey',
+      },
+      { reply: '451 4.7.1 Greylisting in action, please come back later', source: 'milter-greylist' },
+    ],
+  },
+  {
+    // Before every row that reads a 5.1.x or 5.2.x as "no such / disabled mailbox".
+    kind: 'rate-limited',
+    text: /receiving mail (at a rate|too quickly)|rate.?limit|frequency limit|too many (recipients|messages|connections) (this hour|per hour|today|from)|sent (to )?too many (recipients|messages)|too many (sessions|connections)|trop de connexions|exceeded (the )?(sending|message) rate|excessive volume|try again slower/i,
+    examples: [
+      {
+        reply: '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered. For more information, please visit https://support.google.com/mail/?p=ReceivingRate',
+        source: 'Gmail (sisimai lhost-postfix-59)',
+      },
+      {
+        reply: '450 4.2.1 The user you are trying to contact is receiving mail too quickly. Please resend your message at a later time.',
+        source: 'Gmail (support.google.com/a/answer/3726730)',
+      },
+      {
+        reply: '550 5.1.1 <kijitora@example.com> - 203.0.113.222 has sent to too many recipients this hour. IB607 <http://x.co/rlbounce>',
+        source: 'GoDaddy (sisimai rhost-godaddy-03)',
+      },
+      { reply: '450 4.7.1 Error: too many recipients from 192.0.2.1', source: 'Postfix (smtpd_check.c, smtpd_client_recipient_rate_limit)' },
+    ],
+  },
+  {
+    kind: 'too-many-recipients',
+    enhanced: /^[45]\.5\.3$/,
+    examples: [{ reply: '452 4.5.3 Error: too many recipients', source: 'Postfix (smtpd.c)' }],
+  },
+  {
+    kind: 'too-many-recipients',
+    text: /too many recipients/i,
+    examples: [{ reply: '552 Too many recipients', source: 'NTT docomo (sisimai lhost-postfix-48)' }],
+  },
+  {
+    kind: 'sender-rejected',
+    text: /sender (address )?(rejected|denied|invalid|unknown)|invalid sender|emetteur invalide|sender account|sender verify failed|domain of sender address/i,
+    examples: [
+      { reply: '450 4.1.8 <verify@probe.example>: Sender address rejected: Domain not found', source: 'Postfix (reject_unknown_sender_domain)' },
+      {
+        reply: '550 5.1.0 <bounce@mailer.example.com> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL',
+        source: 'Cox (sisimai rhost-cox-01)',
+      },
+    ],
+  },
+  {
+    kind: 'sender-rejected',
+    enhanced: /^[45]\.1\.[78]$/,
+    examples: [{ reply: '553 5.1.8 Sender domain does not exist', source: 'sendmail' }],
+  },
+  {
+    // Authentication of our domain (SPF, DKIM, DMARC): about us, before the 5.1.x rows.
+    kind: 'policy',
+    text: /\b(spf|dkim|dmarc)\b|not allowed to send from|authentication checks? failed|unauthenticated/i,
+    examples: [
+      {
+        reply: "550 5.1.0 192.0.2.222 is not allowed to send from <example.net> per it's SPF Record. Please inspect your SPF settings, and try again. IB508 <http://x.co/srbounce>",
+        source: 'GoDaddy (sisimai lhost-office365-03)',
+      },
+      {
+        reply: "550 5.7.26 Unauthenticated email from example.com is not accepted due to domain's DMARC policy.",
+        source: 'Gmail (support.google.com/a/answer/3726730)',
+      },
+    ],
+  },
+  {
+    // Exchange Online's directory-based edge blocking: the recipient is not in the directory.
+    kind: 'no-such-mailbox',
+    code: PERMANENT,
+    enhanced: /^5\.4\.1$/,
+    text: /recipient address rejected: access denied/i,
+    examples: [
+      {
+        reply: '550 5.4.1 Recipient address rejected: Access denied. For more information see https://aka.ms/EXOSmtpErrors',
+        source: 'Microsoft 365 (spamresource.com, 2023-09)',
+      },
+    ],
+  },
+  {
+    // Only the domain's own mail hosts are asked: refusing to relay means it does not take this domain.
+    kind: 'relay-denied',
+    code: PERMANENT,
+    text: /relay(ing)? (access )?(denied|not permitted|not allowed|prohibited)|not permitted to relay|no relaying|not configured to relay|unable to relay|we do not relay|allowed rcpthosts/i,
+    examples: [
+      { reply: '554 5.7.1 <someone@example.com>: Relay access denied', source: 'Postfix (smtpd_check.c)' },
+      { reply: '550 relay not permitted', source: 'Exim (configure.default)' },
+      { reply: "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)", source: 'qmail' },
+      {
+        reply: '501 Rcpt-To validation failed: RCPT TO not accepted: 5.7.1 This system is not configured to relay mail (r) from <nekonyaans@p2.example.com> to <kijitora@example.jp> for 127.0.0.1',
+        source: 'sisimai lhost-postfix-44',
+      },
+    ],
+  },
+  {
+    kind: 'mailbox-full',
+    enhanced: /^[45]\.2\.2$/,
+    examples: [
+      { reply: '552 5.2.2 <someone@example.com>: Mailbox full', source: 'Postfix + virtual quota' },
+      { reply: '452 4.2.2 The email account that you tried to reach is over quota.', source: 'Gmail (support.google.com/a/answer/3726730)' },
+    ],
+  },
+  {
+    kind: 'mailbox-full',
+    text: /over ?quota|quota (exceeded|full)|exceeded storage|mailbox (is )?full|out of storage|insufficient storage space|mail ?folder is full|disk quota|exceeds allowed size|too many messages (in|on)|boite[^.]{0,30}pleine|postfach[^.]{0,30}voll|buz[oó]n[^.]{0,30}lleno|casella[^.]{0,30}piena/i,
+    examples: [
+      { reply: '552 Requested mail action aborted: exceeded storage allocation, mailbox full', source: 'RFC 5321 §4.2.2 text' },
+      { reply: '552 sorry, mailbox kijitora@example.org is over quota temporarily (#5.1.1)', source: 'MailFoundry (sisimai lhost-mailfoundry-02)' },
+      { reply: '552 Error: disk quota exceeded', source: 'qmail (sisimai lhost-qmail-08)' },
+    ],
+  },
+  {
+    // "temporarily locked, try again later" under a 5xx: the account exists and may come back.
+    kind: 'temporary',
+    code: PERMANENT,
+    text: /\b(user|account|mailbox)\b[^;!]{0,50}?\btemporar(y|ily) (locked|disabled|suspended)/i,
+    examples: [
+      {
+        reply: '550 5.7.1 <kijitora@example.com>: Recipient address rejected: User kijitora@example.com temporary locked. Please try again later!',
+        source: 'sisimai lhost-amazonses-19',
+      },
+    ],
+  },
+  {
+    kind: 'mailbox-disabled',
+    code: PERMANENT,
+    enhanced: /^5\.7\.13$/,
+    examples: [
+      { reply: '525 5.7.13 <neko-nyaan@example.org>: Recipient address rejected: Disabled recipient address', source: 'sisimai lhost-dragonfly-27' },
+    ],
+  },
+  {
+    kind: 'mailbox-disabled',
+    code: PERMANENT,
+    text: /\b(account|mailbox|inbox)\b[^.;:]{0,30}?\b(disabled|discontinued|deactivated|inactive|suspended|frozen|locked|blocked|closed|terminated)\b|\b(disabled|inactive|suspended|deactivated|closed) (recipient|user|account|mailbox|e-?mail address)|boite[^.]{0,30}archiv|compte[^.]{0,30}bloqu|konto[^.]{0,30}(gesperrt|deaktiviert)|cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)|(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)/i,
+    examples: [
+      { reply: '550 5.2.1 The email account that you tried to reach is disabled.', source: 'Gmail (support.google.com/a/answer/3726730)' },
+      {
+        reply: '554 delivery error: dd Sorry your message to someone@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta1.mail.gq1.yahoo.com',
+        source: 'Yahoo',
+      },
+      {
+        reply: '554 delivery error: dd Sorry your message to mikeneko@example.com cannot be delivered. This account has been disabled or discontinued [#102]. - mta1.mail.example.com',
+        source: 'Yahoo (sisimai lhost-x2-02)',
+      },
+      {
+        reply: '550 5.5.0 Le compte du destinataire est bloque. The recipient account is blocked. LPN007_426',
+        source: 'La Poste (sisimai rhost-franceptt-05)',
+      },
+      { reply: '550 Mailbox is frozen. See http://mail.i.ua/err/3/', source: 'i.ua (sisimai rhost-iua-01)' },
+      { reply: '550 5.1.1 <someone@icloud.com>: inactive email address', source: 'iCloud (sisimai rhost-apple-04)' },
+      { reply: '550 account closed - please contact info@pengutronix.de instead', source: 'pengutronix.de (quoted in a Linux kernel list thread)' },
+    ],
+  },
+  {
+    // OpenSMTPD answers an address missing from its virtual table with a failed "expansion" (lka_session.c).
+    kind: 'no-such-mailbox',
+    code: PERMANENT,
+    enhanced: /^5\.2\.4$/,
+    examples: [{ reply: '524 5.2.4 Mailing list expansion problem: <nobody@example.org>', source: 'OpenSMTPD (lka_session.c)' }],
+  },
+  {
+    kind: 'no-such-mailbox',
+    code: PERMANENT,
+    text: /user unknown|unknown (user|recipient|address|local part|or illegal)|no such (user|mailbox|recipient|person|address)|user (does )?not exist|(user|recipient|mailbox|address|account) (not found|does ?n[o']t exist|is not exist)|\bdoes not exist|dosn't exist|does ?n[o'’]t have an? (\S+ )?account|no longer valid|mailbox (is )?unavailable|no mailbox|not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)|invalid (recipient|mailbox|address|e-?mail address|user)(?!s)|recipient (invalid|rejected|unknown)|(^|: )(recipient )?address rejected\.?$|unrouteable|recip(ient)?notfound|not our (user|customer)|user not local|not listed in|no longer (on server|available|in use|active)|address is not handled|could not be found|adresse destinataire invalide|utilisateur inconnu|destinatario (inexistente|no existe|sconosciuto)|unbekannt|existiert nicht|не существует/i,
+    examples: [
+      { reply: '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table', source: 'Postfix (local_recipient_maps)' },
+      { reply: '550 Requested action not taken: mailbox unavailable', source: 'RFC 5321 §4.2.2 text' },
+      { reply: '550 No Such User Here', source: 'RFC 5321 §3.3' },
+      { reply: '511 sorry, no mailbox here by that name (#5.1.1)', source: 'qmail' },
+      {
+        reply: "554 delivery error: dd This user doesn't have a yahoo.com account (someone@yahoo.com) [0] - mta1.mail.gq1.yahoo.com",
+        source: 'Yahoo (help.yahoo.com SLN3444)',
+      },
+      { reply: '550 Unrouteable address', source: 'Exim (smtp_in.c)' },
+      { reply: '550 Invalid recipient', source: 'OpenSMTPD (lka_session.c)' },
+      { reply: '550 5.7.1 550 User Unknown: sabineko@example.org', source: 'Oracle Messaging Server (sisimai lhost-messagingserver-03)' },
+      { reply: '551 not our user', source: "sisimai t/200-reason.t (a real Diagnostic-Code)" },
+      { reply: '551 User not local; please try <forward-path>', source: 'RFC 5321 §3.4' },
+      { reply: '550 <kijitora-nyaan@example.co.jp>... User not exist', source: 'McAfee (sisimai lhost-mcafee-05)' },
+      { reply: "550 'kijitora@nyaan.example.com' is not a registered gateway user", source: 'sisimai rfc3464-35' },
+      { reply: '550 <neko-nyaan@ne.auone-net.jp>: Recipient address rejected.', source: 'au (sisimai lhost-postfix-46)' },
+      { reply: '550 5.5.0 Adresse destinataire invalide. Invalid recipient. LPN007_416', source: 'La Poste (sisimai lhost-sendmail-46)' },
+      { reply: '550 User not found', source: 'Rakuten (sisimai lhost-postfix-76)' },
+    ],
+  },
+  {
+    kind: 'blocked',
+    text: /spamhaus|spamcop|barracuda|sorbs|abusix|blocked|block ?list|black ?list|deny ?list|client host rejected|reverse (dns|hostname|lookup)|\brdns\b|\bptr\b|not authori[sz]ed to send|banned sending ip|reputation|listed (on|in|at)\b|\b(your|sending|invalid) ip\b|ip address|mismatches client ip|host network not allowed|not accepting connections|\bspam|\brbl\b|\(BL\)|name lookup failed|bloqu|\b(messages|mail|connections?) (\w+ ){0,3}from (ip )?\[?\d{1,3}(\.\d{1,3}){3}/i,
+    examples: [
+      { reply: '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org', source: 'Postfix (reject_rbl_client)' },
+      { reply: '450 4.7.1 Client host rejected: cannot find your reverse hostname, [192.0.2.1]', source: 'Postfix (reject_unknown_reverse_client_hostname)' },
+      { reply: '550 5.7.1 Client host rejected: cannot find your hostname, [192.0.2.1]', source: 'Postfix (reject_unknown_client_hostname)' },
+      {
+        reply: "550 5.7.1 [192.0.2.1] The IP you're using to send mail is not authorized to send email directly to our servers.",
+        source: 'Gmail (support.google.com/a/answer/3726730)',
+      },
+      {
+        reply: '550 5.7.606 Access denied, banned sending IP [192.0.2.225]. To request removal from this list please visit https://sender.office.com and follow the directions.',
+        source: 'Microsoft (sisimai lhost-qmail-09)',
+      },
+      { reply: '553 http://www.spamhaus.org/query/bl?ip=192.0.2.222', source: 'GoDaddy (sisimai rhost-godaddy-02)' },
+      {
+        reply: '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes',
+        source: 'Yahoo (sisimai lhost-opensmtpd-13)',
+      },
+    ],
+  },
+  {
+    kind: 'policy',
+    text: /polic(y|ies)|recipient preferences|not authori[sz]ed|administrative prohibition/i,
+    examples: [
+      {
+        reply: '550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences',
+        source: 'Facebook (sisimai lhost-facebook-03)',
+      },
+      { reply: '550 Denied by policy', source: 'sisimai lhost-postfix-42' },
+    ],
+  },
+  {
+    // Any other 5.7.x is a security or policy refusal, never proof about the mailbox.
+    kind: 'policy',
+    code: PERMANENT,
+    enhanced: /^5\.7\.\d+$/,
+    examples: [{ reply: '554 5.7.1 <kijitora@example.ch>: Recipient address rejected: Access denied', source: 'Postfix access(5) REJECT (sisimai lhost-exim-30)' }],
+  },
+  {
+    // RFC 3463 X.1.x: the address itself is bad (5.1.1 bad mailbox, 5.1.10 null MX/not found, ...).
+    kind: 'no-such-mailbox',
+    code: PERMANENT,
+    enhanced: /^5\.1\.\d+$/,
+    examples: [
+      { reply: '550 5.1.1 http://support.google.com/mail/bin/answer.py?answer=6596 ad1si1997204pbd.83 - gsmtp', source: 'Gmail (sisimai lhost-opensmtpd-01)' },
+      { reply: '550 5.1.1 RCP-P1 http://postmaster.facebook.com/response_codes?ip=192.0.2.54#rcp exist', source: 'Facebook (sisimai lhost-facebook-04)' },
+      { reply: '550 5.1.1 sid=i01K1n00l0kn1Em01 Address rejected foobar@foobar.com. [code=28]', source: 'Comcast (sisimai t/200-reason.t)' },
+    ],
+  },
+  {
+    kind: 'temporary',
+    code: TRANSIENT,
+    examples: [
+      { reply: '451 Temporary local problem - please try later', source: 'Exim (smtp_in.c)' },
+      { reply: '451 4.3.0 Temporary lookup failure', source: 'Postfix' },
+      { reply: '452 4.3.1 Insufficient system storage', source: 'Postfix' },
+    ],
+  },
+  {
+    kind: 'rejected',
+    code: PERMANENT,
+    examples: [
+      { reply: '550 Message rejected', source: 'generic' },
+      { reply: '554 Transaction failed', source: 'RFC 5321 §4.2.2 text' },
+    ],
+  },
+];
