@@ -347,7 +347,7 @@ describe('politeness and economy', () => {
   });
 
   it.each([
-    ['refused as unknown (550 5.1.1)', 'gone@strict.test', 'invalid', /^550 5\.1\.1 /],
+    ['refused as unknown (550 5.1.1)', 'gone@strict.test', 'invalid', /^mailbox does not exist: 550 5\.1\.1 /],
     ['refused with 421, the session closed', 'closing@strict.test', 'unknown', /421 4\.7\.0 Try again later/],
     ['refused because we are blocked (554 5.7.1)', 'someone@blocking.test', 'unknown', /554 5\.7\.1 .*spamhaus/],
   ])('with retries off, asks an address %s with one RCPT', async (_case, email, verdict, reason) => {
