@@ -8,6 +8,7 @@ import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS, type HttpTimeouts
 import { acceptOnlyJsonBodies } from './json-body.js';
 import { loggerOptions, type LogSettings } from './logging.js';
 import { createRateLimiter } from './rate-limit.js';
+import { refuseTokensInQuery } from './secrets.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
@@ -57,6 +58,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
     frameworkErrors: handleError,
   });
   acceptOnlyJsonBodies(app);
+  refuseTokensInQuery(app);
   app.setErrorHandler(handleError);
   const routes = recordRoutes(app);
   app.setNotFoundHandler(notFoundHandler(routes));

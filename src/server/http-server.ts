@@ -101,7 +101,8 @@ export function clientErrorHandler(timeouts: HttpTimeouts) {
   return function answer(this: FastifyInstance, error: ClientError, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const [code, detail] = clientErrorProblem(error, timeouts);
-    this.log.debug({ err: error }, 'client error');
+    // The code only: the error's rawPacket holds the request's bytes, Authorization header and all.
+    this.log.debug({ code: error.code }, 'client error');
     // A response already under way on this connection cannot be followed by another.
     if ((socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
       socket.destroy();

@@ -1,4 +1,5 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { redactSecrets, redactSecretsIn } from './secrets.js';
 
 /** Where the service logs (pino JSON lines) and from which level. */
 export interface LogSettings {
@@ -7,23 +8,26 @@ export interface LogSettings {
 }
 
 /**
- * Secrets a request can carry, censored wherever a request's headers are logged: under `req` by
- * fastify itself, or as `headers` should a route ever log them. Bodies (passwords) are never logged.
+ * Headers that are secret whatever they hold (a Basic password, a session cookie), censored
+ * wherever a request's headers are logged: under `req` by fastify itself, or as `headers` should
+ * a route ever log them. Token-shaped values are redacted in every header and in the URL (see
+ * requestFields). Bodies (passwords) are never logged.
  */
 const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie'];
 
 /**
  * fastify's request fields plus the headers, which are what an operator needs to tell clients
- * apart (user agent, content type, idempotency key); the bearer token among them is redacted.
+ * apart (user agent, content type, idempotency key). Anything shaped like a token is redacted,
+ * whatever header or query parameter it came in (`X-Api-Key`, `?access_token=`).
  */
 function requestFields(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url,
+    url: redactSecrets(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
-    headers: request.headers,
+    headers: redactSecretsIn(request.headers),
   };
 }
 

@@ -3,7 +3,7 @@
  * `Authorization` redacted, and no body (so no password) is ever written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
+import { expectProblem, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 
 describe('service logs', () => {
   let world: MailWorld;
@@ -37,5 +37,51 @@ describe('service logs', () => {
       expect(line.req!.headers.authorization).toBe('[redacted]');
     }
     for (const secret of [token, jwt, wrong, password]) expect(log).not.toContain(secret);
+  });
+});
+
+describe('service logs at trace level, tokens outside Authorization', () => {
+  let world: MailWorld;
+  let app: TestApp;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [] });
+    app = await startTestApp({ world, log: { level: 'trace', stream: { write: (line) => void lines.push(line) } } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await world?.close();
+  });
+
+  it('redacts a token by its shape in any header and refuses one in the query string', async () => {
+    const password = 'trace-level-secret-0815';
+    const { token } = await app.createUser('traced@example.org', { credits: 1, password });
+    const jwt = (await app.call('POST', '/v1/auth/login', { json: { email: 'traced@example.org', password } })).body.token as string;
+    const foreign = `mv_${'A1b2'.repeat(10)}`;
+
+    // In headers other than Authorization: not accepted as a login, and not logged.
+    const inHeaders: [string, string][] = [['x-api-key', token], ['x-auth-token', jwt], ['cookie', `session=${jwt}`], ['x-forwarded-token', `Bearer ${foreign}`]];
+    for (const [name, value] of inHeaders) {
+      expectProblem(await app.call('GET', '/v1/account', { headers: { [name]: value, 'user-agent': 'trace-test/1' } }), 401, 'unauthorized');
+    }
+    // In the query string, whatever the parameter's name: refused with where to send it instead.
+    for (const query of [`access_token=${token}`, `token=${jwt}`, `q=${token}`, `anything=${jwt}`, 'api_key=short']) {
+      for (const path of ['/v1/account', '/healthz']) {
+        const reply = await app.call('GET', `${path}?${query}`, { token });
+        expectProblem(reply, 400, 'invalid_request');
+        expect(reply.body.detail).toContain('send it in the Authorization header');
+        for (const secret of [token, jwt]) expect(JSON.stringify(reply.body)).not.toContain(secret);
+      }
+    }
+    // A query without a token still works.
+    expect((await app.call('GET', '/healthz?probe=1')).status).toBe(200);
+
+    const log = lines.join('');
+    // Every request was logged (login, 4 headers, 10 queries, 1 plain), at trace level too.
+    expect(lines.filter((line) => line.includes('"msg":"incoming request"'))).toHaveLength(16);
+    expect(log).toContain('trace-test/1');
+    expect(log).toContain('[redacted]');
+    for (const secret of [token, jwt, foreign, password, token.slice(3), jwt.split('.')[1]!]) expect(log).not.toContain(secret);
   });
 });
