@@ -20,14 +20,9 @@ readonly DNSMASQ_PIDFILE=/run/mailverify-dnsmasq.pid
 readonly POSTGREY_PIDFILE=/run/mailverify-postgrey.pid POSTGREY_DBDIR=/var/lib/mailverify-postgrey
 readonly MARKER='# managed-by: mailverify'
 readonly PACKAGES=(postfix postgrey dnsmasq-base)
-
-fail() {
-  echo "postfix fixture: FAILED: $*" >&2
-  exit 1
-}
-note() { echo "postfix fixture: $*" >&2; }
-
-is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+readonly FIXTURE=postfix DAEMONS='Postfix, postgrey and dnsmasq'
+# shellcheck source=test/support/daemons.sh
+source "$HERE/../daemons.sh"
 
 install_packages() {
   local missing=() package
@@ -47,22 +42,7 @@ EOF
     chmod +x /usr/sbin/policy-rc.d
     trap 'rm -f /usr/sbin/policy-rc.d' EXIT
   fi
-  # apt-get update only when the package lists are missing or stale (the first install fails).
-  apt-get install -y --no-install-recommends "${missing[@]}" ||
-    { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } ||
-    fail "apt-get could not install ${missing[*]}"
-}
-
-# Stop a daemon we started before (by its pid file) and wait until it is gone. The pid must still
-# belong to that program: after a reboot a stale pid file may name an unrelated process.
-stop_by_pidfile() {
-  local pidfile=$1 program=$2 pid
-  [[ -s $pidfile ]] || return 0
-  pid=$(<"$pidfile")
-  if grep -qa "$program" "/proc/$pid/cmdline" 2>/dev/null && kill "$pid" 2>/dev/null; then
-    for _ in {1..50}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  rm -f "$pidfile"
+  apt_install "${missing[@]}"
 }
 
 stop_postfix() {
@@ -121,62 +101,20 @@ start_postgrey() {
     --daemonize || fail "postgrey did not start"
 }
 
-# Wait until something accepts TCP connections on host:port (a daemon may take a moment).
-wait_for_tcp() {
-  local host=$1 port=$2
-  for _ in {1..50}; do
-    (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "nothing listens on $host:$port"
-}
-
-# Ask dnsmasq for the MX of mailbox.test over UDP; expect our query id back, NOERROR and an answer.
-check_dns() {
-  local reply
-  reply=$(
-    exec 3<>"/dev/udp/$DNS_ADDRESS/$DNS_PORT"
-    printf '\x4d\x56\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07mailbox\x04test\x00\x00\x0f\x00\x01' >&3
-    timeout 3 dd bs=512 count=1 <&3 2>/dev/null | od -An -tx1 -N8 | tr -d ' \n'
-  ) || true
-  # Header: our id 4d56, rcode (low nibble of byte 4) NOERROR, at least one answer record.
-  [[ ${reply:0:4} == 4d56 && ${reply:7:1} == 0 && ${#reply} -eq 16 && $((16#${reply:12:4})) -ge 1 ]] ||
-    fail "dnsmasq on $DNS_ADDRESS:$DNS_PORT did not answer the MX of mailbox.test (header '${reply:-nothing}')"
-}
-
 # A raw SMTP conversation: alice exists, nobody is rejected 550 5.1.1, grey is greylisted 450.
 check_smtp() {
-  local transcript
   # A fresh sender each run: postgrey keys on (client, sender, recipient); letters keep postgrey
   # from folding the random part away (it replaces all-digit words in senders).
-  local sender="setup.check.x$RANDOM$RANDOM@verifier.test"
-  transcript=$(
-    exec 3<>"/dev/tcp/$MX_ADDRESS/25"
-    for command in "EHLO setup.check" "MAIL FROM:<$sender>" "RCPT TO:<alice@mailbox.test>" \
-      "RCPT TO:<nobody@mailbox.test>" "RCPT TO:<anyone@catchall.test>" \
-      "RCPT TO:<grey@mailbox.test>" "QUIT"; do
-      printf '%s\r\n' "$command" >&3
-    done
-    timeout 5 cat <&3
-  ) || true
-  local expected
-  for expected in '^220 ' '^250 2\.1\.5 Ok' '^550 5\.1\.1 <nobody@mailbox\.test>' \
-    '^450 4\.2\.0 <grey@mailbox\.test>.*Greylisted' '^221 '; do
-    grep -Eq "$expected" <<<"${transcript//$'\r'/}" ||
-      fail "Postfix on $MX_ADDRESS:25 did not answer as expected (/$expected/); it said: $transcript"
-  done
-  [[ $(grep -c '^250 2\.1\.5 Ok' <<<"${transcript//$'\r'/}") -eq 2 ]] ||
+  local sender="setup.check.x$RANDOM$RANDOM@verifier.test" transcript
+  transcript=$(smtp_transcript "$MX_ADDRESS" "EHLO setup.check" "MAIL FROM:<$sender>" "RCPT TO:<alice@mailbox.test>" \
+    "RCPT TO:<nobody@mailbox.test>" "RCPT TO:<anyone@catchall.test>" "RCPT TO:<grey@mailbox.test>" "QUIT")
+  expect_replies "Postfix on $MX_ADDRESS:25" "$transcript" '^220 ' '^250 2\.1\.5 Ok' '^550 5\.1\.1 <nobody@mailbox\.test>' \
+    '^450 4\.2\.0 <grey@mailbox\.test>.*Greylisted' '^221 '
+  [[ $(grep -c '^250 2\.1\.5 Ok' <<<"$transcript") -eq 2 ]] ||
     fail "Postfix did not accept both alice@mailbox.test and anyone@catchall.test: $transcript"
 }
 
-main() {
-  [[ $EUID -eq 0 ]] || fail "run as root: sudo $0 ${1:-}"
-  if [[ ${1:-start} == stop ]]; then
-    stop_all
-    echo "postfix fixture: stopped Postfix, postgrey and dnsmasq"
-    return 0
-  fi
-  [[ ${1:-start} == start ]] || fail "usage: $0 [start|stop]"
+start_fixture() {
   install_packages
   stop_all
   configure_postfix
@@ -185,9 +123,9 @@ main() {
   wait_for_tcp "$MX_ADDRESS" "$POLICY_PORT"
   postfix start >/dev/null 2>&1 || fail "postfix did not start (see /var/log/postfix-mailverify.log)"
   wait_for_tcp "$MX_ADDRESS" 25
-  check_dns
+  check_mx_answer "$DNS_ADDRESS" "$DNS_PORT" mailbox.test
   check_smtp
   echo "postfix fixture: ready: SMTP $MX_ADDRESS:25 (mailbox.test: alice, bob, grey greylisted ${GREYLIST_DELAY_S}s; catchall.test), DNS $DNS_ADDRESS:$DNS_PORT"
 }
 
-main "$@"
+fixture_main "$@"
