@@ -1,5 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkFormat, checkFormatFully, checkPlainFormat } from '../../src/engine/checks/format.js';
+
+interface SuiteCase {
+  address: string;
+  /** The public suite and test it comes from. */
+  source: string;
+  /** What that suite expects. */
+  suite: 'valid' | 'invalid';
+  /** What we expect: the suite's answer, or ours with `why` (each edge with its RFC reference). */
+  expected: 'valid' | 'invalid';
+  why?: string;
+}
+/** Cases from isemail's tests.xml, python email-validator's and validator.js's tests, and RFC 3696 with its erratum. */
+const SUITES = JSON.parse(readFileSync(new URL('../support/corpora/syntax-cases.json', import.meta.url), 'utf8')) as SuiteCase[];
 
 const label63 = 'a'.repeat(63);
 const label64 = 'a'.repeat(64);
@@ -57,6 +71,10 @@ const VALID: [string, string][] = [
   ['user@[192.0.2.1]', 'IPv4 address literal'],
   ['user@[IPv6:2001:db8::1]', 'IPv6 address literal'],
   ['user@[ipv6:::1]', 'IPv6 tag is case-insensitive'],
+  ['user@[IPv6:2001:db8:1:2:3::5]', '"::" standing for two groups (RFC 5321 §4.1.3)'],
+  ['user@[IPv6:2001:db8:1:2::192.0.2.1]', 'IPv6 with an IPv4 tail, "::" for two groups'],
+  ['user@faß.de', 'ß is PVALID in IDNA2008 (RFC 5892 §2.6)'],
+  ['user@l·l.cat', 'MIDDLE DOT between two l (RFC 5892 Appendix A.3)'],
 ];
 
 /** [address, the reason it must give, why this row is here] */
@@ -111,6 +129,11 @@ const INVALID: [string, RegExp, string][] = [
   ['user@[2001:db8::1]', /address literal/, 'IPv6 literal without its tag'],
   ['user@[IPv6:2001:db8::g]', /invalid IPv6/, 'bad IPv6 literal'],
   ['user@[IPv6:fe80::1%eth0]', /invalid IPv6/, 'IPv6 zone id'],
+  ['user@[IPv6:2001:db8:1:2:3:4::5]', /invalid IPv6/, '"::" standing for a single group (RFC 5321 §4.1.3)'],
+  ['user@©.com', /IDNA2008/, 'a symbol IDNA2008 disallows (RFC 5892)'],
+  ['user@xn--gba.com', /IDNA2008/, 'the same symbol in its ACE form'],
+  ['user@😀.example', /IDNA2008/, 'an emoji label (UTS #46 takes it, IDNA2008 does not)'],
+  ['user@ab--cd.example', /reserved domain label/, 'a reserved LDH label (RFC 5890 §2.3.1)'],
   ['user@[x400:whatever]', /address literal/, 'general address literal with an unknown tag'],
   ['user@[192.0.2.1', /unclosed address literal/, 'unclosed address literal'],
 ];
@@ -191,8 +214,20 @@ function nearMisses(): string[] {
   return addresses;
 }
 
+describe('checkFormat against public test suites', () => {
+  it('has at least 300 cases, with a reason wherever we differ from the suite', () => {
+    expect(SUITES.length).toBeGreaterThanOrEqual(300);
+    for (const entry of SUITES) if (entry.expected !== entry.suite) expect(entry.why, entry.address).toMatch(/RFC|DESIGN/);
+  });
+
+  it.each(SUITES.map((entry) => [entry.address, entry.expected, entry.source] as const))('%j is %s (%s)', (address, expected) => {
+    const result = checkFormat(address);
+    expect(result.ok ? 'valid' : 'invalid', JSON.stringify(result)).toBe(expected);
+  });
+});
+
 describe('checkFormat fast path', () => {
-  const everyAddress = [...VALID.map(([address]) => address), ...INVALID.map(([address]) => address), ...nearMisses()];
+  const everyAddress = [...VALID.map(([address]) => address), ...INVALID.map(([address]) => address), ...SUITES.map(({ address }) => address), ...nearMisses()];
 
   it('gives the full parser answer wherever it answers, over the table and the near misses', () => {
     const disagreements = everyAddress.flatMap((address) => {

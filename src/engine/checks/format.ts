@@ -3,8 +3,9 @@
  * IDN domains (converted to punycode for DNS). Deliberately stricter than RFC 5322: no comments,
  * no display names, no folding white space, no obsolete forms: what an MTA accepts in `RCPT TO`.
  */
-import { isIPv4, isIPv6 } from 'node:net';
-import { domainToASCII } from 'node:url';
+import { isIPv4 } from 'node:net';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { disallowedInLabel } from './idna2008.js';
 
 export type FormatCheck =
   | {
@@ -76,16 +77,51 @@ function checkDotAtomLocal(local: string): string | null {
   return local.split('.').every((atom) => ATEXT.test(atom)) ? null : 'invalid character in local part';
 }
 
+const HEX_GROUP = /^[0-9a-f]{1,4}$/i;
+
+/**
+ * RFC 5321 §4.1.3's IPv6-address-literal: eight groups, or six and an IPv4 address; "::" stands
+ * for at least two groups of zeros (so at most six, or four before an IPv4 address, besides it).
+ * Stricter than RFC 4291, which lets "::" replace one group; no zone id (it names an interface
+ * of the sender's own host).
+ */
+function isRfc5321Ipv6(text: string): boolean {
+  const halves = text.split('::');
+  if (halves.length > 2) return false;
+  const groupsOf = (half: string): string[] => (half === '' ? [] : half.split(':'));
+  const groups = halves.flatMap(groupsOf);
+  const last = groups.at(-1) ?? '';
+  const endsInIpv4 = last.includes('.');
+  if (endsInIpv4 && !isIPv4(last)) return false;
+  const hexGroups = endsInIpv4 ? groups.slice(0, -1) : groups;
+  if (!hexGroups.every((group) => HEX_GROUP.test(group))) return false;
+  const full = endsInIpv4 ? 6 : 8;
+  return halves.length === 1 ? hexGroups.length === full : hexGroups.length <= full - 2;
+}
+
 /** `[192.0.2.1]` or `[IPv6:2001:db8::1]` → the IP, or a reason. */
 function parseAddressLiteral(literal: string): { ip: string } | { reason: string } {
   const inner = literal.slice(1, -1);
   const ipv6 = /^ipv6:(.*)$/i.exec(inner)?.[1];
   if (ipv6 !== undefined) {
-    // A zone id (fe80::1%eth0) names an interface of the sender's host: meaningless in an address.
-    return isIPv6(ipv6) && !ipv6.includes('%') ? { ip: ipv6.toLowerCase() } : { reason: 'invalid IPv6 address literal' };
+    return isRfc5321Ipv6(ipv6) ? { ip: ipv6.toLowerCase() } : { reason: 'invalid IPv6 address literal (RFC 5321 §4.1.3)' };
   }
   if (isIPv4(inner)) return { ip: inner };
   return { reason: 'invalid address literal (expected [IPv4] or [IPv6:...])' };
+}
+
+/** Dots as UTS #46 reads them: the ideographic and full-width full stops separate labels too. */
+const LABEL_SEPARATORS = /[.\u3002\uff0e\uff61]/;
+
+/** The first character of an internationalised domain that IDNA2008 disallows, in its Unicode or its ACE form. */
+function idnaProblem(domain: string): string | null {
+  for (const label of domain.split(LABEL_SEPARATORS)) {
+    if (!/[\u0080-\u{10ffff}]/u.test(label) && !label.startsWith('xn--')) continue;
+    const unicode = label.startsWith('xn--') ? domainToUnicode(label) : label;
+    const disallowed = disallowedInLabel(unicode);
+    if (disallowed !== null) return `character ${JSON.stringify(disallowed)} not allowed in a domain name (IDNA2008, RFC 5892)`;
+  }
+  return null;
 }
 
 /** Hostname rules on the punycode form: ≥ 2 labels, letters/digits/hyphens, ≤ 63 octets each. */
@@ -95,10 +131,14 @@ function checkHostname(rawDomain: string, asciiDomain: string): string | null {
   // Before the punycode result: WHATWG's domainToASCII refuses a numeric last label outright.
   if (/^\d+$/.test(rawDomain.split('.').at(-1)!)) return 'top-level domain is all digits (an IP address needs brackets)';
   if (asciiDomain === '') return 'invalid characters in domain';
+  const idna = idnaProblem(rawDomain);
+  if (idna) return idna;
   const labels = asciiDomain.split('.');
   if (labels.some((label) => label.length === 0)) return 'consecutive dots in domain';
   if (labels.length < 2) return 'domain needs at least two labels (missing top-level domain)';
   if (labels.some((label) => label.length > MAX_LABEL_OCTETS)) return `domain label longer than ${MAX_LABEL_OCTETS} octets`;
+  // RFC 5890 §2.3.1: "--" in the third and fourth places marks a reserved label; only xn-- is in use.
+  if (labels.some((label) => label.slice(2, 4) === '--' && !label.startsWith('xn--'))) return 'reserved domain label ("--" in the third and fourth places)';
   for (const label of labels) {
     if (!LDH_LABEL.test(label)) {
       return label.startsWith('-') || label.endsWith('-')
@@ -121,7 +161,8 @@ const PLAIN_ADDRESS =
 /**
  * The fast path: proves a plain address valid without the full parser and the IDNA conversion,
  * which cost most of a bulk list's pre-check. Such a domain is its own punycode once lower-cased,
- * unless it holds `xn--` (an ACE label, which must be decoded and may be invalid): left to the full path.
+ * unless it holds `--` (an ACE label `xn--`, which must be decoded and may be invalid, or a reserved
+ * one): left to the full path.
  * Undefined means "not proved here", never "invalid": everything unusual goes to the full parser.
  * Exported for the test that holds both paths to the same answers.
  */
@@ -131,7 +172,7 @@ export function checkPlainFormat(address: string): FormatCheck | undefined {
   const at = address.indexOf('@');
   if (at > MAX_LOCAL_OCTETS) return undefined;
   const domain = address.slice(at + 1).toLowerCase();
-  if (domain.includes('xn--')) return undefined;
+  if (domain.includes('--')) return undefined;
   return { ok: true, local: address.slice(0, at), domain, asciiDomain: domain, addressLiteral: null };
 }
 
@@ -150,7 +191,13 @@ export function checkFormatFully(address: string): FormatCheck {
 
   const localProblem = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal(local) : checkDotAtomLocal(local);
   if (localProblem) return fail(localProblem);
-  if (octets(local) > MAX_LOCAL_OCTETS) return fail(`local part longer than ${MAX_LOCAL_OCTETS} octets`);
+  // RFC 6532 §3.1: UTF-8 addresses travel in NFC, so the normalised form must be valid too.
+  const normalized = local.normalize('NFC');
+  if (normalized !== local) {
+    const normalizedProblem = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal(normalized) : checkDotAtomLocal(normalized);
+    if (normalizedProblem) return fail(`${normalizedProblem} (after Unicode normalization, NFC)`);
+  }
+  if (octets(normalized) > MAX_LOCAL_OCTETS || octets(local) > MAX_LOCAL_OCTETS) return fail(`local part longer than ${MAX_LOCAL_OCTETS} octets`);
 
   const domain = rawDomain.toLowerCase();
   let asciiDomain: string;
@@ -167,7 +214,9 @@ export function checkFormatFully(address: string): FormatCheck {
     if (domainProblem) return fail(domainProblem);
   }
 
-  if (octets(`${local}@${asciiDomain}`) > MAX_ADDRESS_OCTETS) return fail(`address longer than ${MAX_ADDRESS_OCTETS} octets`);
+  if (octets(`${normalized}@${asciiDomain}`) > MAX_ADDRESS_OCTETS || octets(`${local}@${asciiDomain}`) > MAX_ADDRESS_OCTETS) {
+    return fail(`address longer than ${MAX_ADDRESS_OCTETS} octets`);
+  }
   return { ok: true, local, domain, asciiDomain, addressLiteral };
 }
 
