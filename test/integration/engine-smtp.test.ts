@@ -28,6 +28,8 @@ const HOSTS = {
   shared: '127.0.12.121',
   /** Refuses every RCPT as a DNSBL-listed client. */
   blocking: '127.0.12.122',
+  /** Takes one recipient per transaction. */
+  single: '127.0.12.123',
 };
 const SLOW_REPLY_MS = 3_000;
 const TIMEOUT_MS = 300;
@@ -131,6 +133,7 @@ beforeAll(async () => {
   await start('strict', { mailboxes: ['here@strict.test'], closeSessionAt: ['closing@strict.test'] });
   await start('shared', { closeOnConnect: true });
   await start('blocking', { block: true });
+  await start('single', { maxRcptsPerSession: 1, mailboxes: Array.from({ length: 8 }, (_, i) => `user${i}@single.test`) });
   for (const host of HANGING_UP) fixtures[host] = await startSmtpServer({ host, port, closeOnConnect: true });
   await startOldServer();
   await startStallingServer();
@@ -157,6 +160,7 @@ beforeAll(async () => {
     ...Object.assign({}, ...MANY.map(({ domain, host }) => mxZones(domain, { [`mx.${domain}`]: host }))),
     ...mxZones('strict.test', { 'mx.strict.test': HOSTS.strict }),
     ...mxZones('blocking.test', { 'mx.blocking.test': HOSTS.blocking }),
+    ...mxZones('single.test', { 'mx.single.test': HOSTS.single }),
     ...manyMxZones('shared.test', MX_RECORDS, [HOSTS.shared]),
     ...manyMxZones('hangup-many.test', MX_RECORDS, HANGING_UP),
   });
@@ -357,5 +361,16 @@ describe('politeness and economy', () => {
     expect(result.result).toBe(verdict);
     expect(result.reason).toMatch(reason);
     expect(fixture.rcptCount(email)).toBe(1);
+  });
+
+  it('learns how many recipients a transaction takes, instead of asking addresses twice at every transaction', async () => {
+    const single = fixtures.single!;
+    single.reset();
+    const emails = Array.from({ length: 8 }, (_, i) => `user${i}@single.test`);
+    const results = await verifyAll(emails, { perHostConcurrency: 1 });
+    expect(emails.map((email) => results.get(email)?.result)).toEqual(emails.map(() => 'valid'));
+    // The catch-all probe, each address once, and at most two addresses again while the limit is learnt.
+    expect(single.rcptCount()).toBeLessThanOrEqual(1 + emails.length + 2);
+    expect(single.sessionCount()).toBe(1);
   });
 });

@@ -62,6 +62,12 @@ export class SmtpProber {
   private targetIndex = 0;
   private lastFailure: SmtpOutcome | null = null;
   private workers = 0;
+  /**
+   * Recipients asked per transaction: at most what RFC 5321 promises, less once the server has
+   * said "too many recipients" (the one address it refused is asked again in a new transaction;
+   * knowing the limit keeps that from happening at every transaction after).
+   */
+  private rcptsPerTransaction = MAX_RCPTS_PER_TRANSACTION;
   /** Settles when announced addresses have been asked (see `expect`). */
   private gate: Promise<void> | null = null;
 
@@ -146,7 +152,7 @@ export class SmtpProber {
         continue;
       }
       try {
-        if (inTransaction >= MAX_RCPTS_PER_TRANSACTION) {
+        if (inTransaction >= this.rcptsPerTransaction) {
           inTransaction = 0;
           await session.newTransaction();
         }
@@ -157,7 +163,8 @@ export class SmtpProber {
         const kind = replyKind(reply);
         if (kind === 'too-many-recipients' && inTransaction > 1) {
           this.queue.unshift(item);
-          inTransaction = MAX_RCPTS_PER_TRANSACTION;
+          this.rcptsPerTransaction = Math.min(this.rcptsPerTransaction, inTransaction - 1);
+          inTransaction = this.rcptsPerTransaction;
           continue;
         }
         item.answer({ outcome: outcomeOfReply(reply, kind), kind });
