@@ -1,0 +1,106 @@
+/**
+ * Accuracy on public material (issue 11): the syntax check on the public-suite table
+ * (test/support/corpora/syntax-cases.json) and the RCPT reply table on real replies
+ * (test/support/corpora/rcpt-replies.json), ours against each npm peer that has such a part.
+ * No network, no timing: each tool answers every case once.
+ *
+ *   node bench/accuracy.js
+ */
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { missingRow, row, runAlone } from './lib/report.js';
+
+const SECTION = 'accuracy';
+const CORPORA = new URL('../test/support/corpora/', import.meta.url);
+const DIST_FORMAT = new URL('../dist/engine/checks/format.js', import.meta.url);
+const DIST_REPLIES = new URL('../dist/engine/smtp/reply-table.js', import.meta.url);
+const DIST_PARSE = new URL('../dist/engine/smtp/reply.js', import.meta.url);
+const AT_PAR = { on: 'ratio', op: '>=', value: 1 };
+
+const readJson = async (name) => JSON.parse(await readFile(new URL(name, CORPORA), 'utf8'));
+
+/** Each peer's own syntax check, address → valid?, as its users call it. */
+const SYNTAX_PEERS = {
+  'deep-email-validator': async () => {
+    const { validate } = await import('deep-email-validator');
+    const off = { validateMx: false, validateTypo: false, validateDisposable: false, validateSMTP: false };
+    return async (email) => (await validate({ email, ...off })).valid;
+  },
+  // email-verify checks the structure with validator.js's isEmail, the copy it depends on.
+  'email-verify': async () => {
+    const requireFromPeer = createRequire(createRequire(import.meta.url).resolve('email-verify'));
+    const { isEmail } = requireFromPeer('validator');
+    return async (email) => isEmail(email);
+  },
+  '@emailcheck/email-validator-js': async () => {
+    const { isValidEmail } = await import('@emailcheck/email-validator-js');
+    return async (email) => isValidEmail(email);
+  },
+};
+
+/** Share of `cases` where `answer(case)` equals `truth(case)`, as a percentage; a throw is a wrong answer. */
+async function percentRight(cases, answer, truth) {
+  let right = 0;
+  for (const entry of cases) {
+    const given = await Promise.resolve()
+      .then(() => answer(entry))
+      .catch(() => undefined);
+    if (given === truth(entry)) right++;
+  }
+  return (100 * right) / cases.length;
+}
+
+async function syntaxRows() {
+  const cases = await readJson('syntax-cases.json');
+  const { checkFormat } = await import(DIST_FORMAT.href);
+  const ours = (entry) => (checkFormat(entry.address).ok ? 'valid' : 'invalid');
+  const oursVsExpected = await percentRight(cases, ours, (entry) => entry.expected);
+  const oursVsSuites = await percentRight(cases, ours, (entry) => entry.suite);
+  const rows = [];
+  for (const [name, load] of Object.entries(SYNTAX_PEERS)) {
+    const check = await load();
+    const peer = async (entry) => ((await check(entry.address)) ? 'valid' : 'invalid');
+    const raw = { cases: cases.length };
+    rows.push(
+      row({ section: SECTION, metric: `syntax vs ${name}: ${cases.length} public-suite cases, our expectations`, unit: '%', ours: oursVsExpected, baselineName: name, baseline: await percentRight(cases, peer, (entry) => entry.expected), target: AT_PAR, raw }),
+      row({ section: SECTION, metric: `syntax vs ${name}: the suites' own answers`, unit: '%', ours: oursVsSuites, baselineName: name, baseline: await percentRight(cases, peer, (entry) => entry.suite), target: null, raw }),
+    );
+  }
+  return rows;
+}
+
+/**
+ * @emailcheck's `parseSmtpError` read as a status: a missing or disabled mailbox is invalid, a full
+ * one unknown, and `isInvalid` ("nothing else matched, not a known transient pattern") invalid.
+ */
+async function emailcheckReplyStatus() {
+  const { parseSmtpError } = await import('@emailcheck/email-validator-js');
+  return (line) => {
+    const parsed = parseSmtpError(line);
+    if (parsed.hasFullInbox) return 'unknown';
+    return parsed.isDisabled || parsed.isInvalid ? 'invalid' : 'unknown';
+  };
+}
+
+async function replyRows() {
+  // Refusals only: the peer's classifier reads error messages, and a 2xx is no error.
+  const replies = (await readJson('rcpt-replies.json')).filter((entry) => !entry.reply.startsWith('2'));
+  const { parseReply } = await import(DIST_PARSE.href);
+  const { replyKind, statusOfKind } = await import(DIST_REPLIES.href);
+  const ours = await percentRight(replies, (entry) => statusOfKind(replyKind(parseReply([entry.reply]))), (entry) => entry.status);
+  const peerStatus = await emailcheckReplyStatus();
+  const peer = await percentRight(replies, (entry) => peerStatus(entry.reply), (entry) => entry.status);
+  const raw = { replies: replies.length, providers: new Set(replies.map((entry) => entry.provider)).size };
+  return [
+    row({ section: SECTION, metric: `reply status vs @emailcheck/email-validator-js: ${replies.length} real refusals`, unit: '%', ours, baselineName: 'parseSmtpError', baseline: peer, target: AT_PAR, raw }),
+    missingRow(SECTION, 'reply status vs deep-email-validator, email-verify', null, 'neither exposes a reply classifier: each reads RCPT replies inside its own probe (the engine section scores those probes)'),
+  ];
+}
+
+export async function run() {
+  if (!existsSync(DIST_FORMAT)) return [missingRow(SECTION, 'syntax and reply accuracy', AT_PAR, 'not built yet: dist/engine (npm run build)')];
+  return [...(await syntaxRows()), ...(await replyRows())];
+}
+
+await runAlone(import.meta.url, SECTION, run);
