@@ -26,6 +26,14 @@ function lazy(load: () => Promise<Run>) {
   };
 }
 
+/** The flags `serve` and `worker` share: where the store is, how they log, how long their claims on work last. */
+function addServiceProcessOptions(command: Command): Command {
+  return command
+    .option('--data-dir <dir>', 'where the database and secrets live [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
+    .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed; a crashed runner\'s work is taken over after it [env MAILVERIFY_LEASE_SECONDS] (default 60)');
+}
+
 /**
  * The whole command tree. Command modules are imported only when their command runs, so that
  * `mailverify --help` loads commander and nothing else heavy (no engine, server or CSV code).
@@ -54,15 +62,19 @@ export function buildProgram(): Command {
 
   const serve = program
     .command('serve')
-    .description('run the HTTP service (accounts, tokens, balances, bulk jobs) until SIGINT or SIGTERM')
+    .description('run the HTTP service (accounts, tokens, balances, bulk jobs) and a job runner until SIGINT or SIGTERM')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8025')
-    .option('--data-dir <dir>', 'where the database and secrets live [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
     .option('--headers-timeout <ms>', 'close a connection whose request headers are not in by then (default 20000)')
     .option('--request-timeout <ms>', 'close a connection whose whole request is not in by then (default 60000)')
-    .option('--keep-alive-timeout <ms>', 'close a keep-alive connection idle this long (default 10000)');
-  addEngineOptions(serve).action(lazy(async () => (await import('./commands/serve.js')).runServe));
+    .option('--keep-alive-timeout <ms>', 'close a keep-alive connection idle this long (default 10000)')
+    .option('--no-worker', 'the API alone: bulk jobs are worked by `mailverify worker` processes on the same store');
+  addEngineOptions(addServiceProcessOptions(serve)).action(lazy(async () => (await import('./commands/serve.js')).runServe));
+
+  const worker = program
+    .command('worker')
+    .description('work bulk jobs (no HTTP) beside any number of other workers and services on one store, until SIGINT or SIGTERM');
+  addEngineOptions(addServiceProcessOptions(worker)).action(lazy(async () => (await import('./commands/worker.js')).runWorker));
 
   program
     .command('login')

@@ -1,9 +1,9 @@
 import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
-import type { EngineOptions, VerificationResult, Verifier } from './types.js';
+import type { EngineOptions, VerificationResult, Verifier, VerifyOptions } from './types.js';
 
-export type { Checks, EngineOptions, SmtpStatus, Verdict, VerificationResult, Verifier } from './types.js';
+export type { Checks, EngineOptions, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
 export { NOTHING_CHECKED, VERDICTS } from './types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 
@@ -14,12 +14,17 @@ export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export function createVerifier(options: Partial<EngineOptions> = {}): Verifier {
   const context = new VerifierContext(resolveEngineOptions(options));
   return {
-    async verify(email: string): Promise<VerificationResult> {
+    async verify(email: string, { priority = 'bulk' }: VerifyOptions = {}): Promise<VerificationResult> {
       // The bulk path with a list of one: the same machinery, the same verdicts.
       let only: VerificationResult | undefined;
-      await verifyAll(context, [email], (result) => {
-        only = result;
-      });
+      await verifyAll(
+        context,
+        [email],
+        (result) => {
+          only = result;
+        },
+        priority,
+      );
       return only!;
     },
     verifyMany: (emails, onResult) => verifyAll(context, emails, onResult),

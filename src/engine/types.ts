@@ -89,9 +89,19 @@ export interface EngineOptions {
   allowPrivateNetworks: boolean;
 }
 
+export interface VerifyOptions {
+  /**
+   * `interactive` for an answer someone waits for (`POST /v1/verify`): its SMTP sessions take the
+   * next free slot at a host before any bulk session, and bulk sessions holding the host's slots
+   * end after their current answer to make room, so it never queues behind a long list. The
+   * per-host and global session limits hold for it as for everything else.
+   */
+  priority?: 'interactive' | 'bulk';
+}
+
 export interface Verifier {
   /** Verify one address; never throws for network or DNS trouble (that is an `unknown` verdict). */
-  verify(email: string): Promise<VerificationResult>;
+  verify(email: string, options?: VerifyOptions): Promise<VerificationResult>;
   /**
    * Verify many addresses, grouped by domain, streaming each result to `onResult` as it completes.
    * Resolves when every address has had exactly one result.

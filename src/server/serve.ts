@@ -15,6 +15,10 @@ export interface ServerOptions {
   logLevel: string;
   /** The HTTP server's timeouts where not the defaults. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Run a job runner beside the API (`serve`), or the API alone (`serve --no-worker`, with `worker`s elsewhere). */
+  worker: boolean;
+  /** How long the runner's claims on work last unless renewed. */
+  leaseMs: number;
 }
 
 export interface RunningServer {
@@ -28,7 +32,8 @@ export interface RunningServer {
 
 /**
  * `mailverify serve`: store, engine, job runner and HTTP app wired together and listening. On
- * start the runner resumes every job left unfinished by a crash or a stop.
+ * start the runner resumes every job left unfinished by a crash or a stop. Without a runner
+ * (`--no-worker`) the jobs created here are worked by `mailverify worker`s on the same store.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const store = openSqliteStore(options.dataDir);
@@ -40,17 +45,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     verifier,
     jwt,
     // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
-    onJobCreated: () => runner.wake(),
+    onJobCreated: () => runner?.wake(),
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
   });
-  const runner = startJobRunner({ store, verifier, log: app.log });
+  const runner = options.worker ? startJobRunner({ store, verifier, log: app.log, leaseMs: options.leaseMs }) : undefined;
 
   async function close(): Promise<void> {
     // Both at once: stop taking requests (those in flight are answered, idle keep-alive connections
-    // closed) and stop claiming work (the results in hand are written); then the store, which
-    // neither touches any more. Engine work in flight is abandoned, to be verified again on the next start.
-    const outcomes = await Promise.allSettled([app.close(), runner.stop()]);
+    // closed) and stop claiming work (the results in hand are written, the leases released); then
+    // the store, which neither touches any more. Engine work in flight is abandoned, to be
+    // verified again by whichever runner claims it next.
+    const outcomes = await Promise.allSettled([app.close(), runner?.stop()]);
     await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }

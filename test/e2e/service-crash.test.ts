@@ -1,7 +1,8 @@
 /**
  * The built `mailverify serve`, killed with SIGKILL in the middle of a 2,000-email job and started
- * again on the same data dir: the job completes, every email has exactly one result, the balance
- * was charged once, and progress never went backwards. Needs `npm run build` first.
+ * again on the same data dir: once the killed runner's leases expire, the job completes, every
+ * email has exactly one result, the balance was charged once, and progress never went backwards.
+ * Needs `npm run build` first.
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,9 @@ describe('mailverify serve after a crash', () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-crash-'));
     // A data dir serve has to create itself, so that its mode is serve's doing.
     const dataDir = join(root, 'data');
-    const first = await startService({ dataDir, engineArgs: world.engineArgs });
+    // A killed runner's items stay leased to it until the lease expires: a short lease lets the
+    // restart take them over within the test (the default minute would only make it wait).
+    const first = await startService({ dataDir, engineArgs: [...world.engineArgs, '--lease-seconds', '3'] });
     services.push(first);
     // A rate limit above the polling rate: this test is about the job, not the limit.
     const token = await first.createUser('crash@example.org', { credits: CREDITS, rateLimit: 1_000, password: 'survives restarts' });

@@ -191,16 +191,19 @@ describe('the bulk job runner', () => {
     const batches: number[] = [];
     const processedAfterWrite: number[] = [];
     const saveResults = store.saveResults.bind(store);
-    store.saveResults = async (id, results) => {
-      await saveResults(id, results);
+    store.saveResults = async (results) => {
+      await saveResults(results);
       batches.push(results.length);
       processedAfterWrite.push((await store.getJob(userId, jobId))!.processed);
     };
-    // A flush interval far beyond the test: only full batches and the end of the slice write.
+    // A flush interval far beyond the test: only full batches and the end of a chunk (one per domain) write.
     run({ store, batchSize: 25, flushIntervalMs: 60_000, idlePollMs: 60_000 });
     await waitFor('the job to complete', async () => (await store.getJob(userId, jobId))?.status === 'completed');
-    expect(batches).toEqual([25, 25, 25, 25, 20]);
-    expect(processedAfterWrite).toEqual([25, 50, 75, 100, 120]);
+    expect(batches.reduce((sum, size) => sum + size, 0)).toBe(120);
+    expect(batches.filter((size) => size === 25).length).toBeGreaterThanOrEqual(3);
+    expect(batches.every((size) => size <= 25)).toBe(true);
+    expect(batches.length).toBeLessThanOrEqual(4 + 120 / 25);
+    expect(processedAfterWrite.at(-1)).toBe(120);
     await expectEveryItemAnsweredOnce(store, userId, jobId, emails);
   });
 

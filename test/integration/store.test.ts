@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, StoreError, type Store, type User } from '../../src/server/store/store.js';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, StoreError, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
 let dataDir: string;
@@ -222,25 +222,24 @@ describe('bulk jobs', () => {
     const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
     if (!created.ok) throw new Error('expected a job');
     const { jobId } = created;
+    const { lease } = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+    const save = (position: number, email: string, reason?: string) => ({ lease, jobId, position, result: resultFor(email, reason) });
 
-    await store.saveResults(jobId, [{ position: 1, result: resultFor('b@x.test', 'first') }]);
-    // A resumed runner verifying the same item again: the first result stays, nothing is counted twice.
-    await store.saveResults(jobId, [
-      { position: 1, result: resultFor('b@x.test', 'second') },
-      { position: 0, result: resultFor('a@x.test') },
-    ]);
+    await store.saveResults([save(1, 'b@x.test', 'first')]);
+    // The same item verified again under its lease: the first result stays, nothing is counted twice.
+    await store.saveResults([save(1, 'b@x.test', 'second'), save(0, 'a@x.test')]);
     expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
     expect((await store.pendingItems(jobId, 10)).map((item) => item.position)).toEqual([2]);
     expect(await store.unfinishedJobIds()).toEqual([jobId]);
 
-    await store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test') }]);
+    await store.saveResults([save(2, 'c@x.test')]);
     const { job, results } = (await store.getJobWithResults(user.id, jobId))!;
     expect(job).toMatchObject({ status: 'completed', processed: 3, total: 3 });
     expect(results.map((result) => [result.email, result.reason])).toEqual([
       ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
     ]);
     expect(await store.unfinishedJobIds()).toEqual([]);
-    await store.saveResults(jobId, [{ position: 2, result: resultFor('c@x.test', 'late') }]);
+    await store.saveResults([save(2, 'c@x.test', 'late')]);
     expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
   });
 
@@ -354,5 +353,148 @@ describe('data version', () => {
     const elsewhere = open();
     await elsewhere.createUser({ email: 'theirs@example.test', passwordHash: null, balance: 0, rateLimit: 20, rateWindowSeconds: 1 });
     expect(await store.dataVersion()).not.toBe(before);
+  });
+});
+
+// Lease-claimed work (DESIGN.md §5): who gets which items, for how long, and whose results count.
+const LEASE_MS = 60_000;
+const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
+let owners = 0;
+/** A job (for a new user unless `owner` is given); the clock moves on so that "oldest job" is defined. */
+async function submitJob(emails: string[], owner?: number): Promise<{ userId: number; jobId: string }> {
+  const userId = owner ?? (await addUser(`owner${++owners}@example.test`, 1_000_000)).id;
+  const created = await store.createJob(userId, emails);
+  if (!created.ok) throw new Error('the job was not created');
+  later(1);
+  return { userId, jobId: created.jobId };
+}
+const claim = (maxItems = 100, skipDomains?: string[]) => store.claimWork({ maxItems, leaseMs: LEASE_MS, skipDomains });
+const emailsOf = (chunk: WorkChunk | undefined) => chunk?.items.map((item) => item.email);
+const answers = (chunk: WorkChunk, reason: string) =>
+  chunk.items.map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: resultFor(item.email, reason) }));
+const reasons = async (userId: number, jobId: string) => (await store.getJobWithResults(userId, jobId))!.results.map((result) => result.reason);
+
+describe('claiming work', () => {
+  it('hands out one domain of one job per chunk, in job order within it, never the same item twice', async () => {
+    const { jobId } = await submitJob(['a1@a.test', 'b1@b.test', 'a2@A.TEST', 'b2@b.test', 'a3@a.test', 'broken']);
+    const first = (await claim(2))!;
+    expect(first).toMatchObject({ jobId, domain: 'a.test' });
+    expect(first.lease).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.items).toEqual([{ jobId, position: 0, email: 'a1@a.test' }, { jobId, position: 2, email: 'a2@A.TEST' }]);
+    // The rest of a.test, then b.test, then the address without a domain; then nothing is left.
+    expect(emailsOf(await claim())).toEqual(['a3@a.test']);
+    expect(emailsOf(await claim())).toEqual(['b1@b.test', 'b2@b.test']);
+    expect(emailsOf(await claim())).toEqual(['broken']);
+    expect(await claim()).toBeUndefined();
+  });
+
+  it('leaves out the domains the runner is busy with while others have claimable items', async () => {
+    await submitJob(['a1@a.test', 'b1@b.test', 'c1@c.test']);
+    expect((await claim(100, ['a.test', 'b.test']))?.domain).toBe('c.test');
+    expect(await claim(100, ['a.test', 'b.test'])).toBeUndefined();
+    expect((await claim(100, ['b.test']))?.domain).toBe('a.test');
+  });
+
+  it('gives an expired lease\'s items to the next claim; the late results of the old lease are ignored', async () => {
+    const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test']);
+    const lost = (await claim())!;
+    later(LEASE_MS - 1);
+    expect(await claim()).toBeUndefined();
+    later(1);
+    const taken = (await claim())!;
+    expect(taken.items).toEqual(lost.items);
+    expect(taken.lease).not.toBe(lost.lease);
+
+    await store.saveResults(answers(lost, 'from the lost lease'));
+    expect(await store.getJob(userId, jobId)).toMatchObject({ processed: 0, status: 'processing' });
+    await store.saveResults(answers(taken, 'from the new lease'));
+    expect(await store.getJob(userId, jobId)).toMatchObject({ processed: 2, status: 'completed' });
+    expect(await reasons(userId, jobId)).toEqual(['from the new lease', 'from the new lease']);
+  });
+
+  it('keeps renewed leases past their first expiry, and only those', async () => {
+    await submitJob(['a1@a.test', 'b1@b.test']);
+    const renewed = (await claim())!;
+    const expiring = (await claim())!;
+    later(LEASE_MS / 2);
+    await store.renewLeases([renewed.lease], LEASE_MS);
+    later(LEASE_MS / 2);
+    expect((await claim())?.items).toEqual(expiring.items);
+    expect(await claim()).toBeUndefined();
+    later(LEASE_MS / 2);
+    expect((await claim())?.items).toEqual(renewed.items);
+  });
+
+  it('does not renew a lease another runner has taken over', async () => {
+    const { userId, jobId } = await submitJob(['a1@a.test']);
+    const lost = (await claim())!;
+    later(LEASE_MS);
+    const taken = (await claim())!;
+    await store.renewLeases([lost.lease], LEASE_MS);
+    await store.saveResults(answers(lost, 'lost'));
+    await store.saveResults(answers(taken, 'taken'));
+    expect(await reasons(userId, jobId)).toEqual(['taken']);
+  });
+
+  it('makes released items claimable at once, except those with a result', async () => {
+    const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test', 'a3@a.test']);
+    const chunk = (await claim())!;
+    await store.saveResults(answers(chunk, 'done').slice(0, 1));
+    await store.releaseLeases([chunk.lease]);
+    expect(emailsOf(await claim())).toEqual(['a2@a.test', 'a3@a.test']);
+    // A result arriving after the release does not count: the items are someone else's now.
+    await store.saveResults(answers(chunk, 'after release'));
+    expect(await reasons(userId, jobId)).toEqual(['done']);
+  });
+
+  it('writes a batch spanning several jobs in one go, each job counting its own', async () => {
+    const one = await submitJob(['a1@a.test', 'a2@a.test']);
+    const two = await submitJob(['x1@x.test']);
+    const chunks = [(await claim())!, (await claim())!];
+    await store.saveResults(chunks.flatMap((chunk) => answers(chunk, 'ok')));
+    expect(await store.getJob(one.userId, one.jobId)).toMatchObject({ processed: 2, status: 'completed' });
+    expect(await store.getJob(two.userId, two.jobId)).toMatchObject({ processed: 1, status: 'completed' });
+  });
+});
+
+describe('fair scheduling', () => {
+  it('gives the next chunk to the user with the fewest items in flight, then to that user\'s oldest job', async () => {
+    const big = await submitJob(Array.from({ length: 30 }, (_, index) => `u${index}@d${index % 3}.test`));
+    const bigAgain = await submitJob(['z@z.test'], big.userId);
+    expect((await claim())?.jobId).toBe(big.jobId);
+    const small = await submitJob(['s1@s.test', 's2@t.test']);
+    // The big user has 10 items in flight, the newcomer none: the newcomer goes first, twice.
+    expect((await claim())?.jobId).toBe(small.jobId);
+    expect((await claim())?.jobId).toBe(small.jobId);
+    // Now 10 against 2: back to the big user, whose older job comes before the newer one.
+    expect((await claim())?.jobId).toBe(big.jobId);
+    expect((await claim())?.jobId).toBe(big.jobId);
+    expect((await claim())?.jobId).toBe(bigAgain.jobId);
+    expect(await claim()).toBeUndefined();
+  });
+
+  it('counts only live leases as in flight: an expired claim does not hold its user back', async () => {
+    const first = await submitJob(['a1@a.test', 'b1@b.test']);
+    await claim();
+    const second = await submitJob(['c1@c.test', 'd1@d.test']);
+    expect((await claim())?.jobId).toBe(second.jobId);
+    later(LEASE_MS);
+    // Both users have nothing in flight now; the first has waited longest.
+    expect((await claim())?.jobId).toBe(first.jobId);
+  });
+});
+
+describe('migrating a data file with pending items', () => {
+  it('gives the items of schema version 2 their domain, so they are claimed by domain', async () => {
+    dataDir = mkdtempSync(join(root, 'old-'));
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    migrate(raw, MIGRATIONS.slice(0, 2));
+    raw.exec(`INSERT INTO users (id, email, balance, rate_limit, rate_window_seconds, created_at) VALUES (1, 'old@example.test', 0, 20, 1, '2026-01-01T00:00:00.000Z');
+              INSERT INTO jobs (id, user_id, total, created_at) VALUES ('old-job', 1, 3, '2026-01-01T00:00:00.000Z');
+              INSERT INTO job_items (job_id, position, email) VALUES ('old-job', 0, 'a@One.test'), ('old-job', 1, 'b@two.test'), ('old-job', 2, 'c@one.test');`);
+    raw.close();
+    store = open();
+    expect(await claim()).toMatchObject({ jobId: 'old-job', domain: 'one.test', items: [{ position: 0 }, { position: 2 }] });
+    expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
   });
 });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../server/data-dir.js';
 import type { HttpTimeouts } from '../../server/http-server.js';
-import type { RunningServer } from '../../server/serve.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
+import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
 
 interface ServeFlags {
   host: string;
@@ -13,12 +13,11 @@ interface ServeFlags {
   headersTimeout?: string;
   requestTimeout?: string;
   keepAliveTimeout?: string;
+  leaseSeconds?: string;
+  /** False with --no-worker. */
+  worker: boolean;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
-/** How long requests in flight at a shutdown signal may take to finish before the process exits without them. */
-const SHUTDOWN_GRACE_MS = 5_000;
 /** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
 const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
 
@@ -43,47 +42,6 @@ function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
   return timeouts;
 }
 
-function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const level = (flag ?? env.MAILVERIFY_LOG_LEVEL ?? 'warn').trim().toLowerCase();
-  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-  return level;
-}
-
-/**
- * Resolves at the first SIGINT or SIGTERM. The handlers are removed then, so a second signal
- * ends the process the default way should the graceful close hang.
- */
-function firstShutdownSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      for (const name of SHUTDOWN_SIGNALS) process.off(name, onSignal);
-      resolve(signal);
-    };
-    for (const name of SHUTDOWN_SIGNALS) process.on(name, onSignal);
-  });
-}
-
-/**
- * Closes the server, then makes sure the process ends. The engine cannot be cancelled: probes the
- * job runner abandoned (open SMTP sessions, greylist retries due in a minute) would otherwise keep
- * the process alive long after the store is closed. Nothing is lost by not waiting for them: their
- * items have no stored result and are verified again on the next start, charged only once, at
- * submission. This is the one place the service ends the process itself.
- */
-async function closeThenExit(server: RunningServer): Promise<void> {
-  const overdue = setTimeout(() => {
-    process.stderr.write(`mailverify: requests still running ${SHUTDOWN_GRACE_MS / 1000} s after the signal; exiting without them\n`);
-    process.exit(ExitCode.failure);
-  }, SHUTDOWN_GRACE_MS);
-  try {
-    await server.close();
-  } finally {
-    clearTimeout(overdue);
-    // Runs after main() has set the exit code; unref'd, so an idle process simply ends first.
-    setTimeout(() => process.exit(), 0).unref();
-  }
-}
-
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
   const options = {
@@ -93,6 +51,8 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
     engine: engineOptionsFrom(command, env),
     logLevel: parseLogLevel(flags.logLevel, env),
     httpTimeouts: parseHttpTimeouts(flags),
+    worker: flags.worker,
+    leaseMs: parseLeaseMs(flags.leaseSeconds, env),
   };
   const shutdown = firstShutdownSignal();
   const { startServer } = await import('../../server/serve.js');
@@ -103,8 +63,6 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
     throw error;
   });
   // Tests and scripts read the bound port (with --port 0) from this line.
-  process.stderr.write(`mailverify: listening on ${server.url}\n`);
-  const signal = await shutdown;
-  process.stderr.write(`mailverify: ${signal} received, shutting down\n`);
-  await closeThenExit(server);
+  process.stderr.write(`mailverify: listening on ${server.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
+  await runUntilSignal(shutdown, server);
 }

@@ -2,7 +2,8 @@ import { PromiseCache } from '../cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
 import { checkResolver, type ResolverSanity } from '../dns/sanity.js';
-import { KeyedSemaphore, Semaphore } from '../semaphore.js';
+import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
+import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions } from '../smtp/session.js';
 import type { EngineOptions } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
@@ -69,13 +70,17 @@ export class VerifierContext {
   /**
    * A session slot at a host address. The host's own slot is taken first: a session waiting for
    * a busy host must not sit on one of the global slots that sessions to idle hosts could use.
+   * A bulk slot is `wanted` back while an interactive probe waits for either limit it counts against.
    */
-  readonly takeSlot = async (address: string): Promise<() => void> => {
-    const releaseHost = await this.sessionsPerHost.acquire(address);
-    const releaseGlobal = await this.sessions.acquire();
-    return () => {
-      releaseGlobal();
-      releaseHost();
+  readonly takeSlot = async (address: string, priority: Priority): Promise<SessionSlot> => {
+    const releaseHost = await this.sessionsPerHost.acquire(address, priority);
+    const releaseGlobal = await this.sessions.acquire(priority);
+    return {
+      release: () => {
+        releaseGlobal();
+        releaseHost();
+      },
+      wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address) || this.sessions.wanted),
     };
   };
 }

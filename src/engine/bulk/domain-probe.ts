@@ -2,6 +2,7 @@ import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.
 import type { SmtpOutcome } from '../checks/smtp-status.js';
 import { SmtpProber, type ProbeAnswer } from '../smtp/prober.js';
 import type { SessionTarget } from '../smtp/session.js';
+import type { Priority } from '../semaphore.js';
 import type { VerifierContext } from './context.js';
 import { GreylistRetries } from './greylist-retries.js';
 
@@ -36,6 +37,7 @@ export class DomainProbe {
     private readonly asciiDomain: string,
     targets: readonly SessionTarget[],
     addresses: Iterable<string>,
+    priority: Priority,
   ) {
     const { options } = context;
     for (const address of addresses) {
@@ -44,7 +46,7 @@ export class DomainProbe {
     this.prober = new SmtpProber(targets, {
       session: context.sessionOptions,
       perHostConcurrency: options.perHostConcurrency,
-      takeSlot: context.takeSlot,
+      takeSlot: (address) => context.takeSlot(address, priority),
     });
     this.greylist = new GreylistRetries({ retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs }, (requests) =>
       this.prober.ask(requests),

@@ -1,5 +1,6 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
 import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import type { Priority } from '../semaphore.js';
 import type { VerificationResult } from '../types.js';
 import type { VerifierContext } from './context.js';
 import type { DomainFacts } from './domain-facts.js';
@@ -18,6 +19,7 @@ export class DomainRun {
     /** Entries by RCPT address; duplicates of one address share its answer. */
     private readonly entries: ReadonlyMap<string, readonly AddressEntry[]>,
     private readonly emit: (result: VerificationResult) => void,
+    private readonly priority: Priority,
   ) {}
 
   async run(): Promise<void> {
@@ -28,7 +30,7 @@ export class DomainRun {
       await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
       return;
     }
-    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys());
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), this.priority);
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
   }
 

@@ -1,4 +1,5 @@
 import { checkFormat } from '../checks/format.js';
+import type { Priority } from '../semaphore.js';
 import type { VerificationResult } from '../types.js';
 import type { VerifierContext } from './context.js';
 import { DomainRun } from './domain-run.js';
@@ -59,9 +60,9 @@ function groupByDomain(emails: Iterable<string>, stream: ResultStream): Map<stri
 }
 
 /** `verifyMany`: every address gets exactly one result, streamed as it completes. */
-export async function verifyAll(context: VerifierContext, emails: Iterable<string>, onResult: OnResult): Promise<void> {
+export async function verifyAll(context: VerifierContext, emails: Iterable<string>, onResult: OnResult, priority: Priority = 'bulk'): Promise<void> {
   const stream = new ResultStream(onResult);
   const domains = groupByDomain(emails, stream);
-  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit).run()));
+  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority).run()));
   await stream.end();
 }

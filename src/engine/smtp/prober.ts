@@ -29,11 +29,19 @@ export interface ProbeRequest {
   answer(result: ProbeAnswer): void;
 }
 
+/** A session's place within the per-host and global limits. */
+export interface SessionSlot {
+  /** Gives the slot back (once). */
+  release(): void;
+  /** Someone with a higher priority waits for this slot: end the session after the current answer. */
+  wanted(): boolean;
+}
+
 export interface ProberOptions {
   session: SessionOptions;
   perHostConcurrency: number;
   /** Waits for a session slot at a host address (its own limit, then the global one). */
-  takeSlot(address: string): Promise<() => void>;
+  takeSlot(address: string): Promise<SessionSlot>;
 }
 
 interface Pending extends ProbeRequest {
@@ -116,14 +124,14 @@ export class SmtpProber {
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask'));
-        const release = await this.options.takeSlot(target.address);
+        const slot = await this.options.takeSlot(target.address);
         try {
           // While we waited, others may have emptied the queue or given up on this host.
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) continue;
           const session = await this.open(target);
-          if (session) await this.drain(session, target);
+          if (session) await this.drain(session, target, slot);
         } finally {
-          release();
+          slot.release();
         }
       }
     } catch (error) {
@@ -142,8 +150,11 @@ export class SmtpProber {
     }
   }
 
-  /** Asks queued addresses in one session until the queue is empty or the session is spent. */
-  private async drain(session: SmtpSession, target: SessionTarget): Promise<void> {
+  /**
+   * Asks queued addresses in one session until the queue is empty, the session is spent or its
+   * slot is wanted by an interactive probe (this worker then queues for a slot again).
+   */
+  private async drain(session: SmtpSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
     let inTransaction = 0;
     let refusals = 0;
     for (let item = await this.next(); item; item = await this.next()) {
@@ -169,6 +180,7 @@ export class SmtpProber {
         }
         item.answer({ outcome: outcomeOfReply(reply, kind), kind });
         if (reply.code >= 400 && ++refusals >= MAX_REFUSALS_PER_SESSION) break;
+        if (slot.wanted()) break;
       } catch (error) {
         session.abort();
         if (error instanceof SmtpError) return this.lost(item, error, target);

@@ -1,5 +1,5 @@
 import { NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
-import type { PendingItem, Store } from '../store/store.js';
+import type { Store, WorkChunk } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 
 /** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
@@ -8,26 +8,36 @@ export interface JobRunnerLog {
   error(details: object, message: string): void;
 }
 
+/** DESIGN.md §5: `--lease-seconds` / MAILVERIFY_LEASE_SECONDS default. */
+export const DEFAULT_LEASE_SECONDS = 60;
+
 export interface JobRunnerOptions {
   store: Store;
   verifier: Verifier;
   log: JobRunnerLog;
+  /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
+  leaseMs?: number;
+  /** Items per claim: up to this many addresses of one domain of one job. */
+  chunkSize?: number;
+  /** Claimed items worked at once: enough to keep the engine's sessions busy across many domains. */
+  maxItemsInFlight?: number;
   /** Results written per transaction. */
   batchSize?: number;
   /** Longest a finished result waits in memory before it is written. */
   flushIntervalMs?: number;
-  /** Items handed to the engine at once: large, so it can group them by domain; bounded, so memory is too. */
-  claimSize?: number;
-  /** How often an idle runner looks for work nobody woke it for (a job created by another instance on the same store). */
+  /** How often a runner with room for work looks for some nobody woke it for (a job created through another process). */
   idlePollMs?: number;
-  /** Pause after a round whose results could not be written, so a full disk is not hammered. */
+  /** Pause after results could not be written or work not claimed, so a full disk or a lost database is not hammered. */
   errorBackoffMs?: number;
 }
 
 export interface JobRunner {
   /** There may be new work (a job was just created): look now rather than at the next poll. */
   wake(): void;
-  /** Claims nothing more and writes the results already in hand; results still in flight are dropped and verified again on the next start. */
+  /**
+   * Claims nothing more, writes the results already in hand and releases its leases, so other
+   * runners take the rest over at once; results still in flight are dropped and verified again.
+   */
   stop(): Promise<void>;
 }
 
@@ -43,29 +53,63 @@ export function engineFailureResult(email: string, error: unknown): Verification
 }
 
 /**
- * Verifies the pending items of unfinished jobs, round after round, one claimed slice per job per
- * round so a huge job does not starve the jobs behind it. Started with the service, it first
- * finds every job a previous run left unfinished. Charging happened at submission, so re-verifying
- * an item whose result was lost costs nothing; the store keeps only an item's first result.
+ * While a chunk of a domain has more than this many addresses unanswered, the runner claims no
+ * other chunk of that domain: the host's session limit is taken already, and the items are left
+ * to other runners. Near its end, the next chunk is claimed, so the host's sessions go straight on.
+ */
+const DOMAIN_TAIL_ITEMS = 20;
+
+/** A claimed chunk being worked. */
+interface HeldChunk {
+  chunk: WorkChunk;
+  unanswered: number;
+}
+
+/**
+ * A streaming runner: it claims chunks of pending items under leases (fairly across users, one
+ * domain per chunk, see Store.claimWork) and works many at once, claiming the next while the
+ * others run, so no chunk waits for the slowest host of another. Results are written in batches
+ * under the chunk's lease; leases are renewed on a timer while worked and released when done.
+ * Charging happened at submission, so re-verifying an item whose result was lost costs nothing;
+ * the store keeps only an item's first result. Any number of runners may share one store.
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const { store, verifier, log } = options;
-  const batchSize = options.batchSize ?? 100;
-  const flushIntervalMs = options.flushIntervalMs ?? 250;
-  const claimSize = options.claimSize ?? 5_000;
-  const idlePollMs = options.idlePollMs ?? 5_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_SECONDS * 1_000;
+  const chunkSize = options.chunkSize ?? 250;
+  const maxItemsInFlight = options.maxItemsInFlight ?? 5_000;
+  const idlePollMs = options.idlePollMs ?? 1_000;
   const errorBackoffMs = options.errorBackoffMs ?? 1_000;
 
   let stopped = false;
-  let current: ResultBatcher | undefined;
-  let writeFailed = false;
+  let troubled = false;
+  const held = new Map<string, HeldChunk>();
+  const chunksRunning = new Set<Promise<void>>();
+  let itemsInFlight = 0;
   let nudge: (() => void) | undefined;
-  /** Set by wake(); a wake that arrives while a round runs means "look again", not "sleep". */
+  /** Set by wake() and by chunks ending; one that arrives while claiming means "look again", not "sleep". */
   let wakeRequested = false;
-  /** Waits that stop() cuts short: the engine call in flight, if any. */
+  /** Waits that stop() cuts short: the engine calls in flight. */
   const onStop = new Set<() => void>();
 
-  /** Resolves on wake(), stop() or after `ms`, whichever comes first. */
+  const batcher = new ResultBatcher(store, options.batchSize ?? 100, options.flushIntervalMs ?? 250, (error) => {
+    troubled = true;
+    log.error({ err: error }, 'could not write verification results; those items will be verified again');
+  });
+
+  const renewal = setInterval(() => {
+    if (held.size === 0) return;
+    store.renewLeases([...held.keys()], leaseMs).catch((error: unknown) => {
+      log.error({ err: error }, 'could not renew the leases of the work in hand; others may take it over');
+    });
+  }, leaseMs / 3);
+
+  function wakeLoop(): void {
+    wakeRequested = true;
+    nudge?.();
+  }
+
+  /** Resolves on wakeLoop(), stop() or after `ms`, whichever comes first. */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -77,7 +121,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   /**
    * The engine cannot be cancelled, so on stop() the runner stops waiting for it instead: whatever
-   * it still delivers is ignored, and those items are verified again on the next start.
+   * it still delivers is ignored, and those items are verified again by whoever claims them next.
    */
   const unlessStopped = <T>(work: Promise<T>): Promise<T | undefined> =>
     new Promise<T | undefined>((resolve, reject) => {
@@ -87,12 +131,11 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       work.then(resolve, reject).finally(() => onStop.delete(cut));
     });
 
-  async function verifySlice(jobId: string, items: PendingItem[]): Promise<void> {
-    const batcher = new ResultBatcher(store, jobId, batchSize, flushIntervalMs, (error) => {
-      writeFailed = true;
-      log.error({ err: error, jobId }, 'could not write verification results; those items will be verified again');
-    });
-    current = batcher;
+  /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
+  const busyDomains = () => [...new Set([...held.values()].filter((entry) => entry.unanswered > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
+
+  async function verifyChunk(entry: HeldChunk): Promise<void> {
+    const { lease, jobId, items } = entry.chunk;
     // Positions still waiting for a result, by address (a list, in case a job holds an address twice).
     const unanswered = new Map<string, number[]>();
     for (const { email, position } of items) {
@@ -100,73 +143,102 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       if (positions) positions.push(position);
       else unanswered.set(email, [position]);
     }
+    const answer = (position: number, result: VerificationResult) => {
+      batcher.add({ lease, jobId, position, result });
+      entry.unanswered -= 1;
+      if (entry.unanswered === DOMAIN_TAIL_ITEMS) wakeLoop();
+    };
 
     const engineRun = verifier.verifyMany(
       items.map((item) => item.email),
       (result) => {
+        if (stopped) return;
         const position = unanswered.get(result.email)?.shift();
-        if (position !== undefined) batcher.add(position, result);
+        if (position !== undefined) answer(position, result);
       },
     );
     await unlessStopped(
       engineRun.catch((error: unknown) => {
-        log.error({ err: error, jobId }, 'the engine failed on a slice of a job; verifying its remaining items one by one');
+        log.error({ err: error, jobId }, 'the engine failed on a chunk of a job; verifying its remaining items one by one');
       }),
     );
     // Whatever the engine left unanswered is tried alone; if that throws too, it gets an `unknown` verdict.
     for (const [email, positions] of unanswered) {
       while (positions.length > 0 && !stopped) {
         const result = await unlessStopped(verifier.verify(email).catch((error: unknown) => engineFailureResult(email, error)));
-        if (result) batcher.add(positions.shift()!, result);
+        if (result) answer(positions.shift()!, result);
       }
     }
-    await batcher.flush();
   }
 
-  /** One pass over the unfinished jobs; true when there was anything to verify. */
-  async function round(): Promise<boolean> {
-    let worked = false;
-    for (const jobId of await store.unfinishedJobIds()) {
-      if (stopped) break;
-      const items = await store.pendingItems(jobId, claimSize);
-      if (items.length === 0) continue;
-      worked = true;
-      log.info({ jobId, items: items.length }, 'verifying bulk job items');
-      await verifySlice(jobId, items);
+  /** Works a chunk to its end, then writes its results and gives back whatever of it is left unanswered. */
+  async function work(chunk: WorkChunk): Promise<void> {
+    const entry: HeldChunk = { chunk, unanswered: chunk.items.length };
+    held.set(chunk.lease, entry);
+    itemsInFlight += chunk.items.length;
+    try {
+      await verifyChunk(entry);
+    } catch (error) {
+      troubled = true;
+      log.error({ err: error, jobId: chunk.jobId }, 'a chunk of a job failed; its items will be verified again');
+    } finally {
+      await batcher.flush();
+      await store.releaseLeases([chunk.lease]).catch((error: unknown) => {
+        log.error({ err: error, jobId: chunk.jobId }, 'could not release a lease; its items wait for it to expire');
+      });
+      held.delete(chunk.lease);
+      itemsInFlight -= chunk.items.length;
+      wakeLoop();
     }
-    return worked;
+  }
+
+  /** Claims chunks while there is room and work; true when the store answered. */
+  async function claim(): Promise<boolean> {
+    try {
+      while (!stopped && itemsInFlight < maxItemsInFlight) {
+        // Chunks the engine answers from its caches alone end within microtasks: without a turn of
+        // the event loop between claims, such a run would keep requests (and timers) waiting.
+        await new Promise((resolve) => setImmediate(resolve));
+        const chunk = await store.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains() });
+        if (!chunk) break;
+        if (stopped) {
+          await store.releaseLeases([chunk.lease]);
+          break;
+        }
+        log.info({ jobId: chunk.jobId, domain: chunk.domain, items: chunk.items.length }, 'verifying a chunk of a bulk job');
+        const running = work(chunk).finally(() => chunksRunning.delete(running));
+        chunksRunning.add(running);
+      }
+      return true;
+    } catch (error) {
+      log.error({ err: error }, 'the job runner could not claim work; trying again shortly');
+      return false;
+    }
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      writeFailed = false;
       wakeRequested = false;
-      let worked = false;
-      try {
-        worked = await round();
-      } catch (error) {
-        writeFailed = true;
-        log.error({ err: error }, 'the job runner could not read its work; trying again shortly');
-      }
+      troubled = !(await claim()) || troubled;
       if (stopped) break;
-      if (writeFailed) await pause(errorBackoffMs);
-      else if (!worked && !wakeRequested) await pause(idlePollMs);
+      if (troubled) {
+        troubled = false;
+        await pause(errorBackoffMs);
+      } else if (!wakeRequested) await pause(idlePollMs);
     }
   }
 
   const running = loop();
   return {
-    wake() {
-      wakeRequested = true;
-      nudge?.();
-    },
+    wake: wakeLoop,
     /** Once this resolves the runner never touches the store again, so the store may be closed. */
     async stop() {
       stopped = true;
-      const written = current?.close();
+      clearInterval(renewal);
       for (const cut of onStop) cut();
       nudge?.();
-      await Promise.all([written, running]);
+      await running;
+      await Promise.all(chunksRunning);
     },
   };
 }

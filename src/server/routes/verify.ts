@@ -23,7 +23,7 @@ export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfi
     }
     let result;
     try {
-      result = await verifier.verify(request.body.email);
+      result = await verifier.verify(request.body.email, { priority: 'interactive' });
     } catch (error) {
       await store.refund(user.id, COST, null, key);
       request.log.error({ err: error }, 'engine failed; token refunded');

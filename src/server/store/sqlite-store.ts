@@ -4,6 +4,7 @@ import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
 import { TokenRecords } from './sqlite/tokens.js';
 import { UserRecords } from './sqlite/users.js';
+import { WorkRecords } from './sqlite/work.js';
 import type { Store } from './store.js';
 
 export { DATABASE_FILE, type SqliteStoreOptions } from './sqlite/database.js';
@@ -22,6 +23,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const tokens = new TokenRecords(connection, users);
   const jobs = new JobRecords(connection, users, idempotency);
   const limits = new LimitRecords(connection);
+  const work = new WorkRecords(connection);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
     createUser: async (user) => users.createUser(user),
@@ -45,7 +47,11 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     getJobWithResults: async (userId, jobId) => jobs.getJobWithResults(userId, jobId),
     unfinishedJobIds: async () => jobs.unfinishedJobIds(),
     pendingItems: async (jobId, limit) => jobs.pendingItems(jobId, limit),
-    saveResults: async (jobId, results) => jobs.saveResults(jobId, results),
+
+    claimWork: async (request) => work.claimWork(request),
+    renewLeases: async (leases, leaseMs) => work.renewLeases(leases, leaseMs),
+    releaseLeases: async (leases) => work.releaseLeases(leases),
+    saveResults: async (results) => work.saveResults(results),
 
     saveIdempotency: async (record) => idempotency.saveIdempotency(record),
 

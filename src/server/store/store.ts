@@ -83,6 +83,44 @@ export interface PendingItem {
   email: string;
 }
 
+/**
+ * Pending items of one job at one domain, claimed under one lease: nobody else is handed them
+ * until the lease expires or is released, and results for them are stored only under it.
+ */
+export interface WorkChunk {
+  /** The lease token: random, one per chunk. */
+  lease: string;
+  jobId: string;
+  userId: number;
+  domain: string;
+  items: PendingItem[];
+}
+
+export interface ClaimRequest {
+  /** Most items in the chunk. */
+  maxItems: number;
+  /** How long the lease lasts unless renewed. */
+  leaseMs: number;
+  /** Domains the claiming runner is busy with already: take another domain's items, if there are any. */
+  skipDomains?: readonly string[];
+}
+
+/** A result as the runner hands it back: for an item of a chunk, under that chunk's lease. */
+export interface LeasedResult {
+  lease: string;
+  jobId: string;
+  position: number;
+  result: VerificationResult;
+}
+
+/**
+ * The domain an item is claimed by, stored with it at job creation: the text after the last `@`,
+ * lower-cased (a malformed address may have none: then it is '' and such items go together).
+ */
+export function itemDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+}
+
 /** An Idempotency-Key as a request presents it: the key, on which route, for which body. */
 export interface IdempotencyKey {
   key: string;
@@ -173,11 +211,26 @@ export interface Store {
   unfinishedJobIds(): Promise<string[]>;
   /** Items of a job that have no result yet. */
   pendingItems(jobId: string, limit: number): Promise<PendingItem[]>;
+
+  // work distribution (DESIGN.md §5): any number of runners, on any number of machines
   /**
-   * Writes a batch of results in one transaction; `processed` and completion follow from them. An
-   * item keeps the first result written for it: a later one (a re-verification after a restart) is ignored.
+   * Claims up to `maxItems` pending items that nobody holds (never leased, released, or under an
+   * expired lease) under a new lease lasting `leaseMs`, atomically, so that two runners are never
+   * handed the same item at once. Fair: the items come from the user with claimable work who has
+   * the fewest items in flight (leased, not expired), from that user's oldest job with any, and
+   * all from one domain of it (not one of `skipDomains`). Undefined when nothing is claimable.
    */
-  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): Promise<void>;
+  claimWork(request: ClaimRequest): Promise<WorkChunk | undefined>;
+  /** Extends these leases to `leaseMs` from now, on the items they still hold; a lease lost to another runner is left alone. */
+  renewLeases(leases: readonly string[], leaseMs: number): Promise<void>;
+  /** Gives the items of these leases that have no result back, claimable at once (a clean stop). */
+  releaseLeases(leases: readonly string[]): Promise<void>;
+  /**
+   * Writes a batch of results in one transaction; `processed` and completion follow from them. A
+   * result counts only under the lease that holds its item (one from a lease since taken over by
+   * another runner is ignored), and an item keeps the first result written for it.
+   */
+  saveResults(results: readonly LeasedResult[]): Promise<void>;
 
   // idempotency
   /** Stores the response for a key (ending its claim, or replacing an expired record); records past their TTL are pruned on the way. */

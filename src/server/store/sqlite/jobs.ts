@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
-import type { IdempotencyKey, JobCreation, JobProgress, PendingItem } from '../store.js';
+import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type PendingItem } from '../store.js';
 import type { Connection } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
@@ -33,9 +33,9 @@ export class JobRecords {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
       insertJob: prepare('INSERT INTO jobs (id, user_id, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?)'),
-      // One statement for the whole list: SQLite walks the JSON array itself, far faster than a call per row.
+      // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare(
-        'INSERT INTO job_items (job_id, position, email) SELECT ?, key, value FROM json_each(?)',
+        "INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)",
       ),
       jobOf: prepare<JobRow>('SELECT * FROM jobs WHERE id = ? AND user_id = ?'),
       resultsOf: prepare<{ result: string }>(
@@ -44,13 +44,6 @@ export class JobRecords {
       unfinishedJobs: prepare<{ id: string }>('SELECT id FROM jobs WHERE completed_at IS NULL ORDER BY created_at, id'),
       pendingOf: prepare<{ position: number; email: string }>(
         'SELECT position, email FROM job_items WHERE job_id = ? AND result IS NULL ORDER BY position LIMIT ?',
-      ),
-      // `result IS NULL`: an item keeps its first result, so a re-verification never replaces or doubles it.
-      saveResult: prepare('UPDATE job_items SET result = ? WHERE job_id = ? AND position = ? AND result IS NULL'),
-      countProcessed: prepare(
-        `UPDATE jobs SET processed = processed + ?,
-           completed_at = CASE WHEN processed + ? >= total THEN ? ELSE NULL END
-         WHERE id = ? AND completed_at IS NULL`,
       ),
     };
   }
@@ -65,7 +58,7 @@ export class JobRecords {
       if (this.users.takeCredits(userId, emails.length, 'bulk', jobId) === undefined) return this.users.shortOf(userId, emails.length);
       const createdAt = this.connection.timestamp();
       this.sql.insertJob.run(jobId, userId, emails.length, createdAt, emails.length === 0 ? createdAt : null);
-      this.sql.insertItems.run(jobId, JSON.stringify(emails));
+      this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email) => [email, itemDomain(email)])));
       if (idempotency) {
         this.idempotency.saveIdempotency({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: emails.length }) });
       }
@@ -102,15 +95,5 @@ export class JobRecords {
 
   pendingItems(jobId: string, limit: number): PendingItem[] {
     return this.sql.pendingOf.all(jobId, limit).map((row) => ({ jobId, position: row.position, email: row.email }));
-  }
-
-  saveResults(jobId: string, results: Array<{ position: number; result: VerificationResult }>): void {
-    this.connection.db.transaction(() => {
-      let written = 0;
-      for (const { position, result } of results) {
-        written += this.sql.saveResult.run(JSON.stringify(result), jobId, position).changes;
-      }
-      if (written > 0) this.sql.countProcessed.run(written, written, this.connection.timestamp(), jobId);
-    }).immediate();
   }
 }

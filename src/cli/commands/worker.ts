@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { resolveDataDir } from '../../server/data-dir.js';
+import { engineOptionsFrom } from '../engine-flags.js';
+import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
+
+interface WorkerFlags {
+  dataDir?: string;
+  logLevel?: string;
+  leaseSeconds?: string;
+}
+
+/** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
+export async function runWorker(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const flags = command.opts<WorkerFlags>();
+  const options = {
+    dataDir: resolveDataDir(flags.dataDir, env),
+    engine: engineOptionsFrom(command, env),
+    logLevel: parseLogLevel(flags.logLevel, env),
+    leaseMs: parseLeaseMs(flags.leaseSeconds, env),
+  };
+  const shutdown = firstShutdownSignal();
+  const { startWorker } = await import('../../server/worker.js');
+  const worker = await startWorker(options);
+  // Tests and scripts wait for this line.
+  process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
+  await runUntilSignal(shutdown, worker);
+}

@@ -1,0 +1,69 @@
+import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
+import { ExitCode, UsageError } from './errors.js';
+
+/**
+ * What the long-running commands (`serve`, `worker`) share: reading their common flags, waiting
+ * for a stop signal, and ending the process once closed.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+/** How long work in flight at a shutdown signal may take to finish before the process exits without it. */
+const SHUTDOWN_GRACE_MS = 5_000;
+/** Longest lease: a day. A runner that died holds its items at most this long. */
+const MAX_LEASE_SECONDS = 86_400;
+
+export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const level = (flag ?? env.MAILVERIFY_LOG_LEVEL ?? 'warn').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return level;
+}
+
+/** `--lease-seconds` > MAILVERIFY_LEASE_SECONDS > 60, in milliseconds. */
+export function parseLeaseMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  const fromEnv = env.MAILVERIFY_LEASE_SECONDS?.trim();
+  const raw = flag ?? (fromEnv === '' ? undefined : fromEnv) ?? String(DEFAULT_LEASE_SECONDS);
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_LEASE_SECONDS) {
+    throw new UsageError(`--lease-seconds must be a whole number from 1 to ${MAX_LEASE_SECONDS}, got "${raw}"`);
+  }
+  return seconds * 1_000;
+}
+
+/**
+ * Resolves at the first SIGINT or SIGTERM. The handlers are removed then, so a second signal
+ * ends the process the default way should the graceful close hang.
+ */
+export function firstShutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      for (const name of SHUTDOWN_SIGNALS) process.off(name, onSignal);
+      resolve(signal);
+    };
+    for (const name of SHUTDOWN_SIGNALS) process.on(name, onSignal);
+  });
+}
+
+/**
+ * Waits for the stop signal, closes, then makes sure the process ends. The engine cannot be
+ * cancelled: probes the job runner abandoned (open SMTP sessions, greylist retries due in a
+ * minute) would otherwise keep the process alive long after the store is closed. Nothing is lost
+ * by not waiting for them: their items have no stored result, their leases are released, and they
+ * are verified again by whichever runner claims them, charged only once, at submission. This is
+ * the one place the service ends the process itself.
+ */
+export async function runUntilSignal(shutdown: Promise<NodeJS.Signals>, running: { close(): Promise<void> }): Promise<void> {
+  const signal = await shutdown;
+  process.stderr.write(`mailverify: ${signal} received, shutting down\n`);
+  const overdue = setTimeout(() => {
+    process.stderr.write(`mailverify: still closing ${SHUTDOWN_GRACE_MS / 1000} s after the signal; exiting without waiting\n`);
+    process.exit(ExitCode.failure);
+  }, SHUTDOWN_GRACE_MS);
+  try {
+    await running.close();
+  } finally {
+    clearTimeout(overdue);
+    // Runs after main() has set the exit code; unref'd, so an idle process simply ends first.
+    setTimeout(() => process.exit(), 0).unref();
+  }
+}

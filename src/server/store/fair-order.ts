@@ -1,0 +1,32 @@
+/** An unfinished job as a store reads it when choosing where the next chunk of work comes from. */
+export interface CandidateJob {
+  id: string;
+  user_id: number;
+  /** ISO timestamp: compares as text. */
+  created_at: string;
+  /** Items of the job under a lease that has not expired (PostgreSQL's count() arrives as text). */
+  in_flight: number | string;
+}
+
+/**
+ * Unfinished jobs in the order they get the next chunk: the user with the fewest items in flight
+ * first (ties: the user waiting longest, i.e. with the oldest job), then that user's oldest job.
+ */
+export function fairOrder<Job extends CandidateJob>(jobs: readonly Job[]): Job[] {
+  const users = new Map<number, { inFlight: number; oldest: string }>();
+  for (const job of jobs) {
+    const user = users.get(job.user_id) ?? { inFlight: 0, oldest: job.created_at };
+    user.inFlight += Number(job.in_flight);
+    if (job.created_at < user.oldest) user.oldest = job.created_at;
+    users.set(job.user_id, user);
+  }
+  const userOf = (job: Job) => users.get(job.user_id)!;
+  return [...jobs].sort(
+    (a, b) =>
+      userOf(a).inFlight - userOf(b).inFlight ||
+      userOf(a).oldest.localeCompare(userOf(b).oldest) ||
+      a.user_id - b.user_id ||
+      a.created_at.localeCompare(b.created_at) ||
+      a.id.localeCompare(b.id),
+  );
+}

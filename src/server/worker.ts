@@ -1,0 +1,38 @@
+import pino from 'pino';
+import type { EngineOptions } from '../engine/types.js';
+import { startJobRunner } from './jobs/runner.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+
+export interface WorkerOptions {
+  dataDir: string;
+  engine: Partial<EngineOptions>;
+  /** How long a claim on work lasts unless renewed. */
+  leaseMs: number;
+  /** pino level for the logs on stderr ('silent' for none). */
+  logLevel: string;
+}
+
+export interface RunningWorker {
+  /** Stops claiming work, writes the results in hand, releases its leases and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * `mailverify worker`: the store, the engine and a job runner, no HTTP. Any number of these (and
+ * of `serve`) share the work of one store through leases.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const store = openSqliteStore(options.dataDir);
+  const { createVerifier } = await import('../engine/index.js');
+  const log = pino({ level: options.logLevel }, process.stderr);
+  const runner = startJobRunner({ store, verifier: createVerifier(options.engine), log, leaseMs: options.leaseMs });
+  return {
+    async close() {
+      try {
+        await runner.stop();
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
