@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { isIP } from 'node:net';
+import { parseProxyUrl } from '../engine/net/proxy-url.js';
 import type { EngineOptions } from '../engine/types.js';
 import { UsageError } from './errors.js';
 
@@ -28,6 +30,26 @@ const text: Parse = (raw, name) => {
   return raw.trim();
 };
 const port = integer(1, 65_535);
+const ipAddress: Parse = (raw, name) => {
+  if (isIP(raw.trim()) === 0) throw new UsageError(`${name} must be an IP address of this host, got "${raw}"`);
+  return raw.trim();
+};
+/**
+ * A proxy URL. A password is taken from the environment only: on the command line every user of
+ * this machine can read it (ps, /proc) and shells keep it in their history.
+ */
+const proxyUrl: Parse = (raw, name) => {
+  let proxy;
+  try {
+    proxy = parseProxyUrl(raw);
+  } catch (error) {
+    throw new UsageError(`${name}: ${(error as Error).message}`);
+  }
+  if (proxy.password !== undefined && name.startsWith('--')) {
+    throw new UsageError(`${name} must not carry a password`, 'set MAILVERIFY_PROXY=socks5://user:password@host:port in the environment instead');
+  }
+  return raw.trim();
+};
 const milliseconds = integer(0, 3_600_000);
 
 /** DESIGN.md §3: these flag and environment names are fixed so that scripts can rely on them. */
@@ -44,6 +66,8 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'greylistRetryMs', flag: '--greylist-retry <ms>', env: 'MAILVERIFY_GREYLIST_RETRY', description: 'delay before a greylisted address is retried (0 = off)', parse: milliseconds },
   { key: 'greylistBudgetMs', flag: '--greylist-budget <ms>', env: 'MAILVERIFY_GREYLIST_BUDGET', description: 'total time greylisted addresses may be retried for', parse: milliseconds },
   { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
+  { key: 'proxy', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl },
+  { key: 'sourceAddress', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address', parse: ipAddress },
   { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
 ];
 

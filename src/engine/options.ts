@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import { parseProxyUrl } from './net/proxy-url.js';
 import type { EngineOptions } from './types.js';
 
 /** Defaults chosen for probing real mail servers politely from a single host. */
@@ -16,6 +18,8 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   webCheck: true,
   webPorts: [443, 80],
   allowPrivateNetworks: false,
+  proxy: null,
+  sourceAddress: null,
 };
 
 /**
@@ -38,6 +42,14 @@ export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): Engi
     if (!Number.isInteger(options[limit]) || options[limit] < 1) {
       throw new RangeError(`engine option ${limit} must be a whole number of at least 1, got ${options[limit]}`);
     }
+  }
+  try {
+    if (options.proxy !== null) parseProxyUrl(options.proxy);
+  } catch (error) {
+    throw new RangeError(`engine option proxy: ${(error as Error).message}`);
+  }
+  if (options.sourceAddress !== null && isIP(options.sourceAddress) === 0) {
+    throw new RangeError(`engine option sourceAddress must be an IP address, got ${options.sourceAddress}`);
   }
   return options;
 }

@@ -87,6 +87,10 @@ export interface EngineOptions {
   webPorts: number[];
   /** Off by default: hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are not contacted. */
   allowPrivateNetworks: boolean;
+  /** `socks5://[user:pass@]host:port`: SMTP connections go through this proxy (the web check does not); null for none. */
+  proxy: string | null;
+  /** Local IP address SMTP connections are made from; null lets the system choose. */
+  sourceAddress: string | null;
 }
 
 export interface VerifyOptions {

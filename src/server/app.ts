@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { NetworkWatch } from '../engine/index.js';
 import type { Verifier } from '../engine/types.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { guardScope } from './auth/guard.js';
@@ -24,6 +25,8 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 export interface AppConfig {
   store: Store;
   verifier: Verifier;
+  /** The engine's findings about its network, for /healthz and the log; none with a stand-in verifier. */
+  network?: NetworkWatch;
   jwt: JwtIssuer;
   /** Told when a bulk job was created, so the job runner starts on it without polling. */
   onJobCreated: () => void;
@@ -63,7 +66,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
   const routes = recordRoutes(app);
   app.setNotFoundHandler(notFoundHandler(routes));
 
-  healthRoutes(app);
+  healthRoutes(app, config.network);
   openApiRoutes(app, routes);
   authRoutes(app, config);
   app.register(async (scope) => {

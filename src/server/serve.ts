@@ -43,6 +43,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const app = buildApp({
     store,
     verifier,
+    network: verifier.network,
     jwt,
     // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
     onJobCreated: () => runner?.wake(),

@@ -56,6 +56,8 @@ export interface SmtpFixture {
   port: number;
   /** TCP connections accepted. */
   sessionCount(): number;
+  /** The client address of every TCP connection accepted, in order. */
+  clientAddresses(): string[];
   /** Most sessions in conversation at once (with the fixtures sharing its `sessions` counter). */
   peakSessions(): number;
   /** RCPT TO commands received (answered any way), optionally for one address (case-insensitive). */
@@ -120,6 +122,7 @@ class FixtureState {
   /** `replies` by lower-cased address, as [code, text]. */
   readonly scripted: Map<string, [number, string]>;
   sessions = 0;
+  readonly clients: string[] = [];
 
   constructor(readonly options: SmtpFixtureOptions) {
     this.sessionCounter = options.sessions ?? new SessionCounter();
@@ -142,6 +145,7 @@ class FixtureState {
     this.rcpts.clear();
     this.greylistHits.clear();
     this.sessions = 0;
+    this.clients.length = 0;
     this.sessionCounter.reset();
   }
 
@@ -292,6 +296,7 @@ class FixtureServer extends SMTPServer {
   // Mirrors SMTPServer.connect, constructing our connection class instead of the stock one.
   override connect(socket: net.Socket): void {
     this.state.sessions++;
+    this.state.clients.push(socket.remoteAddress ?? '');
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     if (this.state.options.closeOnConnect) {
@@ -350,6 +355,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     host,
     port,
     sessionCount: () => state.sessions,
+    clientAddresses: () => [...state.clients],
     peakSessions: () => state.sessionCounter.peak,
     rcptCount: (address) =>
       address === undefined

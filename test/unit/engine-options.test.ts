@@ -1,4 +1,8 @@
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { addEngineOptions, engineOptionsFrom } from '../../src/cli/engine-flags.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { describeProxy, parseProxyUrl } from '../../src/engine/net/proxy-url.js';
 import { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from '../../src/engine/options.js';
 
 describe('resolveEngineOptions', () => {
@@ -19,5 +23,51 @@ describe('resolveEngineOptions', () => {
     [{ perHostConcurrency: 1.5 }, /perHostConcurrency/],
   ])('refuses session limits that would never let a probe start: %j', (given, message) => {
     expect(() => resolveEngineOptions(given)).toThrow(message);
+  });
+});
+
+describe('proxy and source address options', () => {
+  it('accepts a socks5 URL and an IP address', () => {
+    const options = resolveEngineOptions({ proxy: 'socks5://user:pass@127.0.0.1:1080', sourceAddress: '192.0.2.10' });
+    expect(options).toMatchObject({ proxy: 'socks5://user:pass@127.0.0.1:1080', sourceAddress: '192.0.2.10' });
+  });
+
+  it.each([
+    [{ proxy: 'http://127.0.0.1:3128' }, /only socks5:\/\/ proxies/],
+    [{ proxy: 'not a url' }, /must be a URL/],
+    [{ sourceAddress: 'eth0' }, /sourceAddress must be an IP address/],
+  ])('refuses %j', (given, message) => {
+    expect(() => resolveEngineOptions(given)).toThrow(message);
+  });
+
+  it('reads credentials from the URL and shows the proxy without them', () => {
+    const proxy = parseProxyUrl('socks5://probe:p%40ss@[::1]:1081');
+    expect(proxy).toEqual({ host: '::1', port: 1081, username: 'probe', password: 'p@ss' });
+    expect(describeProxy(proxy)).toBe('SOCKS5 proxy [::1]:1081');
+    expect(parseProxyUrl('socks5://proxy.example.net').port).toBe(1080);
+  });
+});
+
+describe('--proxy and --source-address flags', () => {
+  const command = () => addEngineOptions(new Command('verify').exitOverride());
+  const parsed = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const verify = command();
+    verify.parse(args, { from: 'user' });
+    return engineOptionsFrom(verify, env);
+  };
+
+  it('take the flag, else the environment', () => {
+    expect(parsed(['--proxy', 'socks5://127.0.0.1:1080', '--source-address', '127.0.0.5'])).toMatchObject({ proxy: 'socks5://127.0.0.1:1080', sourceAddress: '127.0.0.5' });
+    expect(parsed([], { MAILVERIFY_PROXY: 'socks5://u:p@127.0.0.1:1080', MAILVERIFY_SOURCE_ADDRESS: '::1' })).toMatchObject({ proxy: 'socks5://u:p@127.0.0.1:1080', sourceAddress: '::1' });
+  });
+
+  it('refuse a password on the command line, where every user of the machine can read it', () => {
+    expect(() => parsed(['--proxy', 'socks5://u:secret@127.0.0.1:1080'])).toThrow(UsageError);
+    expect(() => parsed(['--proxy', 'socks5://u:secret@127.0.0.1:1080'])).toThrow(/must not carry a password/);
+  });
+
+  it('refuse what is not a SOCKS5 URL or an IP address', () => {
+    expect(() => parsed(['--proxy', 'http://127.0.0.1:8080'])).toThrow(UsageError);
+    expect(() => parsed(['--source-address', 'localhost'])).toThrow(/--source-address must be an IP address/);
   });
 });

@@ -1,7 +1,11 @@
 import { PromiseCache } from '../cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
-import { checkResolver, type ResolverSanity } from '../dns/sanity.js';
+import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
+import { createDialer } from '../net/egress.js';
+import { NetworkStatusBoard } from '../net/network-status.js';
+import { Port25Watch } from '../net/port25.js';
+import { parseProxyUrl } from '../net/proxy-url.js';
 import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions } from '../smtp/session.js';
@@ -34,7 +38,12 @@ export class VerifierContext {
   private readonly sessions: Semaphore;
   private readonly sessionsPerHost: KeyedSemaphore;
 
+  /** What this verifier has found out about its network (a blocked port, a lying resolver). */
+  readonly network = new NetworkStatusBoard();
+  private readonly port25: Port25Watch;
+
   constructor(readonly options: EngineOptions) {
+    this.port25 = new Port25Watch(options.smtpPort, this.network);
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     this.sessionOptions = {
       port: options.smtpPort,
@@ -43,6 +52,9 @@ export class VerifierContext {
       connectTimeoutMs: options.connectTimeoutMs,
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
+      dial: this.port25.watch(
+        createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress }),
+      ),
     };
     this.sessions = new Semaphore(options.concurrency);
     this.sessionsPerHost = new KeyedSemaphore(options.perHostConcurrency);
@@ -64,6 +76,7 @@ export class VerifierContext {
       const sanity = await checkResolver(this.dns);
       if (sanity.truthful && this.resolverLied) this.dns.forget();
       this.resolverLied = !sanity.truthful;
+      this.network.set('resolver', sanity.truthful ? { state: 'truthful' } : { state: 'untruthful', reason: untruthfulResolverReason(sanity) });
       return sanity;
     });
 

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import tls from 'node:tls';
+import { DialError, type Dialer } from '../net/egress.js';
 import { SmtpError } from './errors.js';
 import { parseReply, parseReplyLine, SmtpProtocolError, type SmtpReply } from './reply.js';
 
@@ -36,26 +37,16 @@ export class SmtpConnection {
     this.attach(socket);
   }
 
-  /** Connects within `timeoutMs`; the greeting is read with `readReply`. */
-  static connect(address: string, port: number, timeoutMs: number): Promise<SmtpConnection> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: address, port });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new SmtpError('connect', `no connection to ${address}:${port} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.setNoDelay(true);
-        socket.removeAllListeners('error');
-        resolve(new SmtpConnection(socket));
-      });
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        socket.destroy();
-        reject(new SmtpError('connect', `cannot connect to ${address}:${port}: ${error.code ?? error.message}`));
-      });
-    });
+  /** Connects within `timeoutMs` the way `dial` goes out; the greeting is read with `readReply`. */
+  static async connect(address: string, port: number, timeoutMs: number, dial: Dialer): Promise<SmtpConnection> {
+    try {
+      const socket = await dial(address, port, timeoutMs);
+      socket.setNoDelay(true);
+      return new SmtpConnection(socket);
+    } catch (error) {
+      if (error instanceof DialError) throw new SmtpError('connect', error.message);
+      throw error;
+    }
   }
 
   /** The next reply from the server (the greeting first), within `timeoutMs`. */

@@ -1,3 +1,4 @@
+import type { Dialer } from '../net/egress.js';
 import { SmtpConnection } from './connection.js';
 import { SmtpError } from './errors.js';
 import type { SmtpReply } from './reply.js';
@@ -10,6 +11,8 @@ export interface SessionOptions {
   commandTimeoutMs: number;
   /** Whether to use STARTTLS when the server offers it. */
   startTls: boolean;
+  /** How connections go out: directly or through the proxy, from the source address, watched for a blocked port. */
+  dial: Dialer;
 }
 
 /** Where to connect: an address, and the host name it belongs to (for TLS SNI and messages). */
@@ -53,7 +56,7 @@ export class SmtpSession {
   }
 
   private static async openOnce(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
-    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs);
+    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial);
     try {
       const greeting = await connection.readReply(options.commandTimeoutMs);
       if (greeting.code !== 220) throw refused('greeting', greeting);

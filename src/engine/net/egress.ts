@@ -1,0 +1,73 @@
+import net from 'node:net';
+import { SocksClient } from 'socks';
+import { describeProxy, type ProxySettings } from './proxy-url.js';
+
+/** How SMTP connections leave this host: directly or through a SOCKS5 proxy, from a chosen address or any. */
+export interface EgressSettings {
+  proxy: ProxySettings | null;
+  /** Local address outgoing connections are bound to; null lets the system choose. */
+  sourceAddress: string | null;
+}
+
+/** Why no connection was made. `timedOut` only for a direct connection that got no answer at all (see port25.ts). */
+export class DialError extends Error {
+  override name = 'DialError';
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Opens a TCP connection to an IP address (names are resolved before, by us). */
+export type Dialer = (address: string, port: number, timeoutMs: number) => Promise<net.Socket>;
+
+function dialDirect(sourceAddress: string | null): Dialer {
+  return (address, port, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect({ host: address, port, ...(sourceAddress ? { localAddress: sourceAddress } : {}) });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DialError(`no connection to ${address}:${port} within ${timeoutMs} ms`, true));
+      }, timeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(socket);
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        socket.destroy();
+        const from = sourceAddress && error.code === 'EADDRNOTAVAIL' ? ` from ${sourceAddress}` : '';
+        reject(new DialError(`cannot connect to ${address}:${port}${from}: ${error.code ?? error.message}`));
+      });
+    });
+}
+
+/**
+ * Through the proxy, to the address we resolved ourselves: the proxy never sees a name, so a
+ * domain cannot steer it into a private network we refused. The proxy's error is reported by its
+ * message only: the error object carries the options, password included.
+ */
+function dialThroughProxy(proxy: ProxySettings, sourceAddress: string | null): Dialer {
+  return async (address, port, timeoutMs) => {
+    try {
+      const { socket } = await SocksClient.createConnection({
+        proxy: { host: proxy.host, port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
+        command: 'connect',
+        destination: { host: address, port },
+        timeout: timeoutMs,
+        // socks connects to the proxy with these, its own host and port put over ours.
+        ...(sourceAddress ? { socket_options: { host: proxy.host, port: proxy.port, localAddress: sourceAddress } } : {}),
+      });
+      return socket;
+    } catch (error) {
+      throw new DialError(`${describeProxy(proxy)} gave no connection to ${address}:${port}: ${(error as Error).message}`);
+    }
+  };
+}
+
+export function createDialer(settings: EgressSettings): Dialer {
+  return settings.proxy ? dialThroughProxy(settings.proxy, settings.sourceAddress) : dialDirect(settings.sourceAddress);
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier } from '../../src/engine/index.js';
+import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { startSocksServer, type SocksFixture } from '../support/socks-server.js';
+
+const MX_HOST = '127.0.13.20';
+const SOURCE = '127.0.13.21';
+const MAILBOXES = ['alice@egress.test', 'bob@egress.test', 'carol@other-egress.test'];
+const ADDRESSES = [...MAILBOXES, 'nobody@egress.test'];
+
+let dns: DnsFixture;
+let smtp: SmtpFixture;
+let openProxy: SocksFixture;
+let loginProxy: SocksFixture;
+
+beforeAll(async () => {
+  const port = await freePort([MX_HOST]);
+  smtp = await startSmtpServer({ host: MX_HOST, port, mailboxes: MAILBOXES });
+  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }) }, { host: '127.0.13.22' });
+  openProxy = await startSocksServer({ host: '127.0.13.23' });
+  loginProxy = await startSocksServer({ host: '127.0.13.24', credentials: { username: 'probe', password: 's3cret:@pass' } });
+});
+
+afterAll(async () => {
+  await Promise.all([smtp?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
+});
+
+async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string }>> {
+  const results = new Map<string, { result: string; reason: string }>();
+  await verifier.verifyMany(ADDRESSES, (result) => {
+    results.set(result.email, result);
+  });
+  return results;
+}
+
+const EXPECTED = { 'alice@egress.test': 'valid', 'bob@egress.test': 'valid', 'carol@other-egress.test': 'valid', 'nobody@egress.test': 'invalid' };
+
+describe('SMTP through a SOCKS5 proxy', () => {
+  it.each([
+    ['without credentials', () => openProxy],
+    ['with a username and password', () => loginProxy],
+  ])('%s: every SMTP connection goes through it, to the address we resolved', async (_, proxyOf) => {
+    const proxy = proxyOf();
+    smtp.reset();
+    proxy.relayed.length = 0;
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: proxy.url })));
+    expect(Object.fromEntries([...results].map(([email, result]) => [email, result.result]))).toEqual(EXPECTED);
+    expect(smtp.sessionCount()).toBeGreaterThan(0);
+    // Every connection the SMTP server saw came from the proxy, asked for by address, never by name.
+    expect(proxy.relayed).toHaveLength(smtp.sessionCount());
+    expect(new Set(proxy.relayed)).toEqual(new Set([`${MX_HOST}:${smtp.port}`]));
+  });
+
+  it('gives unknown with a reason naming the proxy (and never the password) when it refuses our login', async () => {
+    smtp.reset();
+    const wrong = loginProxy.url.replace(encodeURIComponent('s3cret:@pass'), 'wrong');
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: wrong })));
+    for (const result of results.values()) {
+      expect(result.result).toBe('unknown');
+      expect(result.reason).toContain(`SOCKS5 proxy ${loginProxy.host}:${loginProxy.port}`);
+      expect(result.reason).toMatch(/authentication/i);
+      expect(result.reason).not.toContain('wrong');
+    }
+    expect(loginProxy.refusedLogins()).toBeGreaterThan(0);
+    expect(smtp.sessionCount()).toBe(0);
+  });
+
+  it('keeps the private-network guard: a domain whose MX is on loopback is not contacted through the proxy either', async () => {
+    openProxy.relayed.length = 0;
+    const guarded = createVerifier({ ...fixtureOptions(dns, smtp.port, { proxy: openProxy.url }), allowPrivateNetworks: false });
+    const result = await guarded.verify('alice@egress.test');
+    expect(result.result).toBe('unknown');
+    expect(result.reason).toMatch(/private network/);
+    expect(openProxy.relayed).toEqual([]);
+  });
+});
+
+describe('--source-address', () => {
+  it('makes every SMTP connection from the given address', async () => {
+    smtp.reset();
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { sourceAddress: SOURCE })));
+    expect(results.get('alice@egress.test')?.result).toBe('valid');
+    expect(smtp.clientAddresses().length).toBeGreaterThan(0);
+    expect(new Set(smtp.clientAddresses())).toEqual(new Set([SOURCE]));
+  });
+
+  it('is used for the connection to the proxy when both are set', async () => {
+    openProxy.clients.length = 0;
+    openProxy.relayed.length = 0;
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: openProxy.url, sourceAddress: SOURCE })));
+    expect(results.get('alice@egress.test')?.result).toBe('valid');
+    expect(openProxy.relayed.length).toBeGreaterThan(0);
+    expect(new Set(openProxy.clients)).toEqual(new Set([SOURCE]));
+  });
+});

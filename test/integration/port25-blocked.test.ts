@@ -1,0 +1,116 @@
+/**
+ * A network that drops outbound SMTP: an iptables rule (set up here as root, removed after) drops
+ * every SYN to a /28 of our loopback range on the test's SMTP port, as most clouds and home ISPs
+ * drop port 25. Needs root and iptables (.ci/run installs it); it fails, not skips, without them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier } from '../../src/engine/index.js';
+import { buildApp } from '../../src/server/app.js';
+import { createJwtIssuer, loadOrCreateJwtSecret } from '../../src/server/auth/jwt.js';
+import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
+import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
+import { freePort } from '../support/smtp-server.js';
+
+const DROPPED = '127.0.13.64/28';
+const hostAddress = (index: number) => `127.0.13.${64 + (index % 16)}`;
+/** Nothing listens there and nothing drops: connections are refused at once. */
+const refusingAddress = (index: number) => `127.0.13.${90 + index}`;
+const DOMAINS = 50;
+const PER_DOMAIN = 4;
+const CONNECT_TIMEOUT_MS = 1_000;
+/** Two sessions at once: without the fail-fast, 50 domains would wait 25 connect timeouts in turn. */
+const CONCURRENCY = 2;
+
+let dns: DnsFixture;
+let port: number;
+let rule: string[];
+
+function iptables(action: '-I' | '-D'): void {
+  execFileSync('iptables', ['-w', '5', action, 'OUTPUT', ...rule], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  rule = ['-d', DROPPED, '-p', 'tcp', '--dport', String(port), '-j', 'DROP'];
+  const zones: Record<string, ZoneBehaviour> = {};
+  for (let index = 0; index < DOMAINS; index += 1) Object.assign(zones, mxZones(`d${index}.blocked.test`, { [`mx${index}.blocked.test`]: hostAddress(index) }));
+  for (let index = 0; index < 5; index += 1) Object.assign(zones, mxZones(`r${index}.refused.test`, { [`mx${index}.refused.test`]: refusingAddress(index) }));
+  dns = await startDnsServer(zones, { host: '127.0.13.30' });
+  iptables('-I');
+});
+
+afterAll(async () => {
+  if (rule) iptables('-D');
+  await dns?.close();
+});
+
+const addresses = (domain: (index: number) => string, domains: number) =>
+  Array.from({ length: domains * PER_DOMAIN }, (_, index) => `user${index}@${domain(index % domains)}`);
+
+describe('outbound SMTP dropped by the network', () => {
+  it('is reported as blocked, and a 200-address list at 50 domains does not wait a connect timeout per domain', async () => {
+    const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, concurrency: CONCURRENCY }));
+    const emails = addresses((index) => `d${index}.blocked.test`, DOMAINS);
+    const results: { result: string; reason: string }[] = [];
+    const started = Date.now();
+    await verifier.verifyMany(emails, (result) => {
+      results.push(result);
+    });
+    const elapsed = Date.now() - started;
+
+    expect(results).toHaveLength(200);
+    expect(results.every((result) => result.result === 'unknown')).toBe(true);
+    const blocked = results.filter((result) => /outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/.test(result.reason));
+    // Only the first sessions' addresses spend a timeout; all the others are told at once.
+    expect(blocked.length).toBeGreaterThanOrEqual(150);
+    expect(verifier.network.status().port25).toMatchObject({ state: 'blocked', reason: expect.stringContaining(`outbound port ${port} appears blocked`) });
+    // 25 timeouts one after the other without the fail-fast; a small multiple of one with it (a generous bound).
+    expect(elapsed).toBeLessThan(8 * CONNECT_TIMEOUT_MS);
+  });
+
+  it('is not concluded from refused connections: a refusal is an answer', async () => {
+    const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS }));
+    const results: { reason: string }[] = [];
+    await verifier.verifyMany(addresses((index) => `r${index}.refused.test`, 5), (result) => {
+      results.push(result);
+    });
+    expect(results.every((result) => /ECONNREFUSED/.test(result.reason))).toBe(true);
+    expect(verifier.network.status().port25.state).not.toBe('blocked');
+  });
+
+  it('shows in /healthz details with status still "ok", and is logged once, not per address', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailverify-port25-'));
+    const store = openSqliteStore(dataDir);
+    const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS }));
+    const lines: string[] = [];
+    const app = buildApp({
+      store,
+      verifier,
+      network: verifier.network,
+      jwt: await createJwtIssuer(loadOrCreateJwtSecret(dataDir)),
+      onJobCreated: () => undefined,
+      log: { level: 'warn', stream: { write: (line) => void lines.push(line) } },
+    });
+    try {
+      const before = (await app.inject({ method: 'GET', url: '/healthz' })).json();
+      expect(before).toEqual({ status: 'ok', details: { port25: { state: 'unknown' }, resolver: { state: 'unknown' } } });
+
+      await verifier.verifyMany(addresses((index) => `d${index}.blocked.test`, 10), () => undefined);
+      const after = await app.inject({ method: 'GET', url: '/healthz' });
+      expect(after.statusCode).toBe(200);
+      expect(after.json()).toMatchObject({ status: 'ok', details: { port25: { state: 'blocked', reason: expect.stringMatching(/appears blocked/) } } });
+      const warnings = lines.filter((line) => line.includes('appears blocked'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, network: { port25: { state: 'blocked' } } });
+    } finally {
+      await app.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
