@@ -130,7 +130,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   {
     kind: 'sender-rejected',
-    text: /sender (address )?(rejected|denied|invalid|unknown)|invalid sender|emetteur invalide|sender account|sender verify failed|domain of sender address/i,
+    text: /sender (address )?(rejected|denied|invalid|unknown)|sender (e-?mail|address) is not|invalid sender|emetteur invalide|sender account|sender verify failed|domain of sender address/i,
     examples: [
       { reply: '450 4.1.8 <verify@probe.example>: Sender address rejected: Domain not found', source: 'Postfix (reject_unknown_sender_domain)' },
       {
@@ -176,7 +176,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     // Only the domain's own mail hosts are asked: refusing to relay means it does not take this domain.
     kind: 'relay-denied',
     code: PERMANENT,
-    text: /relay(ing)? (access )?(denied|not permitted|not allowed|prohibited)|not permitted to relay|no relaying|not configured to relay|unable to relay|we do not relay|allowed rcpthosts/i,
+    text: /relay(ing)? (to \S+ )?(access )?(denied|not permitted|not allowed|prohibited)|not permitted to relay|no relaying|not configured to relay|unable to relay|we do not relay|allowed rcpthosts|not local host/i,
     examples: [
       { reply: '554 5.7.1 <someone@example.com>: Relay access denied', source: 'Postfix (smtpd_check.c)' },
       { reply: '550 relay not permitted', source: 'Exim (configure.default)' },
@@ -197,7 +197,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   {
     kind: 'mailbox-full',
-    text: /over ?quota|quota (exceeded|full)|exceeded storage|mailbox (is )?full|out of storage|insufficient storage space|mail ?folder is full|disk quota|exceeds allowed size|too many messages (in|on)|boite[^.]{0,30}pleine|postfach[^.]{0,30}voll|buz[oó]n[^.]{0,30}lleno|casella[^.]{0,30}piena/i,
+    text: /over ?quota|quota (exceeded|full)|exceeds? (its |the )?quota|exceeded storage|mailbox (is )?full|out of storage|insufficient storage space|mail ?folder is full|disk quota|exceeds allowed size|too many messages (in|on)|boite[^.]{0,30}pleine|postfach[^.]{0,30}voll|buz[oó]n[^.]{0,30}lleno|casella[^.]{0,30}piena/i,
     examples: [
       { reply: '552 Requested mail action aborted: exceeded storage allocation, mailbox full', source: 'RFC 5321 §4.2.2 text' },
       { reply: '552 sorry, mailbox kijitora@example.org is over quota temporarily (#5.1.1)', source: 'MailFoundry (sisimai lhost-mailfoundry-02)' },
@@ -227,7 +227,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     kind: 'mailbox-disabled',
     code: PERMANENT,
-    text: /\b(account|mailbox|inbox)\b[^.;:]{0,30}?\b(disabled|discontinued|deactivated|inactive|suspended|frozen|locked|blocked|closed|terminated)\b|\b(disabled|inactive|suspended|deactivated|closed) (recipient|user|account|mailbox|e-?mail address)|boite[^.]{0,30}archiv|compte[^.]{0,30}bloqu|konto[^.]{0,30}(gesperrt|deaktiviert)|cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)|(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)/i,
+    text: /\b(account|mailbox|inbox)\b[^.;:]{0,30}?\b(disabled|discontinued|deactivated|inactive|suspended|frozen|locked|blocked|closed|terminated|expired|not activated)\b|\buser\b[^.;:]{0,30}?\b(is )?(disabled|deactivated|inactive|suspended|frozen|locked)\b|\bis (now )?(disabled|deactivated|suspended)\b|\b(disabled|inactive|suspended|deactivated|closed) (recipient|user|account|mailbox|e-?mail address)|boite[^.]{0,30}archiv|compte[^.]{0,30}bloqu|konto[^.]{0,30}(gesperrt|deaktiviert)|cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)|(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)/i,
     examples: [
       { reply: '550 5.2.1 The email account that you tried to reach is disabled.', source: 'Gmail (support.google.com/a/answer/3726730)' },
       {
@@ -257,7 +257,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     kind: 'no-such-mailbox',
     code: PERMANENT,
-    text: /user unknown|unknown (user|recipient|address|local part|or illegal)|no such (user|mailbox|recipient|person|address)|user (does )?not exist|(user|recipient|mailbox|address|account) (not found|does ?n[o']t exist|is not exist)|\bdoes not exist|dosn't exist|does ?n[o'’]t have an? (\S+ )?account|no longer valid|mailbox (is )?unavailable|no mailbox|not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)|invalid (recipient|mailbox|address|e-?mail address|user)(?!s)|recipient (invalid|rejected|unknown)|(^|: )(recipient )?address rejected\.?$|unrouteable|recip(ient)?notfound|not our (user|customer)|user not local|not listed in|no longer (on server|available|in use|active)|address is not handled|could not be found|adresse destinataire invalide|utilisateur inconnu|destinatario (inexistente|no existe|sconosciuto)|unbekannt|existiert nicht|не существует/i,
+    text: /user unknown|\buser \S+ unknown|addressee unknown|unknown (user|recipient|address|local part|or illegal)|not a member of|recipient (verify failed|cannot be verified)|no longer exists|mailbox (is )?not available|(mailbox|user|recipient|address)\b[^.;]{0,60}\bnot found|mailbox \([^)]*\) not found|user <[^>]*> not ok|no such (user|mailbox|recipient|person|address)|user (does )?not exist|(user|recipient|mailbox|address|account) (not found|does ?n[o']t exist|is not exist)|\bdoes not exist|dosn't exist|does ?n[o'’]t have an? (\S+ )?account|no longer valid|mailbox (is )?unavailable|no mailbox|not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)|invalid (recipient|mailbox|address|e-?mail address|user)(?!s)|recipient (invalid|rejected|unknown)|(^|: )(recipient )?address rejected\.?$|unrouteable|recip(ient)?notfound|not our (user|customer)|user not local|not listed in|no longer (on server|available|in use|active)|address is not handled|could not be found|adresse destinataire invalide|utilisateur inconnu|destinatario (inexistente|no existe|sconosciuto)|unbekannt|existiert nicht|не существует/i,
     examples: [
       { reply: '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table', source: 'Postfix (local_recipient_maps)' },
       { reply: '550 Requested action not taken: mailbox unavailable', source: 'RFC 5321 §4.2.2 text' },
@@ -303,7 +303,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   {
     kind: 'policy',
-    text: /polic(y|ies)|recipient preferences|not authori[sz]ed|administrative prohibition/i,
+    text: /polic(y|ies)|recipient preferences|not authori[sz]ed|administrative prohibition|refused to receive/i,
     examples: [
       {
         reply: '550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences',
