@@ -16,4 +16,9 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  {
+    // The dashboard's one browser script.
+    files: ['web/static/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', navigator: 'readonly' } },
+  },
 );

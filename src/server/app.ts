@@ -2,8 +2,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { NetworkWatch } from '../engine/index.js';
 import type { Verifier } from '../engine/types.js';
 import { createAuthenticator } from './auth/authenticate.js';
+import { createCredentialCheck } from './auth/credentials.js';
 import { guardScope } from './auth/guard.js';
 import type { JwtIssuer } from './auth/jwt.js';
+import { dashboardRoutes } from './dashboard/plugin.js';
 import { handleError, notFoundHandler } from './errors.js';
 import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS, type HttpTimeouts } from './http-server.js';
 import { acceptOnlyJsonBodies } from './json-body.js';
@@ -38,7 +40,8 @@ export interface AppConfig {
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.
- * Routes outside the guarded scope (login, health, OpenAPI) need no token.
+ * Routes outside the guarded scope (login, health, OpenAPI) need no token; the dashboard's pages
+ * have their own sign-in sessions.
  */
 export function buildApp(config: AppConfig): FastifyInstance {
   const timeouts = { ...HTTP_TIMEOUTS, ...config.httpTimeouts };
@@ -66,11 +69,15 @@ export function buildApp(config: AppConfig): FastifyInstance {
   const routes = recordRoutes(app);
   app.setNotFoundHandler(notFoundHandler(routes));
 
+  // One of each for the API and the dashboard: a token revoked in either is refused by both at once.
+  const authenticator = createAuthenticator(config.store, config.jwt);
+  const checkCredentials = createCredentialCheck(config.store);
+
   healthRoutes(app, config.network);
   openApiRoutes(app, routes);
-  authRoutes(app, config);
+  authRoutes(app, config, checkCredentials);
+  dashboardRoutes(app, { ...config, authenticator, checkCredentials });
   app.register(async (scope) => {
-    const authenticator = createAuthenticator(config.store, config.jwt);
     guardScope(scope, authenticator, createRateLimiter(config.store));
     verifyRoutes(scope, config);
     bulkRoutes(scope, config);

@@ -12,6 +12,7 @@ const PROBLEMS = {
   invalid_request: { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Invalid or missing authentication token' },
   insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
+  forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

@@ -498,3 +498,52 @@ describe('migrating a data file with pending items', () => {
     expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
   });
 });
+
+describe('dashboard sessions and uploads', () => {
+  it('finds a session by its id hash until it expires or is deleted, pruning expired ones at the next sign-in', async () => {
+    const user = await addUser('session@example.com', 0);
+    const expiresAt = new Date(clock.getTime() + 60_000);
+    await store.createSession({ idHash: 'a'.repeat(64), userId: user.id, csrfSecret: 'csrf-a', expiresAt });
+    await store.createSession({ idHash: 'b'.repeat(64), userId: user.id, csrfSecret: 'csrf-b', expiresAt });
+    expect(await store.findSession('a'.repeat(64))).toMatchObject({ userId: user.id, csrfSecret: 'csrf-a', expiresAt: expiresAt.toISOString() });
+    expect(await store.findSession('c'.repeat(64))).toBeUndefined();
+
+    await store.deleteSession('a'.repeat(64));
+    expect(await store.findSession('a'.repeat(64))).toBeUndefined();
+    expect(await store.findSession('b'.repeat(64))).toBeDefined();
+
+    clock = new Date(expiresAt.getTime());
+    expect(await store.findSession('b'.repeat(64))).toBeUndefined();
+    await store.createSession({ idHash: 'd'.repeat(64), userId: user.id, csrfSecret: 'csrf-d', expiresAt: new Date(clock.getTime() + 60_000) });
+    const rows = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
+    expect(rows.prepare('SELECT id_hash FROM sessions').pluck().all()).toEqual(['d'.repeat(64)]);
+    rows.close();
+  });
+
+  it('keeps an upload for its owner only, attaches its job once, and lists jobs newest first with their file names', async () => {
+    const owner = await addUser('owner@example.com', 10);
+    const other = await addUser('other@example.com', 10);
+    const content = Buffer.from('email\r\nann@example.org\r\n');
+    const uploadId = await store.createUpload(owner.id, 'list.csv', content);
+    expect(await store.findUpload(other.id, uploadId)).toBeUndefined();
+    expect(await store.findUpload(owner.id, uploadId)).toMatchObject({ fileName: 'list.csv', content, column: null, jobId: null });
+
+    const api = await store.createJob(owner.id, ['bob@example.org']);
+    clock = new Date(clock.getTime() + 1_000);
+    const fromFile = await store.createJob(owner.id, ['ann@example.org']);
+    if (!api.ok || !fromFile.ok) throw new Error('jobs not created');
+    await store.attachUploadToJob(owner.id, uploadId, fromFile.jobId, '1');
+    await store.attachUploadToJob(owner.id, uploadId, api.jobId, '2');
+    expect(await store.findUploadOfJob(owner.id, fromFile.jobId)).toMatchObject({ id: uploadId, column: '1' });
+    expect(await store.findUploadOfJob(owner.id, api.jobId)).toBeUndefined();
+    expect(await store.findUploadOfJob(other.id, fromFile.jobId)).toBeUndefined();
+
+    const listed = await store.listJobs(owner.id, 10);
+    expect(listed.map((job) => [job.id, job.fileName, job.status, job.total])).toEqual([
+      [fromFile.jobId, 'list.csv', 'processing', 1],
+      [api.jobId, null, 'processing', 1],
+    ]);
+    expect(await store.listJobs(owner.id, 1)).toHaveLength(1);
+    expect(await store.listJobs(other.id, 10)).toEqual([]);
+  });
+});

@@ -23,7 +23,8 @@ interface RouteSchema {
 export function recordRoutes(app: FastifyInstance): RouteOptions[] {
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
-    routes.push(route);
+    // The dashboard's pages and forms are not part of the API.
+    if (route.url.startsWith('/v1/') || route.url === '/healthz') routes.push(route);
   });
   return routes;
 }

@@ -1,12 +1,40 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { VerificationResult, Verifier } from '../../engine/types.js';
 import type { AppConfig } from '../app.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { chargeOnce, idempotencyKey, sendRecorded } from '../idempotency.js';
 import { verifySchema } from '../schemas/verification.js';
+import type { IdempotencyKey, Store } from '../store/store.js';
 
 const ROUTE = 'POST /v1/verify';
-const COST = 1;
+export const VERIFY_COST = 1;
+
+/**
+ * Verifies an address that has been paid for (VERIFY_COST, taken under `key` when there is one);
+ * an engine fault gives the token back (and frees the key) and is answered as a 500.
+ */
+export async function verifyPaid(
+  { store, verifier, log }: { store: Store; verifier: Verifier; log: FastifyBaseLogger },
+  userId: number,
+  email: string,
+  key?: IdempotencyKey,
+): Promise<VerificationResult> {
+  try {
+    // Someone is waiting for this answer: it goes ahead of bulk work in the engine.
+    return await verifier.verify(email, { priority: 'interactive' });
+  } catch (error) {
+    await store.refund(userId, VERIFY_COST, null, key);
+    log.error({ err: error }, 'engine failed; token refunded');
+    throw new ProblemError('internal', 'The verification failed on our side; the token was refunded.');
+  }
+}
+
+/** Takes VERIFY_COST from the balance, or throws the 402. */
+export async function chargeForVerify(store: Store, userId: number): Promise<void> {
+  const charged = await store.charge(userId, VERIFY_COST, 'verify');
+  if (!charged.ok) throw insufficientTokens(charged);
+}
 
 export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfig): void {
   app.post<{ Body: { email: string } }>('/v1/verify', { schema: verifySchema }, async (request, reply) => {
@@ -15,20 +43,12 @@ export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfi
     // The charge comes first and is atomic (with claiming the key, when there is one), so
     // concurrent requests can never overspend or pay twice; an engine fault gives the token back.
     if (key) {
-      const charged = await chargeOnce(store, user.id, COST, key);
+      const charged = await chargeOnce(store, user.id, VERIFY_COST, key);
       if (charged.kind === 'recorded') return sendRecorded(reply, charged.record);
     } else {
-      const charged = await store.charge(user.id, COST, 'verify');
-      if (!charged.ok) throw insufficientTokens(charged);
+      await chargeForVerify(store, user.id);
     }
-    let result;
-    try {
-      result = await verifier.verify(request.body.email, { priority: 'interactive' });
-    } catch (error) {
-      await store.refund(user.id, COST, null, key);
-      request.log.error({ err: error }, 'engine failed; token refunded');
-      throw new ProblemError('internal', 'The verification failed on our side; the token was refunded.');
-    }
+    const result = await verifyPaid({ store, verifier, log: request.log }, user.id, request.body.email, key);
     if (key) await store.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
     return result;
   });

@@ -1,3 +1,4 @@
+import { DashboardRecords } from './sqlite/dashboard.js';
 import { Connection, openDatabase, type SqliteStoreOptions } from './sqlite/database.js';
 import { IdempotencyRecords } from './sqlite/idempotency.js';
 import { JobRecords } from './sqlite/jobs.js';
@@ -24,6 +25,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const jobs = new JobRecords(connection, users, idempotency);
   const limits = new LimitRecords(connection);
   const work = new WorkRecords(connection);
+  const dashboard = new DashboardRecords(connection);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
     createUser: async (user) => users.createUser(user),
@@ -57,6 +59,15 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
 
     reserveRequests: async (userId, windowStart, count) => limits.reserveRequests(userId, windowStart, count),
     countLoginAttempt: async (key, windowStart) => limits.countLoginAttempt(key, windowStart),
+
+    createSession: async (session) => dashboard.createSession(session),
+    findSession: async (idHash) => dashboard.findSession(idHash),
+    deleteSession: async (idHash) => dashboard.deleteSession(idHash),
+    createUpload: async (userId, fileName, content) => dashboard.createUpload(userId, fileName, content),
+    findUpload: async (userId, uploadId) => dashboard.findUpload(userId, uploadId),
+    findUploadOfJob: async (userId, jobId) => dashboard.findUploadOfJob(userId, jobId),
+    attachUploadToJob: async (userId, uploadId, jobId, column) => dashboard.attachUploadToJob(userId, uploadId, jobId, column),
+    listJobs: async (userId, limit) => dashboard.listJobs(userId, limit),
 
     // SQLite's own counter of commits by other connections, other processes included; no table is
     // read, though it costs about what a small query does (the authenticator reads it sparingly).

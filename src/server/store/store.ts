@@ -146,6 +146,36 @@ export interface IdempotencyRecord {
   createdAt: string;
 }
 
+/** A dashboard sign-in: the session id itself lives only in the browser's cookie; the store keeps its SHA-256. */
+export interface DashboardSession {
+  idHash: string;
+  userId: number;
+  /** The value every form of this session carries (see dashboard/csrf.ts). */
+  csrfSecret: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export type NewSession = Pick<DashboardSession, 'idHash' | 'userId' | 'csrfSecret'> & { expiresAt: Date };
+
+/** A list file uploaded in the dashboard, kept so that its rows can be merged with the job's results. */
+export interface ListUpload {
+  id: string;
+  userId: number;
+  fileName: string;
+  content: Buffer;
+  /** The email column chosen when the list was submitted (a 1-based number), null before. */
+  column: string | null;
+  jobId: string | null;
+  createdAt: string;
+}
+
+/** A job as the dashboard lists it: its progress, when it was made and from which file (null for API jobs). */
+export interface JobSummary extends JobProgress {
+  createdAt: string;
+  fileName: string | null;
+}
+
 export interface NewUser {
   email: string;
   passwordHash: string | null;
@@ -245,6 +275,23 @@ export interface Store {
   reserveRequests(userId: number, windowStart: number, count: number): Promise<number>;
   /** Counts one login attempt under `key` (an address or a client IP) in the window starting at `windowStart`; returns the count so far. */
   countLoginAttempt(key: string, windowStart: number): Promise<number>;
+
+  // dashboard: sessions (only the SHA-256 of a session id is stored) and uploaded lists
+  /** Stores a new session; sessions past their expiry are pruned on the way. */
+  createSession(session: NewSession): Promise<void>;
+  /** The unexpired session with this id hash. */
+  findSession(idHash: string): Promise<DashboardSession | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Keeps an uploaded list file; returns its id. */
+  createUpload(userId: number, fileName: string, content: Buffer): Promise<string>;
+  /** The upload when it belongs to this user, else undefined. */
+  findUpload(userId: number, uploadId: string): Promise<ListUpload | undefined>;
+  /** The upload a job of this user was made from, if it was made from one. */
+  findUploadOfJob(userId: number, jobId: string): Promise<ListUpload | undefined>;
+  /** Records the job made from an upload and the column its addresses came from (once: a second call changes nothing). */
+  attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): Promise<void>;
+  /** The user's newest jobs first, at most `limit`. */
+  listJobs(userId: number, limit: number): Promise<JobSummary[]>;
 
   /**
    * A number that changes whenever a change committed elsewhere (another service instance,

@@ -1,0 +1,58 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+// The CSV layer reports a malformed file with the CLI's UsageError (exit code 2); here it becomes a 400.
+import { UsageError } from '../../cli/errors.js';
+import { readAddressList, type AddressList } from '../../csv/address-list.js';
+import { openListSource, type ListSource } from '../../csv/source.js';
+import { ProblemError } from '../errors.js';
+import type { ListUpload } from '../store/store.js';
+
+/** A list file's name (for messages) and bytes, uploaded or kept. */
+export type ListFile = Pick<ListUpload, 'fileName' | 'content'>;
+
+/**
+ * The CLI's CSV layer (src/csv: dialect sniffing, BOM and CRLF, column detection, de-duplication,
+ * the syntax pre-check, merge-back) reads list files by path, streaming; an upload lives in the
+ * store. So each use writes the upload to a private temp file for the length of one call.
+ */
+export async function withListFile<T>(upload: ListFile, use: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'mailverify-upload-'));
+  try {
+    const path = join(dir, 'list');
+    await writeFile(path, upload.content, { mode: 0o600 });
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** An upload read as the CLI reads a list: its layout, email column (detected, or the 1-based one given) and addresses. */
+export interface ReadList {
+  source: ListSource;
+  list: AddressList;
+}
+
+export function openUploadedList(path: string, upload: ListFile, column: string | undefined): Promise<ListSource> {
+  return openListSource(path, { label: upload.fileName, column });
+}
+
+export async function readUploadedList(upload: ListFile, column: string | undefined): Promise<ReadList> {
+  return withListFile(upload, async (path) => {
+    const source = await openUploadedList(path, upload, column);
+    return { source, list: await readAddressList(source, { precheck: true }) };
+  });
+}
+
+/**
+ * A problem with the file itself (no email column, an unclosed quote on line N, a column out of
+ * range) as the 400 it is, in the CSV layer's own words, which name the file and the line.
+ */
+export async function asListProblem<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UsageError) throw new ProblemError('invalid_request', error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { insufficientTokens, ProblemError } from '../../errors.js';
+import { unlessConflicting } from '../../idempotency.js';
+import { MAX_BULK_EMAILS } from '../../schemas/bulk.js';
+import type { ListUpload } from '../../store/store.js';
+import { CSRF_FIELD } from '../csrf.js';
+import { asListProblem, readUploadedList } from '../list-files.js';
+import type { DashboardConfig } from '../plugin.js';
+import { renderPage } from '../render.js';
+import { signedIn } from '../signed-in.js';
+import type { UploadedFile } from '../upload.js';
+
+/** Jobs listed on the lists page, newest first. */
+const JOBS_SHOWN = 50;
+/** Rows of the file shown in the preview. */
+const PREVIEW_ROWS = 5;
+
+const uploadParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } };
+/** A column as the preview offers it: its 1-based number. */
+const columnSpec = { type: 'string', pattern: '^[1-9][0-9]{0,3}$' };
+
+function isUploadedFile(value: unknown): value is UploadedFile {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadedFile).content);
+}
+
+export function listPages(app: FastifyInstance, { store, onJobCreated }: DashboardConfig): void {
+  async function uploadOf(userId: number, id: string): Promise<ListUpload> {
+    const upload = await store.findUpload(userId, id);
+    if (!upload) throw new ProblemError('not_found', 'No such uploaded list.');
+    return upload;
+  }
+
+  app.get('/lists', async (request, reply) => {
+    const jobs = await store.listJobs(signedIn(request).user.id, JOBS_SHOWN);
+    return renderPage(request, reply, 'lists', { title: 'Lists', jobs });
+  });
+
+  // Step 1: the file is kept and read as the CLI reads it, and the user sees what was found.
+  app.post<{ Body: Record<string, unknown> }>('/lists', async (request, reply) => {
+    const file = request.body?.list;
+    if (!isUploadedFile(file) || file.content.length === 0) throw new ProblemError('invalid_request', 'Choose a non-empty CSV or text file to upload.');
+    const name = file.name.trim() || 'list';
+    // Read once before keeping it, so that a file with no email column is refused at once.
+    await asListProblem(() => readUploadedList({ fileName: name, content: file.content }, undefined));
+    const id = await store.createUpload(signedIn(request).user.id, name, file.content);
+    return reply.redirect(`/lists/uploads/${id}`, 303);
+  });
+
+  // Step 2: the detected column (changeable), what the list holds and what it will cost.
+  app.get<{ Params: { id: string }; Querystring: { column?: string } }>(
+    '/lists/uploads/:id',
+    { schema: { params: uploadParams, querystring: { type: 'object', properties: { column: columnSpec } } } },
+    async (request, reply) => {
+      const upload = await uploadOf(signedIn(request).user.id, request.params.id);
+      if (upload.jobId !== null) return reply.redirect(`/jobs/${upload.jobId}`, 303);
+      const { source, list } = await asListProblem(() => readUploadedList(upload, request.query.column));
+      const columns = Array.from({ length: source.width }, (_, index) => ({
+        number: String(index + 1),
+        label: source.column.header?.[index]?.trim() || `column ${index + 1}`,
+      }));
+      return renderPage(request, reply, 'preview', {
+        title: 'Check the list',
+        upload,
+        columns,
+        column: String(source.column.index + 1),
+        hasHeader: source.column.hasHeader,
+        delimiter: source.dialect.kind === 'csv' ? source.dialect.delimiter : null,
+        sample: list.addresses.slice(0, PREVIEW_ROWS),
+        list,
+        tooMany: list.addresses.length > MAX_BULK_EMAILS,
+        maxEmails: MAX_BULK_EMAILS,
+      });
+    },
+  );
+
+  // Step 3: the job. The upload's id is its Idempotency-Key: a second click pays nothing more.
+  app.post<{ Params: { id: string }; Body: { column: string } }>(
+    '/lists/uploads/:id/submit',
+    { schema: { params: uploadParams, body: { type: 'object', required: ['column'], properties: { column: columnSpec, [CSRF_FIELD]: { type: 'string' } } } } },
+    async (request, reply) => {
+      const userId = signedIn(request).user.id;
+      const upload = await uploadOf(userId, request.params.id);
+      const { column } = request.body;
+      const { list } = await asListProblem(() => readUploadedList(upload, column));
+      if (list.addresses.length === 0) throw new ProblemError('invalid_request', `${upload.fileName}: no address in this column passes the syntax check; nothing to verify.`);
+      if (list.addresses.length > MAX_BULK_EMAILS) {
+        throw new ProblemError('payload_too_large', `${upload.fileName} holds ${list.addresses.length} distinct addresses; at most ${MAX_BULK_EMAILS} fit in one job. Split the file.`);
+      }
+      const key = { key: `upload:${upload.id}`, route: 'dashboard list', requestHash: createHash('sha256').update(column).digest('hex') };
+      const created = await unlessConflicting(() => store.createJob(userId, list.addresses, key));
+      if (!created.ok) throw insufficientTokens(created);
+      await store.attachUploadToJob(userId, upload.id, created.jobId, column);
+      if (!created.replayed) onJobCreated();
+      return reply.redirect(`/jobs/${created.jobId}`, 303);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
+import { verifySchema } from '../../schemas/verification.js';
+import { CSRF_FIELD } from '../csrf.js';
+import type { DashboardConfig } from '../plugin.js';
+import { renderPage } from '../render.js';
+import { signedIn } from '../signed-in.js';
+
+const verifyFormSchema = {
+  body: { type: 'object', required: ['email'], properties: { email: verifySchema.body.properties.email, [CSRF_FIELD]: { type: 'string' } } },
+};
+
+export function verifyPages(app: FastifyInstance, { store, verifier }: DashboardConfig): void {
+  app.get('/verify', (request, reply) => renderPage(request, reply, 'verify', { title: 'Verify an address', result: null, email: '' }));
+
+  // The API's single verification, at the API's price: one token, given back if the engine fails.
+  app.post<{ Body: { email: string } }>('/verify', { schema: verifyFormSchema }, async (request, reply) => {
+    const userId = signedIn(request).user.id;
+    const email = request.body.email.trim();
+    await chargeForVerify(store, userId);
+    const result = await verifyPaid({ store, verifier, log: request.log }, userId, email);
+    return renderPage(request, reply, 'verify', { title: 'Verify an address', result, email });
+  });
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import formBody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyInstance } from 'fastify';
+import type { Verifier } from '../../engine/types.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { CredentialCheck } from '../auth/credentials.js';
+import type { Store } from '../store/store.js';
+import { checkCsrf } from './csrf.js';
+import { jobPages } from './pages/jobs.js';
+import { listPages } from './pages/lists.js';
+import { overviewPages } from './pages/overview.js';
+import { signInPages } from './pages/sign-in.js';
+import { tokenPages } from './pages/tokens.js';
+import { verifyPages } from './pages/verify.js';
+import { renderError, securityHeaders } from './render.js';
+import { signedInUser, type SignedIn } from './sessions.js';
+import { bufferUpload, MAX_UPLOAD_BYTES } from './upload.js';
+
+/** The package's top-level web/: three levels up from src/server/dashboard/ and dist/server/dashboard/ alike. */
+const WEB_DIR = new URL('../../../web/', import.meta.url);
+export interface DashboardConfig {
+  store: Store;
+  verifier: Verifier;
+  authenticator: Authenticator;
+  checkCredentials: CredentialCheck;
+  onJobCreated: () => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** On dashboard pages behind sign-in: who is signed in, with which session. */
+    signedIn: SignedIn | null;
+    /** Whether the form's body was read whole; an error before that is the form's fault (see renderError). */
+    formRead: boolean;
+  }
+}
+
+function staticFile(name: string): string {
+  return readFileSync(new URL(`static/${name}`, WEB_DIR), 'utf8');
+}
+
+/**
+ * The dashboard of DESIGN.md §8 at `/`: server-rendered pages (eta templates in web/views/) that
+ * work without JavaScript. Its forms are read here only, in their own scope: the API stays JSON-only.
+ */
+export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): void {
+  app.register(async (scope) => {
+    await scope.register(formBody, { bodyLimit: 64 * 1024 });
+    await scope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      onFile: bufferUpload,
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 4, parts: 5 },
+    });
+    await scope.register(view, {
+      engine: { eta: new Eta({ autoEscape: true, autoTrim: false }) },
+      root: fileURLToPath(new URL('views/', WEB_DIR)),
+      layout: 'layout.eta',
+      production: true,
+    });
+    scope.decorateRequest('signedIn', null);
+    scope.decorateRequest('formRead', false);
+    scope.addHook('preValidation', async (request) => {
+      request.formRead = true;
+    });
+    scope.addHook('onSend', securityHeaders);
+    scope.setErrorHandler(renderError);
+
+    const css = staticFile('dashboard.css');
+    const script = staticFile('dashboard.js');
+    scope.get('/dashboard.css', (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css));
+    scope.get('/dashboard.js', (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(script));
+
+    signInPages(scope, config);
+
+    // Everything else needs a signed-in session, and every form post its CSRF token.
+    scope.register(async (pages) => {
+      pages.addHook('onRequest', async (request, reply) => {
+        const signedIn = await signedInUser(config.store, request);
+        if (!signedIn) return reply.redirect('/sign-in', 303);
+        request.signedIn = signedIn;
+      });
+      pages.addHook('preValidation', async (request) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') checkCsrf(request, request.signedIn?.session.csrfSecret);
+      });
+      overviewPages(pages, config);
+      tokenPages(pages, config);
+      listPages(pages, config);
+      jobPages(pages, config);
+      verifyPages(pages, config);
+    });
+  });
+}

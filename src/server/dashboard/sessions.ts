@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { parseCookie, stringifySetCookie, type SetCookie } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DashboardSession, Store, User } from '../store/store.js';
+
+/**
+ * Dashboard sign-in sessions. The cookie holds 32 random bytes; the store holds only their
+ * SHA-256 (a leaked database opens no session) with the user, the expiry and the CSRF secret, so
+ * that any service instance on the store serves any signed-in user, and signing out ends the
+ * session everywhere at once.
+ */
+
+export const SESSION_COOKIE = 'mv_session';
+/** A session lasts a working day from sign-in; then the user signs in again. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+export interface SignedIn {
+  user: User;
+  session: DashboardSession;
+}
+
+export function sessionIdHash(sessionId: string): string {
+  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
+}
+
+export function randomSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function cookieValue(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  return header === undefined ? undefined : parseCookie(header)[name];
+}
+
+/** HttpOnly and SameSite=Lax always; Secure when the page was reached over https. */
+export function setCookie(request: FastifyRequest, reply: FastifyReply, cookie: SetCookie): void {
+  const attributes: SetCookie = { path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', ...cookie };
+  reply.header('set-cookie', stringifySetCookie(attributes));
+}
+
+export async function startSession(store: Store, request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+  const sessionId = randomSecret();
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await store.createSession({ idHash: sessionIdHash(sessionId), userId, csrfSecret: randomSecret(), expiresAt });
+  setCookie(request, reply, { name: SESSION_COOKIE, value: sessionId, expires: expiresAt });
+}
+
+/** The signed-in user of a request, or undefined for no, an unknown or an expired session. */
+export async function signedInUser(store: Store, request: FastifyRequest): Promise<SignedIn | undefined> {
+  const sessionId = cookieValue(request, SESSION_COOKIE);
+  if (sessionId === undefined || sessionId === '') return undefined;
+  const session = await store.findSession(sessionIdHash(sessionId));
+  const user = session && (await store.findUserById(session.userId));
+  return user && session ? { user, session } : undefined;
+}
+
+/** Deletes the session in the store (the old cookie opens nothing any more) and in the browser. */
+export async function endSession(store: Store, request: FastifyRequest, reply: FastifyReply, session: DashboardSession): Promise<void> {
+  await store.deleteSession(session.idHash);
+  setCookie(request, reply, { name: SESSION_COOKIE, value: '', expires: new Date(0) });
+}

@@ -1,0 +1,235 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import type { Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESULT_COLUMNS } from '../../src/csv/result-columns.js';
+import { launchBrowser, type Browser } from '../support/browser.js';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-http-server.js';
+import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
+import { startService, type RunningService } from '../support/service.js';
+
+/**
+ * The dashboard in a real headless Chromium against the real service (the built CLI's `serve`),
+ * whose engine asks loopback DNS and SMTP fixtures, so every verdict is known in advance. Pages
+ * are found by the accessible names the issue lists, as a screen reader would find them.
+ */
+
+const PASSWORD = 'correct horse battery staple';
+const EMAIL = 'dana@example.test';
+const CREDITS = 100;
+/** A 550 whose text is markup and script, as a hostile MX could send it. */
+const HOSTILE_TEXT = '5.1.1 <img src=x onerror="window.__pwned=1"><script>window.__pwned=2;alert(1)</script> gone';
+const ANN = `ann@${MAIL_DOMAIN}`;
+const INFO = `info@${MAIL_DOMAIN}`;
+/** Not a mailbox: its 550 carries HOSTILE_TEXT. */
+const BOB = `bob@${MAIL_DOMAIN}`;
+const GONE = `someone@${MISSING_DOMAIN}`;
+
+/** Semicolon-separated, a header, extra columns, a duplicate (other case), a malformed address, CRLF line ends. */
+const LIST_ROWS = [
+  ['id', 'name', 'email', 'plan'],
+  ['1', 'Ann', ANN, 'pro'],
+  ['2', 'Info desk', INFO, 'team'],
+  ['3', 'Bob', BOB, 'free'],
+  ['4', 'Gone', GONE, 'trial'],
+  ['5', 'Ann again', ANN.toUpperCase(), 'pro'],
+  ['6', 'Typo', 'not-an-address', 'free'],
+];
+const EXPECTED_VERDICTS = ['valid', 'risky', 'invalid', 'invalid', 'valid', 'invalid'];
+/** Distinct addresses that pass the syntax check: what the job holds and costs. */
+const QUEUED = 4;
+
+let world: MailWorld;
+let service: RunningService;
+let browser: Browser;
+/** An `mv_` token from `admin token create`: the API's view of what the dashboard did. */
+let adminToken: string;
+
+beforeAll(async () => {
+  world = await startMailWorld({ mailboxes: [ANN, INFO], unknownUserText: HOSTILE_TEXT });
+  service = await startService({ engineArgs: world.engineArgs });
+  adminToken = await service.createUser(EMAIL, { credits: CREDITS, rateLimit: 1_000, password: PASSWORD });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  await world?.close();
+});
+
+async function api(path: string, token: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}) {
+  const response = await request(`${service.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
+}
+
+async function tokenNames(): Promise<string[]> {
+  const { body } = await api('/v1/tokens', adminToken);
+  return (body.tokens as Array<{ name: string }>).map((token) => token.name);
+}
+
+async function signIn(page: Page, password: string): Promise<void> {
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function sessionCookie(): Promise<string> {
+  const cookie = (await browser.context.cookies(service.baseUrl)).find((c) => c.name === 'mv_session');
+  if (!cookie) throw new Error('no session cookie');
+  return cookie.value;
+}
+
+describe('the dashboard in Chromium', () => {
+  const dialogs: string[] = [];
+
+  it('signs in after a wrong password, and shows the balance', async () => {
+    const { page } = browser;
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(service.baseUrl);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await signIn(page, 'not the password');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong email or password');
+    await browser.screenshot('sign-in');
+    await signIn(page, PASSWORD);
+    expect(new URL(page.url()).pathname).toBe('/');
+    await expect(page.locator('#balance').textContent()).resolves.toBe(String(CREDITS));
+    await browser.screenshot('overview');
+  });
+
+  it('creates an API token that works against the API, and revokes it (401)', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Token name').fill('<b>ci</b> pipeline');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = await page.getByLabel('New token').inputValue();
+    expect(secret).toMatch(/^mv_[0-9a-f]{64}$/);
+    // The name came from a user: shown as text, never as markup.
+    await expect(page.getByRole('cell', { name: '<b>ci</b> pipeline', exact: true }).count()).resolves.toBe(1);
+    await browser.screenshot('tokens');
+
+    const account = await api('/v1/account', secret);
+    expect(account.status).toBe(200);
+    expect(account.body.email).toBe(EMAIL);
+
+    await page.getByRole('row', { name: /<b>ci<\/b> pipeline/ }).getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByLabel('New token').count()).resolves.toBe(0);
+    expect((await api('/v1/account', secret)).status).toBe(401);
+    expect(await tokenNames()).not.toContain('<b>ci</b> pipeline');
+  });
+
+  it('refuses a list file over the size limit with a clear message', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Lists' }).click();
+    await page.getByLabel('List file').setInputFiles({ name: 'huge.csv', mimeType: 'text/csv', buffer: Buffer.alloc(9 * 1024 * 1024, 'a\n') });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('over 8 MiB');
+  });
+
+  it('verifies an uploaded semicolon CSV and downloads every row with its verdict', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Lists' }).click();
+    const csv = LIST_ROWS.map((row) => row.join(';')).join('\r\n') + '\r\n';
+    await page.getByLabel('List file').setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+
+    // The preview: the column found by its header, what will be sent and what it costs.
+    await expect(page.getByLabel('Email column').inputValue()).resolves.toBe('3');
+    await expect(page.locator('#to-verify').textContent()).resolves.toBe(String(QUEUED));
+    await browser.screenshot('list-preview');
+    await page.getByRole('button', { name: 'Verify list' }).click();
+
+    // The job page refreshes itself until the job completes.
+    await page.locator('#job-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await browser.screenshot('job');
+    const breakdown = Object.fromEntries(
+      (await page.locator('#breakdown tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent)))).map(
+        ([verdict, count]) => [verdict, Number(count)],
+      ),
+    );
+    expect(breakdown).toEqual({ valid: 1, invalid: 2, risky: 1, catch_all: 0, unknown: 0 });
+    await expect(page.getByRole('img', { name: /Addresses by verdict/ }).count()).resolves.toBe(1);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const text = await readFile((await download.path())!, 'utf8');
+    const rows = parse(text, { delimiter: ';' }) as string[][];
+    expect(rows[0]).toEqual([...LIST_ROWS[0]!, ...RESULT_COLUMNS]);
+    expect(rows.slice(1).map((row) => row.slice(0, 4))).toEqual(LIST_ROWS.slice(1));
+    expect(rows.slice(1).map((row) => row[4])).toEqual(EXPECTED_VERDICTS);
+    expect(rows[3]![5]).toContain('<script>');
+
+    const account = await api('/v1/account', adminToken);
+    expect(account.body.balance).toBe(CREDITS - QUEUED);
+  });
+
+  it('shows a hostile SMTP reply on the job page as text: nothing of it runs', async () => {
+    const { page } = browser;
+    const reason = page.getByRole('row', { name: new RegExp(BOB) }).locator('td.reason');
+    await expect(reason.textContent()).resolves.toContain('<script>window.__pwned=2;alert(1)</script>');
+    await expect(page.locator('main script, main img').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    // A reload runs the page (and anything injected) once more.
+    await page.reload();
+    await expect(page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    expect(dialogs).toEqual([]);
+  });
+
+  it('verifies one address and shows the full result', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Verify an address' }).click();
+    await page.getByLabel('Email').fill(ANN);
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(page.locator('#result-title').textContent()).resolves.toBe(`${ANN}: valid`);
+    await expect(page.getByRole('row', { name: 'smtpStatus valid' }).count()).resolves.toBe(1);
+    await browser.screenshot('verify');
+  });
+
+  it('refuses a forged cross-site form post and creates nothing', async () => {
+    const { page } = browser;
+    const session = await sessionCookie();
+    let evil: ScriptedServer | undefined;
+    try {
+      // A page elsewhere that posts a "create token" form to the dashboard as soon as it loads.
+      evil = await startScriptedServer(() => ({
+        status: 200,
+        text: `<!doctype html><form id="f" method="post" action="${service.baseUrl}/tokens"><input name="name" value="forged"></form><script>document.getElementById('f').submit()</script>`,
+      }));
+      const refused = page.waitForResponse((response) => response.url() === `${service.baseUrl}/tokens` && response.request().method() === 'POST');
+      await page.goto(evil.baseUrl);
+      expect((await refused).status()).toBe(403);
+    } finally {
+      await evil?.close();
+    }
+    // The same, sent straight with the victim's own session cookie: a foreign Origin, with and without a token.
+    for (const body of ['name=forged', `name=forged&_csrf=${encodeURIComponent(session)}`]) {
+      const response = await request(`${service.baseUrl}/tokens`, {
+        method: 'POST',
+        headers: { cookie: `mv_session=${session}`, origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+      await response.body.dump();
+      expect(response.statusCode).toBe(403);
+    }
+    expect(await tokenNames()).not.toContain('forged');
+  });
+
+  it('signs out, after which the old session cookie opens nothing', async () => {
+    const { page } = browser;
+    await page.goto(service.baseUrl);
+    const session = await sessionCookie();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    const response = await request(`${service.baseUrl}/`, { headers: { cookie: `mv_session=${session}` } });
+    await response.body.dump();
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/sign-in');
+  });
+});

@@ -1,0 +1,160 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
+
+/**
+ * The dashboard's HTTP surface without a browser: what a hostile or broken client can send it
+ * (forged, malformed, oversized, someone else's ids) and the headers every page carries. The
+ * browser's view is test/e2e/dashboard.test.ts.
+ */
+
+const PASSWORD = 'pass phrase of dana';
+
+let world: MailWorld;
+let app: TestApp;
+
+interface Page {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+async function fetchPage(path: string, options: { method?: 'GET' | 'POST'; cookie?: string; form?: Record<string, string>; body?: Buffer | string; headers?: Record<string, string> } = {}): Promise<Page> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.cookie) headers.cookie = options.cookie;
+  let body = options.body;
+  if (options.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(options.form).toString();
+  }
+  const response = await request(new URL(path, app.baseUrl), { method: options.method ?? 'GET', headers, body });
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+}
+
+function cookieFrom(page: Page, name: string): string {
+  const setCookie = [page.headers['set-cookie'] ?? []].flat().find((line) => line.startsWith(`${name}=`));
+  if (!setCookie) throw new Error(`no ${name} cookie`);
+  return setCookie.split(';')[0]!;
+}
+
+function csrfOf(page: Page): string {
+  const token = /name="_csrf" value="([^"]*)"/.exec(page.text)?.[1];
+  if (token === undefined) throw new Error('no CSRF field on the page');
+  return token;
+}
+
+async function signIn(email: string, password: string): Promise<{ page: Page; cookie: string }> {
+  const form = await fetchPage('/sign-in');
+  const cookie = cookieFrom(form, 'mv_sign_in');
+  const page = await fetchPage('/sign-in', { method: 'POST', cookie, form: { _csrf: csrfOf(form), email, password } });
+  return { page, cookie };
+}
+
+async function signedInAs(email: string): Promise<string> {
+  const { page } = await signIn(email, PASSWORD);
+  expect(page.status).toBe(303);
+  return cookieFrom(page, 'mv_session');
+}
+
+beforeAll(async () => {
+  world = await startMailWorld({ mailboxes: [`ann@${MAIL_DOMAIN}`] });
+  app = await startTestApp({ world });
+  await app.createUser('dana@example.test', { credits: 10, password: PASSWORD });
+  await app.createUser('erin@example.test', { credits: 10, password: PASSWORD });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await world?.close();
+});
+
+describe('dashboard pages over HTTP', () => {
+  it('sends every page with a CSP without inline script, refusing framing, and is not in the OpenAPI document', async () => {
+    const page = await fetchPage('/sign-in');
+    expect(page.status).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.text).not.toMatch(/<script>|<style>| style=/);
+    const openapi = await fetchPage('/v1/openapi.json');
+    expect(Object.keys(JSON.parse(openapi.text).paths)).not.toContain('/sign-in');
+  });
+
+  it('sends a visitor without a session to sign in', async () => {
+    for (const path of ['/', '/tokens', '/lists', '/jobs/x', '/verify']) {
+      const page = await fetchPage(path, { cookie: 'mv_session=made-up' });
+      expect([page.status, page.headers.location], path).toEqual([303, '/sign-in']);
+    }
+  });
+
+  it('answers an unknown address exactly as a wrong password, and sets an HttpOnly SameSite=Lax session cookie on success', async () => {
+    const unknown = await signIn('nobody@example.test', PASSWORD);
+    const wrong = await signIn('dana@example.test', 'not it');
+    expect(unknown.page.status).toBe(401);
+    expect(wrong.page.status).toBe(401);
+    const message = (page: Page) => /role="alert">([^<]*)</.exec(page.text)?.[1];
+    expect(message(unknown.page)).toBe(message(wrong.page));
+    const { page } = await signIn('dana@example.test', PASSWORD);
+    const setCookie = [page.headers['set-cookie']].flat().find((line) => line?.startsWith('mv_session='));
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+  });
+
+  it('refuses a sign-in form without the token from our own page', async () => {
+    const page = await fetchPage('/sign-in', { method: 'POST', form: { email: 'dana@example.test', password: PASSWORD } });
+    expect(page.status).toBe(403);
+    expect(page.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('answers malformed forms and bad ids with a 4xx page, never a 500', async () => {
+    const cookie = await signedInAs('dana@example.test');
+    const csrf = csrfOf(await fetchPage('/tokens', { cookie }));
+    const cases: Array<[string, Page]> = [
+      ['token without a name', await fetchPage('/tokens', { method: 'POST', cookie, form: { _csrf: csrf } })],
+      ['list form without a file', await fetchPage('/lists', { method: 'POST', cookie, form: { _csrf: csrf } })],
+      [
+        'broken multipart',
+        await fetchPage('/lists', { method: 'POST', cookie, body: `--x\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--x`, headers: { 'content-type': 'multipart/form-data; boundary=x' } }),
+      ],
+      ['a job that does not exist', await fetchPage('/jobs/00000000-0000-0000-0000-000000000000', { cookie })],
+      ['a download filtered by no verdict', await fetchPage('/jobs/x/download?only=everything', { cookie })],
+      ['an upload that does not exist', await fetchPage('/lists/uploads/nope', { cookie })],
+      ['revoking a token that does not exist', await fetchPage('/tokens/nope/revoke', { method: 'POST', cookie, form: { _csrf: csrf } })],
+    ];
+    for (const [what, page] of cases) {
+      expect(page.status, `${what}: ${page.text}`).toBeGreaterThanOrEqual(400);
+      expect(page.status, what).toBeLessThan(500);
+      expect(page.headers['content-type'], what).toMatch(/^text\/html/);
+    }
+  });
+
+  it("shows one user's job and upload to no one else", async () => {
+    const dana = await signedInAs('dana@example.test');
+    const csrf = csrfOf(await fetchPage('/lists', { cookie: dana }));
+    const boundary = 'mailverify-test';
+    const body = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="list"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nann@${MAIL_DOMAIN}\n\r\n`,
+      `--${boundary}--\r\n`,
+    ].join('');
+    const uploaded = await fetchPage('/lists', { method: 'POST', cookie: dana, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    expect(uploaded.status, uploaded.text).toBe(303);
+    const uploadPath = String(uploaded.headers.location);
+    const submitted = await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } });
+    expect(submitted.status, submitted.text).toBe(303);
+    const jobPath = String(submitted.headers.location);
+    // A second click on "Verify list" is the same job, paid once.
+    const again = await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } });
+    expect(again.headers.location).toBe(jobPath);
+    const user = await app.store.findUserByEmail('dana@example.test');
+    expect(user?.balance).toBe(9);
+
+    const erin = await signedInAs('erin@example.test');
+    for (const path of [uploadPath, jobPath, `${jobPath}/download`]) {
+      expect((await fetchPage(path, { cookie: erin })).status, path).toBe(404);
+    }
+    expect((await fetchPage(jobPath, { cookie: dana })).status).toBe(200);
+  });
+});
