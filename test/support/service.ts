@@ -75,19 +75,34 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Waits for the listening line on stderr; fails with everything the child said if it exits or hangs first. */
-function waitForListening(child: ChildProcess, output: { stderr: string }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`mailverify serve did not start within ${START_TIMEOUT_MS} ms:\n${output.stderr}`)), START_TIMEOUT_MS);
+/** A long-running `mailverify` command (`serve`, `worker`) as a child process, once it said it is ready. */
+interface LongRunning {
+  /** The first capture group of the ready line (the URL for `serve`). */
+  ready: string;
+  stderr(): string;
+  /** SIGTERM, then waits for a graceful exit (SIGKILL after STOP_TIMEOUT_MS); returns the exit code. */
+  stop(): Promise<number | null>;
+  /** Sends a signal (SIGKILL to simulate a crash) and waits for the process to end. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns the built CLI and waits for `ready` on its stderr; fails with everything it said if it exits or hangs first. */
+async function startLongRunning(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<LongRunning> {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.resume();
+  const what = `mailverify ${args[0]}`;
+  const match = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${what} did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
     const onData = () => {
-      const match = LISTENING.exec(output.stderr);
-      if (match) finish(() => resolve(match[1]!));
+      const found = ready.exec(stderr);
+      if (found) finish(() => resolve(found[1] ?? found[0]));
     };
-    const onExit = (code: number | null, signal: string | null) =>
-      fail(new Error(`mailverify serve exited (${code ?? signal}) before listening:\n${output.stderr}`));
+    const onExit = (code: number | null, signal: string | null) => fail(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${stderr}`));
     function finish(settle: () => void) {
       clearTimeout(timer);
-      child.stderr!.off('data', onData);
+      child.stderr.off('data', onData);
       child.off('exit', onExit);
       settle();
     }
@@ -95,21 +110,32 @@ function waitForListening(child: ChildProcess, output: { stderr: string }): Prom
       finish(() => reject(error));
       child.kill('SIGKILL');
     }
-    child.stderr!.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', onExit);
   });
+  return {
+    ready: match,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited(child);
+      clearTimeout(timer);
+      return child.exitCode;
+    },
+    async kill(signal) {
+      child.kill(signal);
+      await exited(child);
+    },
+  };
 }
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-service-')));
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
-  const args = [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = { stderr: '' };
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  child.stdout.resume();
-  const baseUrl = await waitForListening(child, output);
+  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
+  const serve = await startLongRunning(args, env, LISTENING);
 
   const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...adminArgs], { env, stdin });
   const expectSuccess = (result: CommandOutput, what: string) => {
@@ -118,9 +144,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
 
   return {
-    baseUrl,
+    baseUrl: serve.ready,
     dataDir,
-    stderr: () => output.stderr,
+    stderr: serve.stderr,
     admin,
     async createUser(email, { credits, rateLimit, password }) {
       const addArgs = ['user', 'add', email, '--credits', String(credits)];
@@ -131,16 +157,27 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       return created.stdout.trim();
     },
     async stop() {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited(child);
-      clearTimeout(timer);
+      const code = await serve.stop();
       if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
-      return child.exitCode;
+      return code;
     },
-    async kill(signal) {
-      child.kill(signal);
-      await exited(child);
-    },
+    kill: serve.kill,
   };
+}
+
+const WORKER_READY = /mailverify: worker running \(pid (\d+)/;
+
+export interface RunningWorker {
+  pid: number;
+  /** Its logs (`--log-level info` shows every chunk it claims). */
+  stderr(): string;
+  stop(): Promise<number | null>;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** The built `mailverify worker` on a service's data dir (`args`: engine flags, `--lease-seconds`, ...), once it runs. */
+export async function startWorker(dataDir: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<RunningWorker> {
+  const workerArgs = ['worker', '--data-dir', dataDir, '--allow-private-networks', '--no-web-check', ...args];
+  const worker = await startLongRunning(workerArgs, childEnv(env), WORKER_READY);
+  return { pid: Number(worker.ready), stderr: worker.stderr, stop: worker.stop, kill: worker.kill };
 }
