@@ -3,7 +3,8 @@ import { createWriteStream } from 'node:fs';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { InterruptedError } from './errors.js';
+import { fsErrorText, isFsError } from '../text/fs-errors.js';
+import { InterruptedError, UsageError } from './errors.js';
 
 /** Signals that would otherwise kill the process mid-write and leave the temp file behind. */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -63,6 +64,9 @@ export async function writeFileAtomic(
     // Only once the stream is closed is the temp file surely created (opening is asynchronous) and released.
     await closed;
     await unlink(temp).catch(() => undefined);
+    // A missing or unwritable directory, or a directory where the file should be: the path as
+    // the user named it, not the temp file's (exit 2).
+    if (!interrupted && isFsError(error)) throw new UsageError(`cannot write ${path}: ${fsErrorText(error)}`);
     throw interrupted ?? error;
   } finally {
     for (const signal of SIGNALS) process.off(signal, onSignal);

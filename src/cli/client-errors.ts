@@ -10,6 +10,7 @@ import {
   UnauthorizedError,
 } from '../client/errors.js';
 import { ConfigError } from '../config/errors.js';
+import { fsErrorText, isFsError } from '../text/fs-errors.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
 
 interface Mapping {
@@ -43,9 +44,13 @@ function messageOf(error: Error): string {
   return error.message;
 }
 
-/** The CliError for an error of the client or config layers; undefined for anything else. */
+/**
+ * The CliError for an error of the client or config layers, or for a path the user named that
+ * cannot be used (exit 2, the path and what is wrong with it); undefined for anything else.
+ */
 export function cliErrorFor(error: unknown): CliError | undefined {
   if (!(error instanceof Error)) return undefined;
+  if (isFsError(error) && error.path !== undefined) return new CliError(`${error.path}: ${fsErrorText(error)}`, ExitCode.usage);
   const mapping = MAPPINGS.find(({ type }) => error instanceof type);
   if (mapping === undefined) return undefined;
   return new CliError(messageOf(error), mapping.exitCode, mapping.hint(error as never));

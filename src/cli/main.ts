@@ -125,7 +125,8 @@ export function buildProgram(): Command {
   const admin = program
     .command('admin')
     .description('manage users, credits and API tokens in the data dir of `mailverify serve` (on its host, also while it runs)')
-    .option('--data-dir <dir>', 'the service data directory [env MAILVERIFY_DATA_DIR] (default: the OS data directory)');
+    .option('--data-dir <dir>', 'the service data directory [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
+    .option('--create', 'create the database when the data dir holds none (otherwise that is an error)');
   const adminUser = admin.command('user').description('add and list users');
   adminUser
     .command('add')

@@ -4,6 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, type Options as ParseOptions } from 'csv-parse';
 import { UsageError } from '../cli/errors.js';
+import { fsErrorText } from '../text/fs-errors.js';
 import { sniffDialect, type Dialect } from './dialect.js';
 import { findEmailColumn, type EmailColumn } from './email-column.js';
 import { toUsageError } from './parse-error.js';
@@ -44,20 +45,18 @@ function delimiterOf(dialect: Dialect): string {
   return dialect.kind === 'csv' ? dialect.delimiter : NO_DELIMITER;
 }
 
+/** The start of the list. A directory opens fine and fails only at the read (EISDIR), so both are answered alike. */
 async function readSample(path: string, label: string): Promise<{ text: string; complete: boolean }> {
   let handle;
   try {
     handle = await open(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${label}: cannot read: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  try {
     const buffer = Buffer.alloc(SAMPLE_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SAMPLE_BYTES, 0);
     return { text: buffer.subarray(0, bytesRead).toString('utf8'), complete: bytesRead < SAMPLE_BYTES };
+  } catch (error) {
+    throw new UsageError(`${label}: cannot read: ${fsErrorText(error)}`);
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
 

@@ -37,7 +37,8 @@ function openDatabase(): Sqlite.Database {
 }
 
 beforeAll(async () => {
-  const first = await admin(['user', 'add', 'alice@example.test', '--credits', '100']);
+  // A fresh data dir holds no database: the first command creates it, as an operator does with --create.
+  const first = await admin(['--create', 'user', 'add', 'alice@example.test', '--credits', '100']);
   expect(first).toMatchObject({ code: 0, stderr: '' });
 });
 

@@ -87,8 +87,12 @@ describe('reading a list', () => {
   it('says so when the file does not exist', async () => {
     await expect(openListSource(join(dir, 'missing.csv'), { label: 'missing.csv' })).rejects.toMatchObject({
       exitCode: 2,
-      message: 'missing.csv: cannot read: no such file',
+      message: 'missing.csv: cannot read: no such file or directory',
     });
+  });
+
+  it('says so when the path is a directory (it opens, and fails only when read)', async () => {
+    await expect(openListSource(dir, { label: 'lists/' })).rejects.toMatchObject({ exitCode: 2, message: 'lists/: cannot read: is a directory' });
   });
 });
 

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import { generateApiToken, hashApiToken } from '../../server/auth/api-tokens.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { resolveDataDir } from '../../server/data-dir.js';
 import { hashPassword } from '../../server/passwords.js';
-import { openSqliteStore } from '../../server/store/sqlite-store.js';
+import { DATABASE_FILE, openSqliteStore } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
+import { dataDirFor } from '../data-dir.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { createIo, type Io } from '../io.js';
 import { readPasswordLine } from '../prompt.js';
@@ -25,6 +28,7 @@ interface AdminFlags {
   passwordStdin?: boolean;
   name?: string;
   window?: string;
+  create?: boolean;
 }
 
 /** The account fields an operator sees; never the password hash. */
@@ -54,9 +58,24 @@ function requireAddress(email: string): string {
   return trimmed;
 }
 
+/**
+ * The data dir to open: one that holds a database, else (with --create only) one made ready for a
+ * new database. Without --create a mistyped --data-dir is an error that says where it looked,
+ * rather than an empty database created there that lists no users.
+ */
+async function databaseDir(flags: AdminFlags): Promise<string> {
+  if (flags.create) return dataDirFor(flags.dataDir);
+  const dir = resolveDataDir(flags.dataDir);
+  const file = join(dir, DATABASE_FILE);
+  if (!existsSync(file)) {
+    throw new UsageError(`no mailverify database in ${dir} (looked for ${file})`, 'check --data-dir or MAILVERIFY_DATA_DIR, or add --create to make a new one there');
+  }
+  return dir;
+}
+
 /** Opens the data dir's store for one command and always closes it, so no lock outlives the command. */
 async function withStore<T>(flags: AdminFlags, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openSqliteStore(resolveDataDir(flags.dataDir));
+  const store = openSqliteStore(await databaseDir(flags));
   try {
     return await work(store);
   } catch (error) {

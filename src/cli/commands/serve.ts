@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { resolveDataDir } from '../../server/data-dir.js';
 import type { HttpTimeouts } from '../../server/http-server.js';
+import { dataDirFor } from '../data-dir.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
@@ -44,25 +44,24 @@ function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
 
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
-  const options = {
-    host: flags.host,
-    port: parsePort(flags.port),
-    dataDir: resolveDataDir(flags.dataDir, env),
-    engine: engineOptionsFrom(command, env),
-    logLevel: parseLogLevel(flags.logLevel, env),
-    httpTimeouts: parseHttpTimeouts(flags),
-    worker: flags.worker,
-    leaseMs: parseLeaseMs(flags.leaseSeconds, env),
-  };
+  const port = parsePort(flags.port);
+  const engine = engineOptionsFrom(command, env);
+  const logLevel = parseLogLevel(flags.logLevel, env);
+  const httpTimeouts = parseHttpTimeouts(flags);
+  const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const shutdown = firstShutdownSignal();
+  const dataDir = await dataDirFor(flags.dataDir, env);
+  const options = { host: flags.host, port, dataDir, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs };
   const { startServer } = await import('../../server/serve.js');
-  const server = await startServer(options).catch((error: NodeJS.ErrnoException) => {
+  const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) {
       throw new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, ExitCode.failure);
     }
     throw error;
   });
+  // A signal while starting stops the start too: the server is closed as soon as it is up.
+  const first = await Promise.race([starting, shutdown]);
   // Tests and scripts read the bound port (with --port 0) from this line.
-  process.stderr.write(`mailverify: listening on ${server.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
-  await runUntilSignal(shutdown, server);
+  if (typeof first !== 'string') process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
+  await runUntilSignal(shutdown, starting);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveDataDir } from '../../server/data-dir.js';
+import { dataDirFor } from '../data-dir.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
 
@@ -12,13 +12,11 @@ interface WorkerFlags {
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
 export async function runWorker(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<WorkerFlags>();
-  const options = {
-    dataDir: resolveDataDir(flags.dataDir, env),
-    engine: engineOptionsFrom(command, env),
-    logLevel: parseLogLevel(flags.logLevel, env),
-    leaseMs: parseLeaseMs(flags.leaseSeconds, env),
-  };
+  const engine = engineOptionsFrom(command, env);
+  const logLevel = parseLogLevel(flags.logLevel, env);
+  const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const shutdown = firstShutdownSignal();
+  const options = { dataDir: await dataDirFor(flags.dataDir, env), engine, logLevel, leaseMs };
   const { startWorker } = await import('../../server/worker.js');
   const worker = await startWorker(options);
   // Tests and scripts wait for this line.
