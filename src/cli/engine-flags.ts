@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { isIP } from 'node:net';
-import { parseProxyUrl } from '../engine/net/proxy-url.js';
 import type { EngineOptions } from '../engine/types.js';
 import { UsageError } from './errors.js';
 
@@ -35,17 +34,15 @@ const ipAddress: Parse = (raw, name) => {
   return raw.trim();
 };
 /**
- * A proxy URL. A password is taken from the environment only: on the command line every user of
- * this machine can read it (ps, /proc) and shells keep it in their history.
+ * A proxy URL, checked in full by the engine (src/engine/net/proxy-url.ts, not loaded here so that
+ * `--help` stays light). A password is taken from the environment only: on the command line every
+ * user of this machine can read it (ps, /proc), and shells keep it in their history. The value is
+ * never echoed in a message, for the same reason.
  */
 const proxyUrl: Parse = (raw, name) => {
-  let proxy;
-  try {
-    proxy = parseProxyUrl(raw);
-  } catch (error) {
-    throw new UsageError(`${name}: ${(error as Error).message}`);
-  }
-  if (proxy.password !== undefined && name.startsWith('--')) {
+  const url = URL.canParse(raw.trim()) ? new URL(raw.trim()) : null;
+  if (url?.protocol !== 'socks5:') throw new UsageError(`${name} must be a socks5:// URL, such as socks5://host:1080`);
+  if (url.password !== '' && name.startsWith('--')) {
     throw new UsageError(`${name} must not carry a password`, 'set MAILVERIFY_PROXY=socks5://user:password@host:port in the environment instead');
   }
   return raw.trim();
