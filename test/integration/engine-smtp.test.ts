@@ -30,6 +30,8 @@ const HOSTS = {
   blocking: '127.0.12.122',
   /** Takes one recipient per transaction. */
   single: '127.0.12.123',
+  /** Cuts every session at its first RCPT, without a word. */
+  cutting: '127.0.12.124',
 };
 const SLOW_REPLY_MS = 3_000;
 const TIMEOUT_MS = 300;
@@ -119,7 +121,7 @@ beforeAll(async () => {
   port = await freePort([...Object.values(HOSTS), ...MANY.map(({ host }) => host), ...HANGING_UP]);
   await start('greylist', { greylist: { times: 1 }, mailboxes: ['grey@greylist.test'] });
   await start('refusing', { refuse: true });
-  await start('second', { mailboxes: ['here@fallback.test', 'here@hangup.test'] });
+  await start('second', { mailboxes: ['here@fallback.test', 'here@hangup.test', 'here@cut-first.test'] });
   await start('slow', { replyDelayMs: SLOW_REPLY_MS, mailboxes: ['late@slow.test'] });
   await start('tls', { starttls: true, mailboxes: ['secret@tls.test'] });
   await start('dropping', { dropAfterRcpts: 3, mailboxes: ['a@drop.test', 'b@drop.test', 'c@drop.test', 'd@drop.test', 'e@drop.test'] });
@@ -133,6 +135,7 @@ beforeAll(async () => {
   await start('strict', { mailboxes: ['here@strict.test'], closeSessionAt: ['closing@strict.test'] });
   await start('shared', { closeOnConnect: true });
   await start('blocking', { block: true });
+  await start('cutting', { dropAtRcpt: true });
   await start('single', { maxRcptsPerSession: 1, mailboxes: Array.from({ length: 8 }, (_, i) => `user${i}@single.test`) });
   for (const host of HANGING_UP) fixtures[host] = await startSmtpServer({ host, port, closeOnConnect: true });
   await startOldServer();
@@ -161,6 +164,8 @@ beforeAll(async () => {
     ...mxZones('strict.test', { 'mx.strict.test': HOSTS.strict }),
     ...mxZones('blocking.test', { 'mx.blocking.test': HOSTS.blocking }),
     ...mxZones('single.test', { 'mx.single.test': HOSTS.single }),
+    ...mxZones('cut.test', { 'mx.cut.test': HOSTS.cutting }),
+    ...mxZones('cut-first.test', { 'mx1.cut-first.test': HOSTS.cutting, 'mx2.cut-first.test': HOSTS.second }),
     ...manyMxZones('shared.test', MX_RECORDS, [HOSTS.shared]),
     ...manyMxZones('hangup-many.test', MX_RECORDS, HANGING_UP),
   });
@@ -372,5 +377,19 @@ describe('politeness and economy', () => {
     // The catch-all probe, each address once, and at most two addresses again while the limit is learnt.
     expect(single.rcptCount()).toBeLessThanOrEqual(1 + emails.length + 2);
     expect(single.sessionCount()).toBe(1);
+  });
+
+  it('treats a host that cuts every session before answering like one that refuses connections', async () => {
+    const cutting = fixtures.cutting!;
+    cutting.reset();
+    const result = await verify('someone@cut.test');
+    expect(result.result).toBe('unknown');
+    expect(result.reason).toMatch(/connection lost: mx\.cut\.test \(127\.0\.12\.124\)/);
+    // Not a session per address and attempt: the catch-all probe's cut session was the only one.
+    expect(cutting.sessionCount()).toBe(1);
+
+    cutting.reset();
+    expect((await verify('here@cut-first.test')).result).toBe('valid');
+    expect(cutting.sessionCount()).toBe(1);
   });
 });

@@ -39,6 +39,8 @@ export interface SmtpFixtureOptions {
   replyDelayMs?: number;
   /** Answer this many RCPTs in a session, then close the connection without a word. */
   dropAfterRcpts?: number;
+  /** Close the connection at every RCPT, before answering it. */
+  dropAtRcpt?: boolean;
   /** Accepted recipients per transaction; the next gets 452 4.5.3 (Postfix smtpd_recipient_limit). */
   maxRcptsPerSession?: number;
   /** Do not listen at all: connecting gets "connection refused". */
@@ -226,6 +228,10 @@ class FixtureConnection extends SMTPConnection {
     }
     if (/^QUIT\b/i.test(line)) this.endConversation();
     const isRcpt = RCPT_ADDRESS.test(line);
+    if (isRcpt && this.state.options.dropAtRcpt) {
+      this._socket.destroy();
+      return;
+    }
     const dropAfter = this.state.options.dropAfterRcpts;
     const next = (): void => {
       if (isRcpt && dropAfter !== undefined && ++this.rcptsInSession >= dropAfter) {

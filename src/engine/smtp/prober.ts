@@ -157,6 +157,7 @@ export class SmtpProber {
   private async drain(session: SmtpSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
     let inTransaction = 0;
     let refusals = 0;
+    let replies = 0;
     for (let item = await this.next(); item; item = await this.next()) {
       if (!isAscii(item.address) && !session.smtpUtf8) {
         item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)'), kind: null });
@@ -168,6 +169,7 @@ export class SmtpProber {
           await session.newTransaction();
         }
         const reply = await session.rcpt(item.address);
+        replies += 1;
         // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
         if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
         inTransaction += 1;
@@ -183,7 +185,7 @@ export class SmtpProber {
         if (slot.wanted()) break;
       } catch (error) {
         session.abort();
-        if (error instanceof SmtpError) return this.lost(item, error, target);
+        if (error instanceof SmtpError) return this.lost(item, error, target, replies === 0);
         item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`), kind: null });
         throw error;
       }
@@ -195,11 +197,16 @@ export class SmtpProber {
    * The session died while `item` was being asked. A host that stops answering mid-list would
    * cost a timeout per address, and one that said 421 has answered (asking again at once would
    * send the same RCPT twice): either way that is the address's answer, and the next addresses
-   * go to the next host. A connection cut without a word answered nothing: the address is asked again.
+   * go to the next host. A connection cut without a word answered nothing: the address is asked
+   * again, at the next host when this one cut the session before answering anything (`silent`),
+   * as if it had refused the connection; asking it again would cost a connection per address.
    */
-  private lost(item: Pending, error: SmtpError, target: SessionTarget): void {
+  private lost(item: Pending, error: SmtpError, target: SessionTarget, silent: boolean): void {
     if (error.kind === 'timeout' || error.reply) {
       item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
+      this.giveUpOn(target, error);
+    } else if (silent) {
+      this.queue.unshift(item);
       this.giveUpOn(target, error);
     } else if (++item.drops >= MAX_DROPS_PER_ADDRESS) {
       item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
