@@ -76,6 +76,12 @@ export function buildProgram(): Command {
     .description('work bulk jobs (no HTTP) beside any number of other workers and services on one store, until SIGINT or SIGTERM');
   addEngineOptions(addServiceProcessOptions(worker)).action(lazy(async () => (await import('./commands/worker.js')).runWorker));
 
+  const doctor = program
+    .command('doctor')
+    .description('check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, service, token, clock (exit 1 on a problem)')
+    .option('--mx-host <host>', 'a mail host to try SMTP on, repeatable (default: the MX hosts of gmail.com, outlook.com, yahoo.com)', (raw: string, previous: string[] = []) => [...previous, raw.trim()]);
+  addEngineOptions(doctor).action(lazy(async () => (await import('./commands/doctor.js')).runDoctor));
+
   program
     .command('login')
     .description('store a token for the service: from stdin (--with-token), or by email and password')

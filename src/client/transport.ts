@@ -33,6 +33,8 @@ export interface RequestSpec {
   idempotencyKey?: string;
   /** Routes that need no bearer token (login, health). */
   anonymous?: boolean;
+  /** Told the `Date` header of a successful answer (for the clock check of `doctor`). */
+  onDate?: (date: string | undefined) => void;
 }
 
 export interface Transport {
@@ -100,6 +102,7 @@ export function createTransport(options: TransportOptions): Transport {
     let status: number;
     let text: string;
     let retryAfter: string | undefined;
+    let date: string | undefined;
     try {
       const response = await request(url, {
         method: spec.method,
@@ -110,6 +113,7 @@ export function createTransport(options: TransportOptions): Transport {
       });
       status = response.statusCode;
       retryAfter = headerValue(response.headers['retry-after']);
+      date = headerValue(response.headers.date);
       text = await response.body.text();
     } catch (error) {
       trace(`${spec.method} ${url} failed after ${Math.round(performance.now() - started)} ms: ${String(error)}`);
@@ -120,6 +124,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (status < 200 || status >= 300) {
       throw apiErrorFor({ status, method: spec.method, url, problem: parseProblem(text), retryAfterSeconds: parseRetryAfter(retryAfter) });
     }
+    spec.onDate?.(date);
     if (status === 204 || text === '') return undefined as T;
     try {
       return JSON.parse(text) as T;

@@ -1,22 +1,50 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
-import { runCli } from '../support/service.js';
+import { mxZones } from '../support/engine-fixtures.js';
+import { runCli, startService, type RunningService } from '../support/service.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { startSocksServer, type SocksFixture } from '../support/socks-server.js';
 
 /** The built CLI on a network whose resolver denies every name (a captive portal, a sandbox). */
 let lying: DnsFixture;
 let truthful: DnsFixture;
+/** A healthy world for `doctor`: the providers' MX hosts answer SMTP, our names resolve, a proxy and a service run. */
+let healthy: DnsFixture;
+let smtp: SmtpFixture;
+let proxy: SocksFixture;
+let service: RunningService;
+let token: string;
+
+const SMTP_HOST = '127.0.13.40';
+const PROXY_PASSWORD = 'doctor-secret';
 
 const local = (dns: DnsFixture) => ['--local', '--dns-server', dns.server, '--allow-private-networks', '--no-web-check', '--dnsbl-zone', 'dnsbl.test', '--dns-timeout', '1000'];
 
 beforeAll(async () => {
   lying = await startDnsServer({}, { host: '127.0.13.3', truthful: false });
   truthful = await startDnsServer({}, { host: '127.0.13.4' });
+  smtp = await startSmtpServer({ host: SMTP_HOST, port: await freePort([SMTP_HOST]), mailboxes: ['alice@doctor.test'] });
+  healthy = await startDnsServer(
+    {
+      ...mxZones('gmail.com', { 'gmail-smtp-in.l.google.com': SMTP_HOST }),
+      ...mxZones('outlook.com', { 'outlook-com.olc.protection.outlook.com': SMTP_HOST }),
+      ...mxZones('yahoo.com', { 'mta5.am0.yahoodns.net': SMTP_HOST }),
+      ...mxZones('doctor.test', { 'mx.doctor.test': SMTP_HOST }),
+      'probe.doctor.test': { records: [{ type: 'A', address: '127.0.13.41' }] },
+    },
+    { host: '127.0.13.5' },
+  );
+  proxy = await startSocksServer({ host: '127.0.13.6', credentials: { username: 'doctor', password: PROXY_PASSWORD } });
+  service = await startService();
+  token = await service.createUser('doctor@example.org', { credits: 7 });
 });
 
 afterAll(async () => {
-  await lying?.close();
-  await truthful?.close();
+  await Promise.all([lying?.close(), truthful?.close(), healthy?.close(), smtp?.close(), proxy?.close(), service?.stop()]);
 });
+
+const healthyArgs = () => ['--dns-server', healthy.server, '--smtp-port', String(smtp.port), '--allow-private-networks', '--helo', 'probe.doctor.test', '--mail-from', 'probe@doctor.test', '--connect-timeout', '2000'];
+const healthyEnv = () => ({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token, MAILVERIFY_PROXY: proxy.url, MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config` });
 
 describe('verify --local behind a resolver that denies every name', () => {
   it('finds addresses at known providers and at unknown domains unknown, never invalid, and says why', async () => {
@@ -42,5 +70,71 @@ describe('typo suggestions in the output', () => {
 
     const json = await runCli(['verify', ...local(truthful), '--json', 'ann@gmial.com']);
     expect(JSON.parse(json.stdout)).toMatchObject({ email: 'ann@gmial.com', result: 'invalid', suggestion: 'ann@gmail.com' });
+  });
+});
+
+describe('mailverify doctor', () => {
+  it('exits 1 naming DNS behind a resolver that denies every name', async () => {
+    const { code, stdout, stderr } = await runCli(['doctor', '--dns-server', lying.server, '--dns-timeout', '1000', '--connect-timeout', '1000'], { env: { MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: '', MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config` } });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^problem\s+dns\s+127\.0\.13\.3:\d+: the resolver is not answering truthfully.*--dns-server/m);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^mailverify: doctor found \d+ problems?: dns\b/);
+  });
+
+  it('says every line is ok against a healthy world, and exits 0', async () => {
+    proxy.relayed.length = 0;
+    const { code, stdout, stderr } = await runCli(['doctor', ...healthyArgs()], { env: healthyEnv() });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', 'service', 'token', 'clock']);
+    for (const line of lines) expect(line).toMatch(/^ok\s/);
+    expect(stdout).toContain('signed in as doctor@example.org, balance 7');
+    expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);
+    expect(stdout).not.toContain(PROXY_PASSWORD);
+    expect(stdout).not.toContain(token);
+    // Port 25 was tried through the proxy, as verification would go.
+    expect(proxy.relayed.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('prints {ok, checks: [{check, status, detail}]} with --json', async () => {
+    const { code, stdout } = await runCli(['--json', 'doctor', ...healthyArgs()], { env: healthyEnv() });
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { ok: boolean; checks: { check: string; status: string; detail: string }[] };
+    expect(Object.keys(report).sort()).toEqual(['checks', 'ok']);
+    expect(report.ok).toBe(true);
+    expect(report.checks).toHaveLength(8);
+    for (const check of report.checks) {
+      expect(Object.keys(check).sort()).toEqual(['check', 'detail', 'status']);
+      expect(check.status).toBe('ok');
+      expect(check.detail).not.toBe('');
+    }
+  });
+
+  it('finds a HELO name that is not fully qualified, and a proxy that refuses our password', async () => {
+    const env = { ...healthyEnv(), MAILVERIFY_PROXY: proxy.url.replace(PROXY_PASSWORD, 'wrong') };
+    const { code, stdout } = await runCli(['--json', 'doctor', ...healthyArgs(), '--helo', 'localhost'], { env });
+    expect(code).toBe(1);
+    const checks = Object.fromEntries((JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((check) => [check.check, check]));
+    expect(checks.helo).toMatchObject({ status: 'problem', detail: expect.stringContaining('not a fully-qualified domain name') });
+    expect(checks.proxy).toMatchObject({ status: 'problem', detail: expect.stringMatching(/SOCKS5 proxy 127\.0\.13\.6:\d+ .*authentication/i) });
+    expect(stdout).not.toContain('wrong');
+  });
+});
+
+describe('--proxy on the command line', () => {
+  it('is refused with a password in it (exit 2), and taken from MAILVERIFY_PROXY with one', async () => {
+    const refused = await runCli(['verify', '--local', '--proxy', proxy.url, 'alice@doctor.test']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--proxy must not carry a password \(set MAILVERIFY_PROXY=/);
+    expect(refused.stderr).not.toContain(PROXY_PASSWORD);
+
+    proxy.relayed.length = 0;
+    const local = ['verify', '--local', '--json', ...healthyArgs(), '--no-web-check', '--dnsbl-zone', 'dnsbl.test', 'alice@doctor.test', 'nobody@doctor.test'];
+    const viaEnv = await runCli(local, { env: { MAILVERIFY_PROXY: proxy.url } });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(viaEnv.stdout.trim().split('\n').map((line) => JSON.parse(line).result)).toEqual(['valid', 'invalid']);
+    expect(proxy.relayed.length).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import type { Diagnosis } from '../../engine/diagnose.js';
+import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
+import { engineOptionsFrom } from '../engine-flags.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { createSession, type Session } from '../session.js';
+
+interface DoctorFlags {
+  mxHost?: string[];
+}
+
+/** Beyond this, JWT lifetimes and the service's timestamps go wrong; the Date header is good to a second. */
+const CLOCK_SKEW_LIMIT_MS = 60_000;
+
+const STATUS_COLOR = { ok: 'green', problem: 'red', skipped: 'gray' } as const;
+
+/** The service half: reachable, the token accepted, the clocks agreeing. Skipped when no service is set up. */
+async function diagnoseService(session: Session): Promise<Diagnosis[]> {
+  const { baseUrl, baseUrlSource, token, tokenSource } = session.settings;
+  if (baseUrlSource === 'default' && token === undefined) {
+    const why = 'no service set up (no --base-url, MAILVERIFY_BASE_URL, config or token); verify --local needs none';
+    return [{ check: 'service', status: 'skipped', detail: why }, { check: 'token', status: 'skipped', detail: 'no service set up' }, { check: 'clock', status: 'skipped', detail: 'no service set up' }];
+  }
+  const anonymous = session.client({});
+  let offsetMs: number | null;
+  try {
+    offsetMs = await anonymous.clockOffset();
+  } catch (error) {
+    const detail = `${baseUrl} does not answer: ${(error as Error).message}`;
+    return [{ check: 'service', status: 'problem', detail }, { check: 'token', status: 'skipped', detail: 'the service does not answer' }, { check: 'clock', status: 'skipped', detail: 'the service does not answer' }];
+  }
+  return [{ check: 'service', status: 'ok', detail: `${baseUrl} answers` }, await diagnoseToken(session, tokenSource), clockDiagnosis(offsetMs)];
+}
+
+async function diagnoseToken(session: Session, tokenSource: Session['settings']['tokenSource']): Promise<Diagnosis> {
+  if (session.settings.token === undefined) return { check: 'token', status: 'skipped', detail: 'not logged in (run `mailverify login` to use the service)' };
+  try {
+    const { email, balance } = await session.authenticatedClient().account();
+    return { check: 'token', status: 'ok', detail: `signed in as ${email}, balance ${balance} (token from ${tokenSource === 'environment' ? 'MAILVERIFY_TOKEN' : 'the config file'})` };
+  } catch (error) {
+    return { check: 'token', status: 'problem', detail: `the service refuses the token: ${(error as Error).message} (run \`mailverify login\`)` };
+  }
+}
+
+function clockDiagnosis(offsetMs: number | null): Diagnosis {
+  if (offsetMs === null) return { check: 'clock', status: 'skipped', detail: 'the service sends no Date header' };
+  const seconds = Math.round(offsetMs / 1000);
+  const detail = `the service's clock is ${Math.abs(seconds)} s ${seconds >= 0 ? 'ahead of' : 'behind'} ours`;
+  if (Math.abs(offsetMs) > CLOCK_SKEW_LIMIT_MS) return { check: 'clock', status: 'problem', detail: `${detail}: logins expire early or late; set the clock right (NTP)` };
+  return { check: 'clock', status: 'ok', detail };
+}
+
+function humanLines(diagnoses: readonly Diagnosis[], session: Session): string {
+  const { color } = session.io;
+  const width = Math.max(...diagnoses.map((diagnosis) => diagnosis.check.length)) + 2;
+  const line = ({ check, status, detail }: Diagnosis) => `${color[STATUS_COLOR[status]](status.padEnd(8))} ${check.padEnd(width)}${terminalSafe(detail)}`;
+  return diagnoses.map((diagnosis) => `${line(diagnosis)}\n`).join('');
+}
+
+/**
+ * `mailverify doctor`: can this host verify addresses, and reach the service? One line per check,
+ * exit 1 when any finds a problem. The same engine options and environment as `verify --local`.
+ */
+export async function runDoctor(command: Command): Promise<void> {
+  const session = createSession(command);
+  try {
+    const { resolveEngineOptions } = await import('../../engine/options.js');
+    const { diagnoseNetwork } = await import('../../engine/diagnose.js');
+    let options;
+    try {
+      options = resolveEngineOptions(engineOptionsFrom(command, session.env));
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    const flags = command.opts<DoctorFlags>();
+    const [network, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), diagnoseService(session)]);
+    const diagnoses = [...network, ...service];
+    const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
+    session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
+    if (problems.length > 0) {
+      throw new CliError(`doctor found ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((each) => each.check).join(', ')}`, ExitCode.failure);
+    }
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * `mailverify doctor`'s engine half: can this host verify addresses at all? Each check says ok or
+ * what is wrong and what to do, in one sentence. The resolver (does it tell the truth), outbound
+ * SMTP (do well-known mail hosts answer), the names we announce (HELO, MAIL FROM) and the proxy.
+ */
+import { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { checkFormat } from './checks/format.js';
+import { findMailRoute } from './checks/mail-route.js';
+import { describeDnsFailure, DnsClient } from './dns/resolver.js';
+import { checkResolver, RESOLVER_CANARIES, untruthfulResolverReason } from './dns/sanity.js';
+import { createDialer, DialError, type Dialer } from './net/egress.js';
+import { isPrivateAddress } from './net/private-address.js';
+import { describeProxy, parseProxyUrl } from './net/proxy-url.js';
+import { SmtpConnection } from './smtp/connection.js';
+import { SmtpError } from './smtp/errors.js';
+import type { EngineOptions } from './types.js';
+
+export type DiagnosisStatus = 'ok' | 'problem' | 'skipped';
+
+export interface Diagnosis {
+  check: string;
+  status: DiagnosisStatus;
+  detail: string;
+}
+
+export interface DiagnoseOptions {
+  /** Mail hosts (names or addresses) to try port 25 on; by default the providers' MX hosts. */
+  mailHosts?: readonly string[];
+}
+
+const ok = (check: string, detail: string): Diagnosis => ({ check, status: 'ok', detail });
+const problem = (check: string, detail: string): Diagnosis => ({ check, status: 'problem', detail });
+const skipped = (check: string, detail: string): Diagnosis => ({ check, status: 'skipped', detail });
+
+/** A mail host to connect to: its name and the address we resolved, or why there is none. */
+type Target = { host: string; address: string } | { host: string; unusable: string };
+
+async function diagnoseResolver(dns: DnsClient, servers: readonly string[]): Promise<Diagnosis> {
+  const sanity = await checkResolver(dns);
+  const which = servers.length > 0 ? servers.join(', ') : 'the system resolver';
+  if (sanity.truthful) return ok('dns', `${which} answers truthfully (${RESOLVER_CANARIES.join(', ')} have MX records)`);
+  return problem('dns', `${which}: ${untruthfulResolverReason(sanity)}`);
+}
+
+async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: boolean): Promise<Target> {
+  let address = host;
+  if (isIP(host) === 0) {
+    const answer = await dns.addresses(host);
+    if (!answer.ok) return { host, unusable: `DNS ${describeDnsFailure(answer.failure)}` };
+    address = answer.records[0]!;
+  }
+  if (!allowPrivateNetworks && isPrivateAddress(address)) return { host, unusable: `${address} is on a private network and allowPrivateNetworks is off` };
+  return { host, address };
+}
+
+/** The given hosts, else the first MX host of each provider the resolver knows. */
+async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<Target[]> {
+  const hosts = given ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
+    const route = await findMailRoute(dns, domain);
+    return route.kind === 'mx' ? route.hosts[0]! : null;
+  }))).filter((host): host is string => host !== null);
+  return Promise.all(hosts.map((host) => targetOf(dns, host, options.allowPrivateNetworks)));
+}
+
+/** Connects and reads the greeting: the first words of an SMTP server, or why there were none. */
+async function greeting(dial: Dialer, address: string, options: EngineOptions): Promise<{ line: string } | { error: string; timedOut: boolean }> {
+  let timedOut = false;
+  const noticingTimeouts: Dialer = (...args) =>
+    dial(...args).catch((error: unknown) => {
+      timedOut = error instanceof DialError && error.timedOut;
+      throw error;
+    });
+  try {
+    const connection = await SmtpConnection.connect(address, options.smtpPort, options.connectTimeoutMs, noticingTimeouts);
+    try {
+      const reply = await connection.readReply(options.commandTimeoutMs);
+      return { line: reply.line };
+    } finally {
+      // Polite, but not waited for: no slot is held here, and the hang-up may come after we are done.
+      void connection.quit();
+    }
+  } catch (error) {
+    if (!(error instanceof SmtpError)) throw error;
+    return { error: error.message, timedOut };
+  }
+}
+
+async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], options: EngineOptions): Promise<Diagnosis> {
+  const check = `port ${options.smtpPort}`;
+  const usable = targets.filter((target): target is { host: string; address: string } => 'address' in target);
+  if (usable.length === 0) {
+    const why = targets.map((target) => `${target.host}: ${'unusable' in target ? target.unusable : ''}`).join('; ');
+    return problem(check, `no mail host to try (${why || 'the resolver gave no MX host for the providers'}); fix DNS first, or name hosts with --mx-host`);
+  }
+  const answers = await Promise.all(usable.map((target) => greeting(dial, target.address, options)));
+  const answered = answers.findIndex((answer) => 'line' in answer);
+  if (answered !== -1) {
+    const target = usable[answered]!;
+    return ok(check, `${target.host} (${target.address}) answered: ${(answers[answered] as { line: string }).line}`);
+  }
+  const failures = answers.map((answer, index) => `${usable[index]!.host}: ${(answer as { error: string }).error}`).join('; ');
+  if (answers.every((answer) => 'timedOut' in answer && answer.timedOut)) {
+    return problem(check, `outbound port ${options.smtpPort} appears blocked on this network: no mail host answered (${failures}); use --proxy or run where port ${options.smtpPort} is open`);
+  }
+  return problem(check, `no mail host answered: ${failures}`);
+}
+
+async function diagnoseProxy(options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
+  if (options.proxy === null) return skipped('proxy', 'not set: SMTP connections go out directly');
+  const proxy = parseProxyUrl(options.proxy);
+  const name = `${describeProxy(proxy)}${proxy.username === undefined ? '' : ' (with username and password)'}`;
+  const target = targets.find((each): each is { host: string; address: string } => 'address' in each);
+  if (!target) return problem('proxy', `${name} cannot be tried: no mail host address to ask it for`);
+  try {
+    const socket = await createDialer({ proxy, sourceAddress: options.sourceAddress })(target.address, options.smtpPort, options.connectTimeoutMs);
+    socket.destroy();
+    return ok('proxy', `${name} relays to ${target.host} (${target.address}) port ${options.smtpPort}`);
+  } catch (error) {
+    return problem('proxy', (error as Error).message);
+  }
+}
+
+async function diagnoseHelo(dns: DnsClient, heloName: string): Promise<Diagnosis> {
+  const format = checkFormat(`helo@${heloName}`);
+  if (!format.ok || format.addressLiteral !== null) {
+    return problem('helo', `"${heloName}" is not a fully-qualified domain name, and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`);
+  }
+  const answer = await dns.addresses(format.asciiDomain);
+  if (!answer.ok) {
+    return problem('helo', `${heloName} has no A/AAAA record (DNS ${describeDnsFailure(answer.failure)}), and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`);
+  }
+  return ok('helo', `${heloName} resolves to ${answer.records.slice(0, 2).join(', ')}`);
+}
+
+async function diagnoseMailFrom(dns: DnsClient, mailFrom: string): Promise<Diagnosis> {
+  const format = checkFormat(mailFrom);
+  if (!format.ok || format.addressLiteral !== null) return problem('mail from', `"${mailFrom}" is not an address with a domain; set --mail-from <address>`);
+  const route = await findMailRoute(dns, format.asciiDomain);
+  if (route.kind === 'mx' || route.kind === 'implicit-mx') return ok('mail from', `${mailFrom}: its domain takes mail (${route.kind === 'mx' ? 'MX' : 'A/AAAA'})`);
+  return problem('mail from', `${mailFrom}: its domain takes no mail (${route.kind}), and many servers refuse senders they cannot answer; set --mail-from <address> at a domain of yours`);
+}
+
+/** Every engine-side check, in the order a user would fix them. */
+export async function diagnoseNetwork(options: EngineOptions, diagnose: DiagnoseOptions = {}): Promise<Diagnosis[]> {
+  const dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
+  const servers = options.dnsServers.length > 0 ? options.dnsServers : new Resolver().getServers();
+  const dial = createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress });
+  const targets = await mailTargets(dns, options, diagnose.mailHosts);
+  return Promise.all([
+    diagnoseResolver(dns, servers),
+    diagnoseSmtpPort(dial, targets, options),
+    diagnoseHelo(dns, options.heloName),
+    diagnoseMailFrom(dns, options.mailFrom),
+    diagnoseProxy(options, targets),
+  ]);
+}
