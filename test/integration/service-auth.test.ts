@@ -2,9 +2,10 @@
  * Authentication and per-user rate limits (service-interface §5, DESIGN.md §2) over real HTTP.
  */
 import { SignJWT } from 'jose';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGIN_ATTEMPTS_PER_EMAIL, LOGIN_ATTEMPTS_PER_IP, LOGIN_WINDOW_SECONDS } from '../../src/server/auth/login-limit.js';
-import { expectProblem, startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
+import { LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS, LOGIN_FAILURES_PER_ADDRESS, LOGIN_WINDOW_SECONDS } from '../../src/server/auth/login-limit.js';
+import { call, expectProblem, startMailWorld, startTestApp, type MailWorld, type Reply, type TestApp } from '../support/service-app.js';
 
 describe('authentication', () => {
   let world: MailWorld;
@@ -229,11 +230,11 @@ describe('login attempts', () => {
     expect(retryAfter).toBeLessThanOrEqual(LOGIN_WINDOW_SECONDS);
   }
 
-  it('answers 429 with Retry-After once an address had its attempts, even with the right password; other accounts still log in', async () => {
+  it('answers 429 with Retry-After once an account had its failures from one client address, even with the right password; other accounts still log in from there', async () => {
     const app = await appWithAccount('guessed@example.org');
     await app.createUser('bystander@example.org', { credits: 0, password });
     await awayFromWindowEdge();
-    for (let attempt = 0; attempt < LOGIN_ATTEMPTS_PER_EMAIL; attempt++) {
+    for (let attempt = 0; attempt < LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS; attempt++) {
       expectProblem(await login(app, 'guessed@example.org', `guess ${attempt}`), 401, 'unauthorized');
     }
     // The address is compared as the account is found: trimmed and in any letter case.
@@ -241,11 +242,51 @@ describe('login attempts', () => {
     expect((await login(app, 'bystander@example.org', password)).status).toBe(200);
   });
 
-  it('answers 429 once one client IP had its attempts, whichever addresses it tried', async () => {
+  it('answers 429 once one client address had its failures, whichever accounts it tried', async () => {
     const app = await appWithAccount('owner@example.org');
     await awayFromWindowEdge();
-    const sprayed = Array.from({ length: LOGIN_ATTEMPTS_PER_IP }, (_, i) => login(app, `sprayed${i}@example.org`, 'password1'));
+    const sprayed = Array.from({ length: LOGIN_FAILURES_PER_ADDRESS }, (_, i) => login(app, `sprayed${i}@example.org`, 'password1'));
     for (const reply of await Promise.all(sprayed)) expectProblem(reply, 401, 'unauthorized');
     expectLoginLimited(await login(app, 'owner@example.org', password));
+  });
+
+  /** A login sent from the loopback address `from` (127.0.14.x), as from another client. */
+  async function loginFrom(app: TestApp, from: string, email: string, attempt: string): Promise<Reply> {
+    const dispatcher = new Agent({ localAddress: from });
+    try {
+      return await call(app.baseUrl, 'POST', '/v1/auth/login', { json: { email, password: attempt }, dispatcher });
+    } finally {
+      await dispatcher.close();
+    }
+  }
+
+  it('a flood of 200 wrong passwords from one client address locks out that address, not the owner at another', async () => {
+    const app = await appWithAccount('flooded@example.org');
+    await awayFromWindowEdge();
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 200; attempt++) statuses.push((await loginFrom(app, '127.0.14.2', 'flooded@example.org', `guess ${attempt}`)).status);
+    expect(statuses.slice(0, LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS).every((status) => status === 429)).toBe(true);
+    // The flooding address is refused even the right password...
+    expectLoginLimited(await loginFrom(app, '127.0.14.2', 'flooded@example.org', password));
+    // ...the owner, elsewhere, signs in.
+    const owner = await loginFrom(app, '127.0.14.3', 'flooded@example.org', password);
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+    expect(typeof owner.body.token).toBe('string');
+  });
+
+  it('failures on one account from many addresses only slow its logins: the owner still signs in', async () => {
+    const app = await appWithAccount('besieged@example.org');
+    await awayFromWindowEdge();
+    const attackers = ['127.0.14.4', '127.0.14.5', '127.0.14.6', '127.0.14.7', '127.0.14.8'];
+    const guesses = attackers.flatMap((from) =>
+      Array.from({ length: LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS }, (_, i) => loginFrom(app, from, 'besieged@example.org', `guess ${i}`)),
+    );
+    for (const reply of await Promise.all(guesses)) expectProblem(reply, 401, 'unauthorized');
+    // 50 failures: far past the free ones, so this login waits the longest delay, and then succeeds.
+    const owner = await loginFrom(app, '127.0.14.9', 'besieged@example.org', password);
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+    // A wrong password from a fresh address is a plain 401, not a refusal.
+    expectProblem(await loginFrom(app, '127.0.14.10', 'besieged@example.org', 'still guessing'), 401, 'unauthorized');
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, StoreError, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
 let dataDir: string;
@@ -335,13 +335,24 @@ describe('rate windows', () => {
     expect(await store.reserveRequests(user.id, 101, 2)).toBe(2);
   });
 
-  it('counts login attempts per key and window, dropping past windows', async () => {
-    expect([await store.countLoginAttempt('email:a@example.test', 60), await store.countLoginAttempt('email:a@example.test', 60)]).toEqual([1, 2]);
-    expect(await store.countLoginAttempt('ip:127.0.0.1', 60)).toBe(1);
-    expect(await store.countLoginAttempt('email:a@example.test', 120)).toBe(1);
-    const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
-    expect(raw.prepare('SELECT DISTINCT window_start AS windowStart FROM login_windows').all()).toEqual([{ windowStart: 120 }]);
-    raw.close();
+  it('counts login attempts per key and window (up, back down, or only read), dropping windows past the longest', async () => {
+    const add = (key: string, windowStart: number, delta: number) => store.addToLoginCount(key, windowStart, delta);
+    expect([await add('email:a@example.test', 60, 1), await add('email:a@example.test', 60, 1), await add('email:a@example.test', 60, 0)]).toEqual([1, 2, 2]);
+    expect(await add('email:a@example.test', 60, -1)).toBe(1);
+    expect(await add('ip:127.0.0.1', 60, 1)).toBe(1);
+    expect(await add('never@example.test', 60, 0)).toBe(0);
+    expect(await add('email:a@example.test', 120, 1)).toBe(1);
+    const windows = () => {
+      const raw = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
+      const rows = raw.prepare('SELECT DISTINCT window_start AS windowStart FROM login_windows ORDER BY 1').all();
+      raw.close();
+      return rows;
+    };
+    // A longer window (an account's) outlives the start of shorter ones...
+    expect(windows()).toEqual([{ windowStart: 60 }, { windowStart: 120 }]);
+    // ...until it is older than the longest window any counter uses.
+    expect(await add('email:a@example.test', 60 + LOGIN_WINDOW_MAX_SECONDS + 60, 1)).toBe(1);
+    expect(windows()).toEqual([{ windowStart: 120 }, { windowStart: 60 + LOGIN_WINDOW_MAX_SECONDS + 60 }]);
   });
 });
 

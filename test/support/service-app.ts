@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { expect } from 'vitest';
 import type { EngineOptions, Verifier } from '../../src/engine/types.js';
 import { createVerifier } from '../../src/engine/index.js';
@@ -93,6 +93,8 @@ export interface CallOptions {
   /** Sent as is (with whatever content type `headers` gives). */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** An undici dispatcher of the test's own (e.g. one connecting from another loopback address). */
+  dispatcher?: Dispatcher;
 }
 
 export interface TestApp {
@@ -118,7 +120,7 @@ export async function call(baseUrl: string, method: string, path: string, option
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(options.json);
   }
-  const response = await request(new URL(path, baseUrl), { method: method as 'GET', headers, body });
+  const response = await request(new URL(path, baseUrl), { method: method as 'GET', headers, body, dispatcher: options.dispatcher });
   const text = await response.body.text();
   const contentType = String(response.headers['content-type'] ?? '');
   return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), contentType };

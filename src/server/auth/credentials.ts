@@ -3,13 +3,14 @@ import type { FastifyReply } from 'fastify';
 import { ProblemError } from '../errors.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { Store, User } from '../store/store.js';
-import { countLoginAttempt } from './login-limit.js';
+import { admitLoginAttempt } from './login-limit.js';
 
 /** Checks an email and password, the one way in for the API's login and the dashboard's sign-in. */
 export type CredentialCheck = (email: string, password: string, clientIp: string, reply: FastifyReply) => Promise<User>;
 
 /**
- * Counts the attempt against the login limits (the 429 past them), then checks the password. An
+ * Admits the attempt under the login limits (the 429 past them, a delay for an account under
+ * attack; see login-limit.ts), then checks the password and reports how that went. An
  * unknown address is checked against a throwaway hash, so that the answer takes as long as for a
  * wrong password and does not tell which addresses have accounts; both are the same 401.
  */
@@ -19,10 +20,14 @@ export function createCredentialCheck(store: Store): CredentialCheck {
 
   return async (rawEmail, password, clientIp, reply) => {
     const email = rawEmail.trim();
-    await countLoginAttempt(store, email, clientIp, reply);
+    const attempt = await admitLoginAttempt(store, email, clientIp, reply);
     const user = await store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await decoy()));
-    if (!user || user.passwordHash === null || !valid) throw new ProblemError('unauthorized', 'Wrong email or password.');
+    if (!user || user.passwordHash === null || !valid) {
+      await attempt.failed();
+      throw new ProblemError('unauthorized', 'Wrong email or password.');
+    }
+    await attempt.succeeded();
     return user;
   };
 }

@@ -1,26 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
 import { fixedWindow, rateLimited } from '../rate-limit.js';
 import type { Store } from '../store/store.js';
 
-/** Login attempts allowed per window: per address, against guessing one account's password... */
-export const LOGIN_ATTEMPTS_PER_EMAIL = 10;
-/** ...and per client IP, against trying many accounts; higher, as an office or CI fleet shares one address. */
-export const LOGIN_ATTEMPTS_PER_IP = 30;
+/**
+ * Login limits that an attacker cannot turn against an account's owner. Refusals (429) are keyed
+ * by the client address: failures per (account, client address), against guessing one password,
+ * and per client address, against trying many accounts. Failures on an account from everywhere
+ * only slow its logins down (a growing delay), and a right password is never refused for them:
+ * a flood of wrong passwords from one address locks out that address, not the owner elsewhere.
+ */
+
+/** Failed logins per account from one client address, per window, before that pair gets 429s. */
+export const LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS = 10;
+/** Failed logins from one client address per window, whichever accounts; higher, as an office or CI fleet shares an address. */
+export const LOGIN_FAILURES_PER_ADDRESS = 30;
 export const LOGIN_WINDOW_SECONDS = 60;
+/** Failures on one account, from anywhere, within its longer window before its logins start to slow down. */
+export const ACCOUNT_FAILURES_BEFORE_DELAY = 10;
+export const ACCOUNT_WINDOW_SECONDS = 15 * 60;
+const FIRST_DELAY_MS = 250;
+/** The most a login waits: an owner signing in during an attack waits this long at worst. */
+export const MAX_LOGIN_DELAY_MS = 4_000;
+
+/** The delay before a login's password is checked, doubling with each failure past the free ones, capped. */
+export function loginDelayMs(accountFailures: number): number {
+  const over = accountFailures - ACCOUNT_FAILURES_BEFORE_DELAY;
+  return over <= 0 ? 0 : Math.min(MAX_LOGIN_DELAY_MS, FIRST_DELAY_MS * 2 ** (over - 1));
+}
+
+/** An admitted login attempt; its outcome is reported once the password was checked. */
+export interface LoginAttempt {
+  succeeded(): Promise<void>;
+  failed(): Promise<void>;
+}
 
 /**
- * Counts a login attempt (successful or not: counting before the password is checked leaves no
- * race for parallel guesses to slip through) against its address and its client IP, in the store
- * so that every instance shares the count. Throws the 429 once either is over its limit. Behind a
- * reverse proxy every client has the proxy's IP unless fastify is told to trust it.
+ * Admits one login attempt or throws the 429 (with Retry-After) when its client address is over a
+ * limit, then waits the account's delay. The attempt is counted before the password is checked,
+ * so that parallel guesses cannot slip past the limit together; a success takes it back, so that
+ * only failures count. The counts live in the store, shared by every instance. Behind a reverse
+ * proxy every client has the proxy's address unless fastify is told to trust it.
  */
-export async function countLoginAttempt(store: Store, email: string, ip: string, reply: FastifyReply, nowMs = Date.now()): Promise<void> {
+export async function admitLoginAttempt(store: Store, email: string, clientAddress: string, reply: FastifyReply, nowMs = Date.now()): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
-  const [byEmail, byIp] = await Promise.all([
-    store.countLoginAttempt(`email:${email.toLowerCase()}`, windowStart),
-    store.countLoginAttempt(`ip:${ip}`, windowStart),
-  ]);
-  if (byEmail > LOGIN_ATTEMPTS_PER_EMAIL || byIp > LOGIN_ATTEMPTS_PER_IP) {
-    throw rateLimited(reply, resetSeconds, `Too many login attempts for this account or from this address; retry in ${resetSeconds} s.`);
+  const account = `account:${email.toLowerCase()}`;
+  const perAddress = [`${account} from:${clientAddress}`, `from:${clientAddress}`];
+  const [pair, address] = await Promise.all(perAddress.map((key) => store.addToLoginCount(key, windowStart, 1)));
+  if (pair! > LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS || address! > LOGIN_FAILURES_PER_ADDRESS) {
+    throw rateLimited(reply, resetSeconds, `Too many failed logins from this address; retry in ${resetSeconds} s.`);
   }
+  const accountWindow = fixedWindow(nowMs, ACCOUNT_WINDOW_SECONDS).windowStart;
+  await sleep(loginDelayMs(await store.addToLoginCount(account, accountWindow, 0)));
+  return {
+    async succeeded() {
+      await Promise.all(perAddress.map((key) => store.addToLoginCount(key, windowStart, -1)));
+    },
+    async failed() {
+      await store.addToLoginCount(account, accountWindow, 1);
+    },
+  };
 }

@@ -58,7 +58,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     saveIdempotency: async (record) => idempotency.saveIdempotency(record),
 
     reserveRequests: async (userId, windowStart, count) => limits.reserveRequests(userId, windowStart, count),
-    countLoginAttempt: async (key, windowStart) => limits.countLoginAttempt(key, windowStart),
+    addToLoginCount: async (key, windowStart, delta) => limits.addToLoginCount(key, windowStart, delta),
 
     createSession: async (session) => dashboard.createSession(session),
     findSession: async (idHash) => dashboard.findSession(idHash),

@@ -13,6 +13,8 @@ import type { VerificationResult } from '../../engine/types.js';
 /** What `admin user add` gives a new user unless told otherwise (DESIGN.md §2: 20 requests per 1 s). */
 export const DEFAULT_RATE_LIMIT = 20;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/** The longest window a login counter is kept for (see addToLoginCount). */
+export const LOGIN_WINDOW_MAX_SECONDS = 3_600;
 /** An Idempotency-Key is honoured for this long; older records are ignored and pruned. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
@@ -273,8 +275,13 @@ export interface Store {
    * requests at once for a busy user (see rate-limit.ts), so this is not a write per request.
    */
   reserveRequests(userId: number, windowStart: number, count: number): Promise<number>;
-  /** Counts one login attempt under `key` (an address or a client IP) in the window starting at `windowStart`; returns the count so far. */
-  countLoginAttempt(key: string, windowStart: number): Promise<number>;
+  /**
+   * Adds `delta` to the login counter under `key` (an account, a client address, or both) in the
+   * window starting at `windowStart` (epoch seconds) and returns the count after it: 1 counts an
+   * attempt, -1 takes back one that succeeded, 0 only reads. Windows are at most
+   * LOGIN_WINDOW_MAX_SECONDS long; counters of older windows are dropped.
+   */
+  addToLoginCount(key: string, windowStart: number, delta: number): Promise<number>;
 
   // dashboard: sessions (only the SHA-256 of a session id is stored) and uploaded lists
   /** Stores a new session; sessions past their expiry are pruned on the way. */

@@ -1,3 +1,4 @@
+import { LOGIN_WINDOW_MAX_SECONDS } from '../store.js';
 import type { Connection } from './database.js';
 
 /** Fixed-window counters: requests per user and login attempts per address or client IP. */
@@ -13,9 +14,9 @@ export class LimitRecords {
          RETURNING count`,
       ),
       pruneWindows: prepare('DELETE FROM rate_windows WHERE user_id = ? AND window_start < ?'),
-      countLoginAttempt: prepare<{ count: number }>(
-        `INSERT INTO login_windows (window_start, key, count) VALUES (?, ?, 1)
-         ON CONFLICT (window_start, key) DO UPDATE SET count = count + 1
+      addToLoginCount: prepare<{ count: number }>(
+        `INSERT INTO login_windows (window_start, key, count) VALUES (?, ?, ?)
+         ON CONFLICT (window_start, key) DO UPDATE SET count = count + excluded.count
          RETURNING count`,
       ),
       pruneLoginWindows: prepare('DELETE FROM login_windows WHERE window_start < ?'),
@@ -30,10 +31,10 @@ export class LimitRecords {
     return total;
   }
 
-  countLoginAttempt(key: string, windowStart: number): number {
-    const { count } = this.sql.countLoginAttempt.get(windowStart, key)!;
-    // The first attempt under a key in a window: a moment to drop every past window, of every key.
-    if (count === 1) this.sql.pruneLoginWindows.run(windowStart);
+  addToLoginCount(key: string, windowStart: number, delta: number): number {
+    const { count } = this.sql.addToLoginCount.get(windowStart, key, delta)!;
+    // The first attempt under a key in a window: a moment to drop every window too old for any counter.
+    if (count === 1 && delta === 1) this.sql.pruneLoginWindows.run(windowStart - LOGIN_WINDOW_MAX_SECONDS);
     return count;
   }
 }
