@@ -11,16 +11,17 @@ import {
 } from '../client/errors.js';
 import { ConfigError } from '../config/errors.js';
 import { fsErrorText, isFsError } from '../text/fs-errors.js';
+import { CsvError } from '../csv/errors.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
 
 interface Mapping {
   type: abstract new (...args: never[]) => Error;
   exitCode: ExitCodeValue;
-  hint: (error: never) => string;
+  hint: (error: never) => string | undefined;
 }
 
 /**
- * DESIGN.md §4's exit codes for the client's errors, each with a hint at what to do next; first
+ * DESIGN.md §4's exit codes for the errors of the client, config and csv layers, each with a hint at what to do next; first
  * match wins, so subclasses come first.
  */
 const MAPPINGS: Mapping[] = [
@@ -34,6 +35,7 @@ const MAPPINGS: Mapping[] = [
   { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
   { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
+  { type: CsvError, exitCode: ExitCode.usage, hint: (error: CsvError) => error.hint },
 ];
 
 function messageOf(error: Error): string {
@@ -45,7 +47,7 @@ function messageOf(error: Error): string {
 }
 
 /**
- * The CliError for an error of the client or config layers, or for a path the user named that
+ * The CliError for an error of the client, config or csv layers, or for a path the user named that
  * cannot be used (exit 2, the path and what is wrong with it); undefined for anything else.
  */
 export function cliErrorFor(error: unknown): CliError | undefined {

@@ -125,6 +125,7 @@ export function buildProgram(): Command {
     .option('--only <results>', 'only rows with these verdicts (comma list, e.g. valid,catch_all)')
     .option('--input <file>', 'the list to merge the results into (default: the one submitted from here)')
     .option('--column <name|number>', 'with --input: the column holding the addresses')
+    .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted')
     .option('--wait', 'wait for the jobs to complete first, showing progress')
     .action(lazy(async () => (await import('./commands/bulk/results.js')).runBulkResults));
 

@@ -1,11 +1,14 @@
+import { CsvError } from './errors.js';
 import { NO_ADDRESS, precheckFailure } from './precheck.js';
 import { addressKey } from './result-index.js';
-import { addressOf, forEachRow, type ListSource } from './source.js';
+import { addressOf, forEachRow, type ListSource, type SourceRow } from './source.js';
 
-/** A pre-check failure shown to the user: where, what and why. */
+/** A pre-check failure shown to the user: where (as an editor shows it), what and why. */
 export interface RejectedRow {
-  /** 1-based data row (header not counted). */
-  row: number;
+  /** The file line the row starts on, 1-based. */
+  line: number;
+  /** The CSV record number, header included, blank rows not counted. */
+  record: number;
   address: string;
   reason: string;
 }
@@ -18,7 +21,7 @@ export interface AddressList {
   rows: number;
   /** Rows whose address (ignoring case) appeared on an earlier row. */
   duplicates: number;
-  /** Rows without an address, and distinct addresses that failed the syntax pre-check. */
+  /** Rows without an address, and distinct addresses that failed the syntax check. */
   invalid: number;
   /** The first few invalid rows, to show. */
   rejected: RejectedRow[];
@@ -26,21 +29,31 @@ export interface AddressList {
 
 const REJECTED_SHOWN = 5;
 
+/** The email column as the user knows it: its header name, else its number. */
+function columnName(source: ListSource): string {
+  const { header, index } = source.column;
+  return header ? JSON.stringify(header[index]!.trim()) : String(index + 1);
+}
+
 /**
  * Reads a list once, streaming. Memory grows with the number of distinct addresses only: a seen
- * set for de-duplication and the addresses to send, never the rows.
+ * set for de-duplication and the addresses to send, never the rows. A list whose column holds not
+ * one address (not even a malformed one) is an error, not an empty success: the column is wrong.
  */
 export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
   const seen = new Set<string>();
   const list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
-  const reject = (address: string, reason: string) => {
+  let withAt = 0;
+  const reject = (row: SourceRow, address: string, reason: string) => {
     list.invalid += 1;
-    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ row: list.rows, address, reason });
+    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
   };
   await forEachRow(source, (row) => {
+    if (row.blank) return;
     list.rows += 1;
     const address = addressOf(source, row);
-    if (address === '') return reject(address, NO_ADDRESS);
+    if (address.includes('@')) withAt += 1;
+    if (address === '') return reject(row, address, NO_ADDRESS);
     const key = addressKey(address);
     if (seen.has(key)) {
       list.duplicates += 1;
@@ -48,8 +61,14 @@ export async function readAddressList(source: ListSource, options: { precheck: b
     }
     seen.add(key);
     const failure = options.precheck ? precheckFailure(address) : undefined;
-    if (failure !== undefined) return reject(address, failure);
+    if (failure !== undefined) return reject(row, address, failure);
     list.addresses.push(address);
   });
+  if (withAt === 0) {
+    throw new CsvError(source.label, `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`, {
+      hint: 'name the column that holds them with --column <name|number>',
+      namesFile: true,
+    });
+  }
   return list;
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/errors.js';
+import { CsvError } from './errors.js';
 
 /** Where the addresses are in a list: which field, and whether the first row names the fields. */
 export interface EmailColumn {
@@ -63,11 +63,11 @@ function columnFromSpec(spec: string, firstRow: string[], plainText: boolean, fi
   if (/^\d+$/.test(wanted)) {
     const index = Number(wanted) - 1;
     if (index < 0 || index >= firstRow.length) {
-      throw new UsageError(`${file}: --column ${spec} is out of range: the rows have ${firstRow.length} field(s)`);
+      throw new CsvError(file, `--column ${spec} is out of range: the rows have ${firstRow.length} ${firstRow.length === 1 ? 'field' : 'fields'}`);
     }
     return withHeader(index, firstRow, firstRowIsHeader(firstRow, index, plainText));
   }
-  throw new UsageError(`${file}: no column named "${spec}"; columns seen: ${describeColumns(firstRow)}`);
+  throw new CsvError(file, `no column named "${spec}"; columns seen: ${describeColumns(firstRow)}`);
 }
 
 /**
@@ -79,7 +79,7 @@ export function findEmailColumn(
   options: { column?: string; plainText: boolean; file: string },
 ): EmailColumn {
   const firstRow = rows[0];
-  if (!firstRow) throw new UsageError(`${options.file}: no rows: the file holds no addresses`);
+  if (!firstRow) throw new CsvError(options.file, 'no rows: the file holds no addresses');
   if (options.column !== undefined) return columnFromSpec(options.column, firstRow, options.plainText, options.file);
 
   const byName = firstRow.findIndex(isEmailHeaderName);
@@ -87,10 +87,9 @@ export function findEmailColumn(
 
   const byContent = columnByContent(rows);
   if (byContent < 0) {
-    throw new UsageError(
-      `${options.file}: no email column found; columns seen: ${describeColumns(firstRow)}`,
-      'name it with --column <name|number>',
-    );
+    throw new CsvError(options.file, `no email column found; columns seen: ${describeColumns(firstRow)}`, {
+      hint: 'name it with --column <name|number>',
+    });
   }
   return withHeader(byContent, firstRow, firstRowIsHeader(firstRow, byContent, options.plainText));
 }

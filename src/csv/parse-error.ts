@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { UsageError } from '../cli/errors.js';
+import { CsvError } from './errors.js';
 
 interface CsvParseError extends Error {
   code?: string;
@@ -48,11 +48,11 @@ async function lineOfUnclosedQuote(path: string, delimiter: string): Promise<num
   return pendingQuote ? undefined : openedOn;
 }
 
-/** A csv-parse failure as "FILE: line N: what", exit code 2. */
-export async function toUsageError(error: unknown, label: string, path: string, delimiter: string): Promise<unknown> {
+/** A csv-parse failure as a CsvError ("FILE: line N: what"); any other error as it is. */
+export async function toCsvError(error: unknown, label: string, path: string, delimiter: string): Promise<unknown> {
   const parseError = error as CsvParseError;
   if (typeof parseError.code !== 'string' || !parseError.code.startsWith('CSV_')) return error;
   const line = parseError.code === 'CSV_QUOTE_NOT_CLOSED' ? ((await lineOfUnclosedQuote(path, delimiter)) ?? parseError.lines) : parseError.lines;
   const what = EXPLANATIONS[parseError.code] ?? parseError.message.replace(/\s*at line \d+/, '');
-  return new UsageError(`${label}: line ${line ?? '?'}: ${what}`);
+  return new CsvError(label, what, { line });
 }

@@ -6,7 +6,7 @@ import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
 import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
 import { addressKey, type ResultIndex } from './result-index.js';
-import { addressOf, dataRows, pipeRecords, type ListSource } from './source.js';
+import { addressOf, dataRows, pipeRecords, type ListSource, type SourceRow } from './source.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -23,11 +23,24 @@ export interface WriteResultsOptions {
   signal?: AbortSignal;
 }
 
-/** An output's text: what opens it, the text of one result (with its source row for CSV), what closes it. */
+/** What a write did: entries written, and the source rows that no result and no local verdict covered. */
+export interface WriteSummary {
+  written: number;
+  /** Non-blank source rows whose address is in none of the results (CSV: kept with empty verdict cells). */
+  unmatched: number;
+  /** The first few of them, as "line N" places. */
+  unmatchedLines: number[];
+}
+
+/**
+ * An output's text: what opens it, the text of one entry, what closes it. An entry is a result
+ * (with its source row when there is a source), or for CSV a source row with no result: a blank
+ * row, or one whose address no job covers. Such rows keep their place with empty verdict cells.
+ */
 interface TextFormat {
   head: string;
-  /** Appends one result's text to `parts`, in pieces: they are joined once per chunk. */
-  entry(parts: string[], result: VerificationResult, row?: string[]): void;
+  /** Appends one entry's text to `parts`, in pieces: they are joined once per chunk. */
+  entry(parts: string[], result: VerificationResult | undefined, row?: SourceRow): void;
   tail(): string;
 }
 
@@ -38,19 +51,36 @@ function headerOf(source: ListSource | undefined): string[] {
   return Array.from({ length: source.width }, (_, index) => (index === source.column.index ? 'email' : `column${index + 1}`));
 }
 
-/** CSV in the source's own dialect (delimiter, BOM, line ends), the header first. */
+/**
+ * CSV in the source's own dialect (delimiter, BOM, line ends), the header first. The verdict cells
+ * always follow the source's first `width` fields, under their headers; a ragged row's fields past
+ * the header's (data the header does not name) are kept after them.
+ */
 function csvFormat(source: ListSource | undefined): TextFormat {
   const { delimiter, lineEnd, bom } = csvLayout(source?.dialect);
   const encode = csvFieldEncoder(delimiter);
   const resultText = resultCellsEncoder(encode, delimiter);
   const header = [...headerOf(source), ...RESULT_COLUMNS].map(encode).join(delimiter);
+  const noResult = delimiter.repeat(RESULT_COLUMNS.length - 1);
+  const width = source?.width ?? 1;
   return {
     head: `${bom ? '\uFEFF' : ''}${header}${lineEnd}`,
     entry: (parts, result, row) => {
-      parts.push((row ?? [result.email]).map(encode).join(delimiter), delimiter, resultText(result), lineEnd);
+      const fields = row?.fields ?? [result!.email];
+      const verdict = result ? resultText(result) : noResult;
+      if (fields.length <= width) {
+        parts.push(fields.map(encode).join(delimiter), delimiter, verdict, lineEnd);
+      } else {
+        parts.push(fields.slice(0, width).map(encode).join(delimiter), delimiter, verdict, delimiter, fields.slice(width).map(encode).join(delimiter), lineEnd);
+      }
     },
     tail: () => '',
   };
+}
+
+/** A result's JSON, with the source line it came from when there is a source. */
+function jsonText(result: VerificationResult, row: SourceRow | undefined): string {
+  return jsonSafe(row ? resultJson(result, row.line) : resultJson(result));
 }
 
 /**
@@ -58,12 +88,12 @@ function csvFormat(source: ListSource | undefined): TextFormat {
  * separators in a reason escaped (JSON.stringify leaves them raw, and ndjson is often read on a terminal).
  */
 function jsonFormat(format: 'json' | 'ndjson'): TextFormat {
-  if (format === 'ndjson') return { head: '', entry: (parts, result) => parts.push(jsonSafe(resultJson(result)), '\n'), tail: () => '' };
+  if (format === 'ndjson') return { head: '', entry: (parts, result, row) => parts.push(jsonText(result!, row), '\n'), tail: () => '' };
   let empty = true;
   return {
     head: '',
-    entry: (parts, result) => {
-      parts.push(empty ? '[\n' : ',\n', jsonSafe(resultJson(result)));
+    entry: (parts, result, row) => {
+      parts.push(empty ? '[\n' : ',\n', jsonText(result!, row));
       empty = false;
     },
     tail: () => (empty ? '[]\n' : '\n]\n'),
@@ -113,53 +143,59 @@ function answerFor(address: string, results: ResultIndex): VerificationResult | 
   return results.get(address) ?? localResult(address);
 }
 
+/** Unmatched rows listed by line in a summary; the count says how many more. */
+const UNMATCHED_LISTED = 5;
+
 /**
- * A parser record's entry, in file order. Every row is kept for CSV (duplicates get the same
- * result); for JSON only an address's first row, since the output then holds results, not rows.
+ * A parser record's entry, in file order. For CSV every row is kept, in place (duplicates get the
+ * same result; blank rows and rows no job covers get empty verdict cells) unless `--only` filters;
+ * for JSON only an address's first row, since the output then holds results, not rows.
  */
-function rowEntries(source: ListSource, options: WriteResultsOptions, format: TextFormat, count: () => void) {
+function rowEntries(source: ListSource, options: WriteResultsOptions, format: TextFormat, summary: WriteSummary) {
   const toRow = dataRows(source);
-  const written = options.format === 'csv' ? undefined : new Set<string>();
+  const csv = options.format === 'csv';
+  const written = csv ? undefined : new Set<string>();
   return (parts: string[], record: string[]): void => {
     const row = toRow(record);
     if (!row) return;
-    const address = addressOf(source, row);
-    const result = answerFor(address, options.results);
-    if (!result || (options.only && !options.only.includes(result.result))) return;
+    const address = row.blank ? '' : addressOf(source, row);
+    const result = row.blank ? undefined : answerFor(address, options.results);
+    if (!row.blank && !result) {
+      summary.unmatched += 1;
+      if (summary.unmatchedLines.length < UNMATCHED_LISTED) summary.unmatchedLines.push(row.line);
+    }
+    if (options.only ? !result || !options.only.includes(result.result) : !result && !csv) return;
     if (written) {
       const key = addressKey(address);
       if (address === '' || written.has(key)) return;
       written.add(key);
     }
-    count();
+    summary.written += 1;
     format.entry(parts, result, row);
   };
 }
 
-function resultEntries(options: WriteResultsOptions, format: TextFormat, count: () => void) {
+function resultEntries(options: WriteResultsOptions, format: TextFormat, summary: WriteSummary) {
   return (parts: string[], result: VerificationResult): void => {
     if (options.only && !options.only.includes(result.result)) return;
-    count();
+    summary.written += 1;
     format.entry(parts, result);
   };
 }
 
 /**
  * Writes results to `out`, streaming: with a source, its rows re-read in order (CSV: each row
- * with `result, reason, <checks>` appended); without one, `email, result, reason, <checks>`.
- * Resolves with the number of rows (CSV) or results (JSON) written.
+ * with `result, reason, <checks>` appended; JSON: each result with its source `row`, the file
+ * line); without one, `email, result, reason, <checks>`. Resolves with what was written.
  */
-export async function writeResults(out: NodeJS.WritableStream, options: WriteResultsOptions): Promise<number> {
-  let written = 0;
-  const count = () => {
-    written += 1;
-  };
+export async function writeResults(out: NodeJS.WritableStream, options: WriteResultsOptions): Promise<WriteSummary> {
+  const summary: WriteSummary = { written: 0, unmatched: 0, unmatchedLines: [] };
   const format = options.format === 'csv' ? csvFormat(options.source) : jsonFormat(options.format);
   if (options.source) {
-    await pipeRecords(options.source, [chunkedText(format, rowEntries(options.source, options, format, count)), out], options.signal);
+    await pipeRecords(options.source, [chunkedText(format, rowEntries(options.source, options, format, summary)), out], options.signal);
   } else {
-    const text = chunkedText(format, resultEntries(options, format, count));
+    const text = chunkedText(format, resultEntries(options, format, summary));
     await pipeline([Readable.from(options.results.values()), text, out], { signal: options.signal });
   }
-  return written;
+  return summary;
 }

@@ -3,11 +3,12 @@ import { open } from 'node:fs/promises';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, type Options as ParseOptions } from 'csv-parse';
-import { UsageError } from '../cli/errors.js';
 import { fsErrorText } from '../text/fs-errors.js';
 import { sniffDialect, type Dialect } from './dialect.js';
 import { findEmailColumn, type EmailColumn } from './email-column.js';
-import { toUsageError } from './parse-error.js';
+import { CsvError } from './errors.js';
+import { notTextFile } from './not-text.js';
+import { toCsvError } from './parse-error.js';
 
 /** A list file and how to read it: everything the reader and the merge-back writer share. */
 export interface ListSource {
@@ -16,8 +17,25 @@ export interface ListSource {
   label: string;
   dialect: Dialect;
   column: EmailColumn;
-  /** Fields per row (of the header, or of the widest sample row): short rows are padded to it. */
+  /**
+   * Fields per row: the header's, or the widest sample row's without trailing empty fields. Short
+   * rows are padded to it and trailing empty fields past it dropped, so appended columns line up.
+   */
   width: number;
+}
+
+/**
+ * One record of the file as the readers see it. `fields` holds at least `width` fields; a row with
+ * more (data past the header) keeps them after the first `width`.
+ */
+export interface SourceRow {
+  fields: string[];
+  /** The file line the row starts on, 1-based, as an editor shows it. */
+  line: number;
+  /** The CSV record number, 1-based, header included, blank rows not counted. */
+  record: number;
+  /** A row with nothing in it (an empty line, or only delimiters and spaces). */
+  blank: boolean;
 }
 
 /** Enough rows to judge the delimiter and the column; a row longer than this is an error anyway. */
@@ -33,8 +51,8 @@ function parserOptions(dialect: Dialect): ParseOptions {
     // neither hides where the address is, so neither stops the run.
     relax_column_count: true,
     relax_quotes: true,
-    skip_empty_lines: true,
-    skip_records_with_empty_values: true,
+    // Blank rows come through, so that line numbers stay the file's and the merge-back keeps them in place.
+    skip_empty_lines: false,
   };
   return dialect.kind === 'csv'
     ? { ...common, delimiter: dialect.delimiter }
@@ -48,32 +66,41 @@ function delimiterOf(dialect: Dialect): string {
 /** The start of the list. A directory opens fine and fails only at the read (EISDIR), so both are answered alike. */
 async function readSample(path: string, label: string): Promise<{ text: string; complete: boolean }> {
   let handle;
+  let sample: Buffer;
   try {
     handle = await open(path, 'r');
     const buffer = Buffer.alloc(SAMPLE_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SAMPLE_BYTES, 0);
-    return { text: buffer.subarray(0, bytesRead).toString('utf8'), complete: bytesRead < SAMPLE_BYTES };
+    sample = buffer.subarray(0, bytesRead);
   } catch (error) {
-    throw new UsageError(`${label}: cannot read: ${fsErrorText(error)}`);
+    throw new CsvError(label, `cannot read: ${fsErrorText(error)}`);
   } finally {
     await handle?.close();
   }
+  const notText = notTextFile(sample, label);
+  if (notText) throw new CsvError(label, `${notText.what}, not a CSV or text list`, { hint: notText.hint });
+  return { text: sample.toString('utf8'), complete: sample.length < SAMPLE_BYTES };
+}
+
+/** Whether a record holds nothing but delimiters and spaces. */
+function isBlank(record: string[]): boolean {
+  return record.every((field) => field.trim() === '');
 }
 
 /**
- * The first rows of the sample. When the sample is only the start of the file, its last row may
- * be cut short and an error may be an artefact of the cut: both are left to the full read.
+ * The first non-blank rows of the sample. When the sample is only the start of the file, its last
+ * row may be cut short and an error may be an artefact of the cut: both are left to the full read.
  */
 async function parseSample(text: string, complete: boolean, source: Omit<ListSource, 'column' | 'width'>): Promise<string[][]> {
   const rows: string[][] = [];
   try {
     for await (const record of Readable.from([text]).pipe(parse(parserOptions(source.dialect)))) {
-      rows.push(record as string[]);
+      if (!isBlank(record as string[])) rows.push(record as string[]);
       // One row past the sample proves the rows before it whole.
       if (rows.length > SAMPLE_ROWS) return rows.slice(0, SAMPLE_ROWS);
     }
   } catch (error) {
-    if (complete) throw await toUsageError(error, source.label, source.path, delimiterOf(source.dialect));
+    if (complete) throw await toCsvError(error, source.label, source.path, delimiterOf(source.dialect));
   }
   return complete ? rows : rows.slice(0, -1);
 }
@@ -86,42 +113,70 @@ export async function openListSource(path: string, options: { label?: string; co
   const base = { path, label, dialect };
   const rows = await parseSample(text, complete, base);
   const column = findEmailColumn(rows, { column: options.column, plainText: dialect.kind === 'text', file: label });
-  const width = column.header?.length ?? Math.max(...rows.map((row) => row.length));
+  const width = column.header?.length ?? Math.max(...rows.map(filledLength));
   return { ...base, column, width };
 }
 
+/** Fields up to the last one with something in it: `a;b;` has two. */
+function filledLength(record: string[]): number {
+  let length = record.length;
+  while (length > 1 && record[length - 1]!.trim() === '') length -= 1;
+  return length;
+}
+
+/** Lines a record spans: one, plus a line per newline inside its quoted fields. */
+function linesSpanned(record: string[]): number {
+  let lines = 1;
+  for (const field of record) {
+    for (let at = field.indexOf('\n'); at >= 0; at = field.indexOf('\n', at + 1)) lines += 1;
+  }
+  return lines;
+}
+
 /**
- * Turns the parser's records into data rows: undefined for the header, short rows padded to the
- * list's width so that appended columns line up. A function the one consumer calls, not a stream
- * stage of its own: an object-mode stage costs a hand-over per row, about a tenth of the parse.
+ * Turns the parser's records into data rows, counting lines and records on the way: undefined for
+ * the header (and blank lines before it); short rows padded to the list's width, trailing empty
+ * fields past it dropped. A function the one consumer calls, not a stream stage of its own: an
+ * object-mode stage costs a hand-over per row, about a tenth of the parse. The row it returns is
+ * the same object every time, filled anew: consumers use it before asking for the next.
  */
-export function dataRows(source: ListSource): (record: string[]) => string[] | undefined {
-  let skipHeader = source.column.hasHeader;
+export function dataRows(source: ListSource): (record: string[]) => SourceRow | undefined {
+  let beforeHeader = source.column.hasHeader;
+  let nextLine = 1;
+  let records = 0;
+  const row: SourceRow = { fields: [], line: 0, record: 0, blank: false };
   return (record) => {
-    if (skipHeader) {
-      skipHeader = false;
+    row.line = nextLine;
+    nextLine += linesSpanned(record);
+    row.blank = isBlank(record);
+    if (!row.blank) records += 1;
+    if (beforeHeader) {
+      beforeHeader = row.blank;
       return undefined;
     }
     while (record.length < source.width) record.push('');
-    return record;
+    while (record.length > source.width && record[record.length - 1]!.trim() === '') record.pop();
+    row.fields = record;
+    row.record = records;
+    return row;
   };
 }
 
 /**
  * Streams a list's records through `rest`, in file order, never holding more than a chunk of
  * rows. The first of `rest` gets the parser's records, header included: it passes them through
- * `dataRows`. Parse errors become "FILE: line N: what" usage errors.
+ * `dataRows`. Parse errors become CsvErrors ("FILE: line N: what").
  */
 export async function pipeRecords(source: ListSource, rest: NodeJS.WritableStream[], signal?: AbortSignal): Promise<void> {
   try {
     await pipeline([createReadStream(source.path), parse(parserOptions(source.dialect)), ...rest], { signal });
   } catch (error) {
-    throw await toUsageError(error, source.label, source.path, delimiterOf(source.dialect));
+    throw await toCsvError(error, source.label, source.path, delimiterOf(source.dialect));
   }
 }
 
-/** Calls `onRow` for every data row (header and blank rows left out), in file order. */
-export async function forEachRow(source: ListSource, onRow: (row: string[]) => void): Promise<void> {
+/** Calls `onRow` for every row after the header, blank ones too, in file order. */
+export async function forEachRow(source: ListSource, onRow: (row: SourceRow) => void): Promise<void> {
   const toRow = dataRows(source);
   await pipeRecords(source, [
     new Writable({
@@ -140,6 +195,11 @@ export async function forEachRow(source: ListSource, onRow: (row: string[]) => v
 }
 
 /** The row's address as written, trimmed; '' when the row has none. */
-export function addressOf(source: ListSource, row: string[]): string {
-  return (row[source.column.index] ?? '').trim();
+export function addressOf(source: ListSource, row: SourceRow): string {
+  return (row.fields[source.column.index] ?? '').trim();
+}
+
+/** Where a row is, as an editor shows it: "line 9", with the CSV record number beside when it differs. */
+export function rowPlace(row: Pick<SourceRow, 'line' | 'record'>): string {
+  return row.line === row.record ? `line ${row.line}` : `line ${row.line} (record ${row.record})`;
 }

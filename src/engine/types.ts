@@ -49,11 +49,13 @@ export interface VerificationResult {
 
 /**
  * A result as the interface's JSON object (§2.1): its four fields in its order, then `suggestion`
- * when there is one, whatever else the object carries. The one serialisation shared by
- * `verify --json` and bulk json/ndjson.
+ * when there is one, then `row`, the source file line, when the caller knows it (so that bulk
+ * output joins back to the list); whatever else the object carries is left out. The one
+ * serialisation shared by `verify --json` and bulk json/ndjson.
  */
-export function resultJson({ email, result, checks, reason, suggestion }: VerificationResult): string {
-  return JSON.stringify(suggestion === undefined ? { email, result, checks, reason } : { email, result, checks, reason, suggestion });
+export function resultJson({ email, result, checks, reason, suggestion }: VerificationResult, row?: number): string {
+  // JSON.stringify leaves out the properties that are undefined.
+  return JSON.stringify({ email, result, checks, reason, suggestion, row });
 }
 
 /** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */

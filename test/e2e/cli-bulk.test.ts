@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliSandbox, type CliSandbox } from '../support/cli-sandbox.js';
-import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
-import { BIN, startService, type RunningService } from '../support/service.js';
+import type { CliSandbox } from '../support/cli-sandbox.js';
+import { startCliWorld, type CliWorld } from '../support/cli-world.js';
+import { MAIL_DOMAIN, MISSING_DOMAIN } from '../support/service-app.js';
+import { BIN, type RunningService } from '../support/service.js';
 
 /**
  * `bulk submit / status / results`: the built binary against the real service, whose engine asks
@@ -18,42 +18,34 @@ import { BIN, startService, type RunningService } from '../support/service.js';
 const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`] as const;
 /** A domain whose DNS answers only after a while: its jobs stay `processing` long enough to observe. */
 const SLOW_DOMAIN = 'slow.test';
-const SLOW_DNS_MS = 4_000;
+const SLOW_DNS_MS = 10_000;
 const RESULT_COLUMNS = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
-let world: MailWorld;
+let setup: CliWorld;
 let service: RunningService;
 let token: string;
 let dir: string;
 let cli: CliSandbox;
+let file: CliWorld['file'];
 
 beforeAll(async () => {
-  world = await startMailWorld({ mailboxes: [...VALID] });
-  world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] });
-  service = await startService({ engineArgs: world.engineArgs });
-  token = await service.createUser('lists@example.test', { credits: 1_000_000, rateLimit: 1_000 });
-  dir = await mkdtemp(join(tmpdir(), 'mailverify-bulk-e2e-'));
-  cli = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token });
+  setup = await startCliWorld({
+    mailboxes: [...VALID],
+    user: 'lists@example.test',
+    prepare: (world) => world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] }),
+  });
+  ({ service, token, dir, cli, file } = setup);
 });
 
 afterAll(async () => {
-  await cli?.close();
-  await service?.stop();
-  await world?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await setup?.close();
 });
 
 async function balance(): Promise<number> {
   const whoami = await cli.run(['whoami', '--json']);
   return (JSON.parse(whoami.stdout) as { balance: number }).balance;
-}
-
-async function file(name: string, content: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, content);
-  return path;
 }
 
 /** The CLI as a child process the test can signal; same environment as the sandbox. */
@@ -95,8 +87,12 @@ describe('bulk submit --wait --output', () => {
     expect(lines(submit.stdout)).toHaveLength(1);
     expect(submit.stderr).toContain('8 rows, 4 addresses to verify, 1 duplicate, 3 invalid rows not sent');
 
-    const out = parse(await readFile(output), { bom: true }) as string[][];
-    expect(out[0]).toEqual([...rows[0]!, ...RESULT_COLUMNS]);
+    const merged = parse(await readFile(output), { bom: true }) as string[][];
+    expect(merged[0]).toEqual([...rows[0]!, ...RESULT_COLUMNS]);
+    // The blank rows keep their place, as rows of empty cells under every header.
+    const blank = Array.from({ length: 4 + RESULT_COLUMNS.length }, () => '');
+    expect(merged.slice(2, 4)).toEqual([blank, blank]);
+    const out = [merged[0]!, merged[1]!, ...merged.slice(4)];
     expect(out.slice(1).map((row) => row.slice(0, 4))).toEqual(rows.slice(1));
     const verdict = Object.fromEntries(out.slice(1).map((row) => [row[0], row[4]]));
     expect(verdict).toEqual({ '1': 'valid', '2': 'valid', '3': 'invalid', '4': 'valid', '5': 'invalid', '6': 'invalid', '7': 'invalid', '8': 'invalid' });
@@ -116,6 +112,7 @@ describe('bulk submit --wait --output', () => {
     expect(out.map((row) => row.slice(0, 2))).toEqual([
       ['email', 'result'],
       [VALID[0], 'valid'],
+      ['', ''], // the blank line keeps its place
       [`carol@${MAIL_DOMAIN}`, 'invalid'],
       ['not-an-address', 'invalid'],
     ]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { CsvError } from '../../src/csv/errors.js';
 import { findEmailColumn } from '../../src/csv/email-column.js';
 
 const csv = { plainText: false, file: 'list.csv' };
@@ -40,7 +40,7 @@ describe('findEmailColumn', () => {
 
   it('names the columns it saw when none holds addresses', () => {
     const rows = [['name', 'phone'], ['Ann', '555']];
-    expect(() => findEmailColumn(rows, csv)).toThrow(UsageError);
+    expect(() => findEmailColumn(rows, csv)).toThrow(CsvError);
     expect(() => findEmailColumn(rows, csv)).toThrow('list.csv: no email column found; columns seen: "name", "phone"');
   });
 

@@ -38,7 +38,7 @@ async function written(options: WriteResultsOptions): Promise<{ output: string; 
   const out = new PassThrough();
   // Bytes, not stream/consumers' text(): its decoder would drop the BOM under test.
   const output = buffer(out);
-  const count = await writeResults(out, options);
+  const { written: count } = await writeResults(out, options);
   return { output: (await output).toString('utf8'), count };
 }
 
@@ -67,11 +67,35 @@ describe('writeResults with the source list', () => {
     expect(count).toBe(5);
   });
 
-  it('leaves out rows whose address belongs to a job the output does not cover', async () => {
+  it('keeps rows whose address no job covers in place, with empty verdict cells, and counts them', async () => {
     const path = join(dir, 'other-job.csv');
-    await writeFile(path, 'email\nann@example.org\ncy@example.org\n');
+    await writeFile(path, 'email\nann@example.org\ncy@example.org\n\ndee@example.org\n');
+    const out = new PassThrough();
+    const output = buffer(out);
+    const summary = await writeResults(out, { format: 'csv', results, source: await openListSource(path) });
+    const empty = RESULT_HEADER.map(() => '');
+    expect(parse((await output).toString('utf8'))).toEqual([
+      ['email', ...RESULT_HEADER],
+      ['ann@example.org', 'valid', 'valid because', ...CHECK_VALUES, ''],
+      ['cy@example.org', ...empty],
+      ['', ...empty],
+      ['dee@example.org', ...empty],
+    ]);
+    expect(summary).toEqual({ written: 4, unmatched: 2, unmatchedLines: [3, 5] });
+  });
+
+  it('lines the verdict up under its header whatever the row length: trailing delimiters, short rows, extra fields', async () => {
+    const path = join(dir, 'ragged.csv');
+    await writeFile(path, 'Name;Email\nAnn;Ann@Example.org;\nBob\nCy;bob@example.org;;\nDee;bad;extra;more\n');
     const { output } = await written({ format: 'csv', results, source: await openListSource(path) });
-    expect(parse(output)).toEqual([['email', ...RESULT_HEADER], ['ann@example.org', 'valid', 'valid because', ...CHECK_VALUES, '']]);
+    const rows = parse(output, { delimiter: ';', relax_column_count: true }) as string[][];
+    expect(rows[0]).toEqual(['Name', 'Email', ...RESULT_HEADER]);
+    expect(rows[1]).toEqual(['Ann', 'Ann@Example.org', 'valid', 'valid because', ...CHECK_VALUES, '']);
+    expect(rows[2]!.slice(0, 4)).toEqual(['Bob', '', 'invalid', 'no address in this row']);
+    expect(rows[3]).toEqual(['Cy', 'bob@example.org', 'catch_all', 'catch_all because', ...CHECK_VALUES, '']);
+    expect(rows[4]!.slice(0, 3)).toEqual(['Dee', 'bad', 'invalid']);
+    expect(rows[4]!.slice(2 + RESULT_HEADER.length)).toEqual(['extra', 'more']);
+    expect(rows.slice(0, 4).map((row) => row.length)).toEqual([15, 15, 15, 15]);
   });
 
   it('names the columns of a source without a header', async () => {
@@ -94,7 +118,8 @@ describe('writeResults with the source list', () => {
     const { output, count } = await written({ format: 'ndjson', results, source: await openListSource(path) });
     const lines = output.trim().split('\n').map((line) => JSON.parse(line) as VerificationResult);
     expect(lines.map((line) => [line.email, line.result])).toEqual([['bob@example.org', 'catch_all'], ['Ann@Example.org', 'valid']]);
-    expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason']);
+    expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason', 'row']);
+    expect(lines.map((line) => (line as VerificationResult & { row: number }).row)).toEqual([2, 3]);
     expect(count).toBe(2);
   });
 });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAddressList } from '../../src/csv/address-list.js';
-import { forEachRow, openListSource } from '../../src/csv/source.js';
+import { CsvError } from '../../src/csv/errors.js';
+import { forEachRow, openListSource, rowPlace } from '../../src/csv/source.js';
 
 let dir: string;
 let counter = 0;
@@ -14,15 +15,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function file(content: string): Promise<string> {
+async function file(content: string | Uint8Array): Promise<string> {
   const path = join(dir, `list-${(counter += 1)}.csv`);
   await writeFile(path, content);
   return path;
 }
 
+/** The non-blank rows' fields (copied: the reader reuses its row object). */
 async function rowsOf(path: string, column?: string): Promise<string[][]> {
   const rows: string[][] = [];
-  await forEachRow(await openListSource(path, { column }), (row) => rows.push(row));
+  await forEachRow(await openListSource(path, { column }), (row) => {
+    if (!row.blank) rows.push([...row.fields]);
+  });
   return rows;
 }
 
@@ -59,6 +63,37 @@ describe('reading a list', () => {
     ]);
   });
 
+  it('numbers rows by file line, blank lines and embedded newlines counted, with the record number beside', async () => {
+    const path = await file('email,note\n\nann@example.org,"two\nlines"\n,,\nbob@example.org,x\n');
+    const places: string[] = [];
+    await forEachRow(await openListSource(path), (row) => places.push(row.blank ? `line ${row.line} blank` : rowPlace(row)));
+    expect(places).toEqual(['line 2 blank', 'line 3 (record 2)', 'line 5 blank', 'line 6 (record 3)']);
+  });
+
+  it('drops trailing empty fields past the header and keeps data past it after the rest', async () => {
+    const path = await file('Name;Email\nAnn;ann@example.org;\nBob;bob@example.org;;extra\n');
+    expect(await rowsOf(path)).toEqual([
+      ['Ann', 'ann@example.org'],
+      ['Bob', 'bob@example.org', '', 'extra'],
+    ]);
+  });
+
+  it.each([
+    ['gzip', [0x1f, 0x8b, 0x08, 0x00], /a gzip-compressed file/, /gunzip -k/],
+    ['zip', [0x50, 0x4b, 0x03, 0x04], /a zip archive/, /CSV UTF-8/],
+    ['UTF-16 LE', [0xff, 0xfe, 0x65, 0x00], /UTF-16 LE text/, /save it as UTF-8/],
+    ['UTF-16 BE', [0xfe, 0xff, 0x00, 0x65], /UTF-16 BE text/, /save it as UTF-8/],
+    ['UTF-32 LE', [0xff, 0xfe, 0x00, 0x00, 0x65, 0, 0, 0], /UTF-32 LE text/, /UTF-32/],
+    ['NUL bytes', [0x65, 0x00, 0x6d, 0x00], /binary file, not text \(a NUL byte at offset 1\)/, /UTF-8/],
+  ])('names a %s file for what it is, with what to do', async (_name, bytes, what, hint) => {
+    const path = await file(Uint8Array.from([...bytes, 0x0a, 0x61, 0x40, 0x62, 0x2e, 0x63]));
+    const error = await openListSource(path, { label: 'list.csv' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CsvError);
+    expect((error as CsvError).message).toMatch(what);
+    expect((error as CsvError).message).toMatch(/^list\.csv: .*not a CSV or text list$/);
+    expect((error as CsvError).hint).toMatch(hint);
+  });
+
   it('reports an unterminated quote with the file and the line it opens on', async () => {
     const path = await file('email,name\na@example.org,Ann\nb@example.org,"Bob\nc@example.org,Cy\n');
     await expect(openListSource(path, { label: 'list.csv' })).rejects.toThrow(
@@ -71,7 +106,8 @@ describe('reading a list', () => {
     const path = await file(`email,name\n${rows.join('\n')}\nlast@example.org,"open\nmore\n`);
     const source = await openListSource(path, { label: 'big.csv' });
     await expect(forEachRow(source, () => undefined)).rejects.toMatchObject({
-      exitCode: 2,
+      file: 'big.csv',
+      line: 20002,
       message: expect.stringMatching(/^big\.csv: line 20002: unterminated quote/),
     });
   });
@@ -79,20 +115,20 @@ describe('reading a list', () => {
   it('names the columns seen when none holds addresses', async () => {
     const path = await file('name,phone\nAnn,555\n');
     await expect(openListSource(path, { label: 'people.csv' })).rejects.toMatchObject({
-      exitCode: 2,
+      file: 'people.csv',
       message: 'people.csv: no email column found; columns seen: "name", "phone"',
+      hint: 'name it with --column <name|number>',
     });
   });
 
   it('says so when the file does not exist', async () => {
-    await expect(openListSource(join(dir, 'missing.csv'), { label: 'missing.csv' })).rejects.toMatchObject({
-      exitCode: 2,
-      message: 'missing.csv: cannot read: no such file or directory',
-    });
+    await expect(openListSource(join(dir, 'missing.csv'), { label: 'missing.csv' })).rejects.toThrow(
+      new CsvError('missing.csv', 'cannot read: no such file or directory'),
+    );
   });
 
   it('says so when the path is a directory (it opens, and fails only when read)', async () => {
-    await expect(openListSource(dir, { label: 'lists/' })).rejects.toMatchObject({ exitCode: 2, message: 'lists/: cannot read: is a directory' });
+    await expect(openListSource(dir, { label: 'lists/' })).rejects.toThrow(new CsvError('lists/', 'cannot read: is a directory'));
   });
 });
 
@@ -105,9 +141,17 @@ describe('readAddressList', () => {
     expect(list.addresses).toEqual(['Ann@Example.org', 'bob@example.org']);
     expect(list).toMatchObject({ rows: 6, duplicates: 2, invalid: 2 });
     expect(list.rejected).toEqual([
-      { row: 3, address: 'not-an-address', reason: expect.any(String) },
-      { row: 4, address: '', reason: 'no address in this row' },
+      { line: 4, record: 4, address: 'not-an-address', reason: expect.any(String) },
+      { line: 5, record: 5, address: '', reason: 'no address in this row' },
     ]);
+  });
+
+  it('refuses a column that holds no addresses, naming it, the file and the rows read', async () => {
+    const path = await file('name,email\nAnn,ann@example.org\nBob,bob@example.org\n');
+    await expect(readAddressList(await openListSource(path, { label: 'people.csv', column: 'name' }), { precheck: true })).rejects.toMatchObject({
+      message: 'no addresses in column "name" of people.csv (2 rows read)',
+      hint: expect.stringContaining('--column'),
+    });
   });
 
   it('sends syntax-invalid addresses too with the pre-check off', async () => {

@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import type { ResultIndex } from '../../../csv/result-index.js';
-import { OUTPUT_FORMATS, writeResults, type OutputFormat } from '../../../csv/result-writer.js';
+import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
 import type { ListSource } from '../../../csv/source.js';
 import type { Verdict } from '../../../engine/types.js';
 import { writeFileAtomic } from '../../atomic-write.js';
@@ -39,15 +39,15 @@ export function planOutput(flags: OutputFlags): OutputPlan {
   return { path: flags.output, format: format ?? 'ndjson', only, flags };
 }
 
-/** Writes the results where the plan says; a file only ever appears whole. Returns rows written. */
-export async function writeOutput(plan: OutputPlan, io: Io, content: { results: ResultIndex; source?: ListSource; signal?: AbortSignal }): Promise<number> {
+/** Writes the results where the plan says; a file only ever appears whole. */
+export async function writeOutput(plan: OutputPlan, io: Io, content: { results: ResultIndex; source?: ListSource; signal?: AbortSignal }): Promise<WriteSummary> {
   const options = { format: plan.format, only: plan.only, ...content };
   if (plan.path === undefined) return writeResults(io.stdout, options);
-  let written = 0;
+  let summary: WriteSummary | undefined;
   await writeFileAtomic(plan.path, async (out) => {
-    written = await writeResults(out, options);
+    summary = await writeResults(out, options);
   });
-  return written;
+  return summary!;
 }
 
 /** An argument as a POSIX shell reads it back. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE_MODE, ensureConfigDir } from '../../../config/state.js';
+import type { FileFingerprint } from '../../../csv/fingerprint.js';
 import { writeTextAtomic } from '../../atomic-write.js';
 import { CliError, ExitCode } from '../../errors.js';
 
@@ -21,6 +22,8 @@ export interface SubmissionRecord {
   source: string;
   label: string;
   column?: string;
+  /** The list as it was read (absent in records of older versions): merge-back warns when it changed. */
+  fingerprint?: FileFingerprint;
   chunks: ChunkRecord[];
 }
 

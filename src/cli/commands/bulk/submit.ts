@@ -9,7 +9,8 @@ import type { ApiClient } from '../../../client/api-client.js';
 import { InsufficientTokensError } from '../../../client/errors.js';
 import type { BulkSubmission } from '../../../client/types.js';
 import { readAddressList, type AddressList } from '../../../csv/address-list.js';
-import { openListSource, type ListSource } from '../../../csv/source.js';
+import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js';
+import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
@@ -45,7 +46,7 @@ function describeList(list: AddressList, label: string): string[] {
     `${label}: ${counted(list.rows, 'row')}, ${counted(list.addresses.length, 'address', 'addresses')} to verify, ` +
       `${counted(list.duplicates, 'duplicate')}, ${counted(list.invalid, 'invalid row')} not sent`,
   ];
-  for (const { row, address, reason } of list.rejected) lines.push(`  row ${row}: ${toSafeJson(address)}: ${reason}`);
+  for (const rejected of list.rejected) lines.push(`  ${rowPlace(rejected)}: ${toSafeJson(rejected.address)}: ${rejected.reason}`);
   if (list.invalid > list.rejected.length) lines.push(`  … and ${list.invalid - list.rejected.length} more`);
   return lines;
 }
@@ -67,7 +68,14 @@ async function checkBalance(client: ApiClient, needed: number): Promise<void> {
  * recorded before anything is sent, so that neither the client's retries nor a re-run after a
  * crash can pay twice; each job id is recorded as soon as it is known.
  */
-async function submitJobs(client: ApiClient, session: Session, source: ListSource, column: string | undefined, addresses: string[]): Promise<BulkSubmission[]> {
+interface Submitted {
+  source: ListSource;
+  fingerprint: FileFingerprint;
+  column: string | undefined;
+  addresses: string[];
+}
+
+async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses }: Submitted): Promise<BulkSubmission[]> {
   const state = BulkState.open(session.env);
   const chunks = chunksOf(addresses, MAX_EMAILS_PER_JOB);
   if (chunks.length > 1) await checkBalance(client, addresses.length);
@@ -77,7 +85,7 @@ async function submitJobs(client: ApiClient, session: Session, source: ListSourc
     const idempotencyKey = (await state.unansweredKey(source.path, digest)) ?? randomUUID();
     records.push({ idempotencyKey, digest, count: chunk.length });
   }
-  const submission = { id: randomUUID(), createdAt: new Date().toISOString(), source: source.path, label: source.label, column, chunks: records };
+  const submission = { id: randomUUID(), createdAt: new Date().toISOString(), source: source.path, label: source.label, column, fingerprint, chunks: records };
   await state.addSubmission(submission);
 
   const jobs: BulkSubmission[] = [];
@@ -108,11 +116,12 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     const client = session.authenticatedClient();
     const path = file === '-' ? await bufferStdin(io.stdin) : resolve(file);
     const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
+    // Taken before the read, so that an edit while it runs counts as a change at merge-back.
+    const fingerprint = await fingerprintOf(path);
     const list = await readAddressList(source, { precheck: flags.precheck });
-    if (list.rows === 0) throw new UsageError(`${source.label}: no rows to verify`);
     for (const line of describeList(list, source.label)) session.notice(line);
 
-    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, source, flags.column, list.addresses);
+    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.

@@ -1,0 +1,49 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCliSandbox, type CliSandbox } from './cli-sandbox.js';
+import { startMailWorld, type MailWorld } from './service-app.js';
+import { startService, type RunningService } from './service.js';
+
+/**
+ * Everything an end-to-end test of the CLI's list commands stands on: DNS and SMTP fixtures, the
+ * real service asking them, one user with a token, a CLI sandbox logged in as that user (by
+ * environment), and a temp directory for the lists and outputs. `close` stops and removes it all.
+ */
+export interface CliWorld {
+  world: MailWorld;
+  service: RunningService;
+  token: string;
+  dir: string;
+  cli: CliSandbox;
+  /** Writes a file into `dir` and returns its path. */
+  file(name: string, content: string | Uint8Array): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startCliWorld(options: { mailboxes: string[]; user: string; prepare?: (world: MailWorld) => void }): Promise<CliWorld> {
+  const world = await startMailWorld({ mailboxes: options.mailboxes });
+  options.prepare?.(world);
+  const service = await startService({ engineArgs: world.engineArgs });
+  const token = await service.createUser(options.user, { credits: 1_000_000, rateLimit: 1_000 });
+  const dir = await mkdtemp(join(tmpdir(), 'mailverify-cli-e2e-'));
+  const cli = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token });
+  return {
+    world,
+    service,
+    token,
+    dir,
+    cli,
+    async file(name, content) {
+      const path = join(dir, name);
+      await writeFile(path, content);
+      return path;
+    },
+    async close() {
+      await cli.close();
+      await service.stop();
+      await world.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
