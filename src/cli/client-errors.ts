@@ -17,7 +17,13 @@ import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
 interface Mapping {
   type: abstract new (...args: never[]) => Error;
   exitCode: ExitCodeValue;
-  hint: (error: never) => string | undefined;
+  hint: (error: never, env: NodeJS.ProcessEnv) => string | undefined;
+}
+
+/** `mailverify login` cannot help while MAILVERIFY_TOKEN overrides the token it would store. */
+function unauthorizedHint(_error: UnauthorizedError, env: NodeJS.ProcessEnv): string {
+  if (env.MAILVERIFY_TOKEN) return 'the service refused the token in MAILVERIFY_TOKEN: set a valid one, or unset it to use the one `mailverify login` stores';
+  return 'run `mailverify login`';
 }
 
 /**
@@ -25,7 +31,7 @@ interface Mapping {
  * match wins, so subclasses come first.
  */
 const MAPPINGS: Mapping[] = [
-  { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: () => 'run `mailverify login`' },
+  { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: unauthorizedHint },
   { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
   { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
   { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
@@ -50,10 +56,10 @@ function messageOf(error: Error): string {
  * The CliError for an error of the client, config or csv layers, or for a path the user named that
  * cannot be used (exit 2, the path and what is wrong with it); undefined for anything else.
  */
-export function cliErrorFor(error: unknown): CliError | undefined {
+export function cliErrorFor(error: unknown, env: NodeJS.ProcessEnv = process.env): CliError | undefined {
   if (!(error instanceof Error)) return undefined;
   if (isFsError(error) && error.path !== undefined) return new CliError(`${error.path}: ${fsErrorText(error)}`, ExitCode.usage);
   const mapping = MAPPINGS.find(({ type }) => error instanceof type);
   if (mapping === undefined) return undefined;
-  return new CliError(messageOf(error), mapping.exitCode, mapping.hint(error as never));
+  return new CliError(messageOf(error), mapping.exitCode, mapping.hint(error as never, env));
 }

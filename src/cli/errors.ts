@@ -13,6 +13,12 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** An exit code's name as `--json` errors carry it: `usage`, `insufficient_tokens`, ... */
+export function exitCodeName(code: number): string {
+  const name = Object.entries(ExitCode).find(([, value]) => value === code)?.[0] ?? 'failure';
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
 /**
  * An error the CLI expects and knows how to report: one line on stderr, an optional hint,
  * and its exit code. Commands throw these; only src/cli/main.ts turns them into output.

@@ -18,9 +18,14 @@ export function humanLine(result: VerificationResult, color: ChalkInstance): str
   return `${paint(result.result.padEnd(9))} ${terminalSafe(result.email)}  ${color.dim(terminalSafe(result.reason))}${suggestion}`;
 }
 
-/** Parses a `--fail-on` / `--only` list such as "invalid,unknown". */
+/** "1 row", "120,000 rows": counts in messages, grouped for reading, the noun agreeing. */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
+
+/** Parses a `--fail-on` / `--only` list such as "invalid,unknown" (any case: `Valid` is `valid`). */
 export function parseVerdictList(raw: string, flag: string): Verdict[] {
-  const items = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = raw.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
   const wrong = items.filter((item) => !(VERDICTS as readonly string[]).includes(item));
   if (items.length === 0 || wrong.length > 0) {
     throw new UsageError(`${flag} takes a comma list of ${VERDICTS.join(', ')}; got "${raw}"`);

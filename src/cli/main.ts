@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { terminalSafe } from '../text/sanitize.js';
 import { VERSION } from '../version.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, exitCodeName } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';
 
@@ -37,8 +37,9 @@ function addServiceProcessOptions(command: Command): Command {
 /**
  * The whole command tree. Command modules are imported only when their command runs, so that
  * `mailverify --help` loads commander and nothing else heavy (no engine, server or CSV code).
+ * With `jsonErrors`, commander's own usage errors are left to `reportError`, which writes JSON.
  */
-export function buildProgram(): Command {
+export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   const program = new Command('mailverify')
     .description('Verify whether email addresses are deliverable: a CLI, an HTTP service and the engine behind both.')
     .version(VERSION, '-V, --version')
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
     .option('--debug', 'trace HTTP requests on stderr (Authorization redacted)')
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
     // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
-    .configureOutput({ outputError: (message, write) => write(`${oneLine(message)}\n`) })
+    .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message)}\n`)) })
     .exitOverride();
 
   const verify = program
@@ -176,21 +177,49 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** The single place where errors become a line on stderr and an exit code. */
-export function reportError(error: unknown, stderr: NodeJS.WritableStream = process.stderr): number {
+/** What an error report says: its exit code, message and hint. */
+interface Report {
+  exitCode: number;
+  message: string;
+  hint?: string;
+}
+
+function reportOf(error: unknown): Report | undefined {
   if (error instanceof CommanderError) {
-    // commander has printed its message already. Help and version asked for are successes; help
-    // shown because no command was given (exit code 1 in commander's terms) is a usage error.
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    // Help and version asked for are successes; help shown because no command was given (exit
+    // code 1 in commander's terms) is a usage error, as is every other commander error.
+    if (error.exitCode === 0) return undefined;
+    const message = error.code === 'commander.help' ? 'no command given' : error.message.replace(/^error: /, '');
+    return { exitCode: ExitCode.usage, message, hint: 'mailverify --help lists the commands and flags' };
   }
   const expected = error instanceof CliError ? error : cliErrorFor(error);
-  if (expected !== undefined) {
-    stderr.write(`mailverify: ${oneLine(expected.message)}${expected.hint ? ` (${oneLine(expected.hint)})` : ''}\n`);
-    return expected.exitCode;
+  if (expected !== undefined) return { exitCode: expected.exitCode, message: expected.message, hint: expected.hint };
+  return { exitCode: ExitCode.failure, message: `unexpected error: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/**
+ * The single place where errors become output and an exit code: one line on stderr, or under
+ * --json one JSON object on stderr (`{"error":{"code","message","exitCode","hint"}}`) so that a
+ * script reads the failure the way it reads the data. stdout is left alone either way.
+ */
+export function reportError(error: unknown, stderr: NodeJS.WritableStream = process.stderr, json = false): number {
+  const report = reportOf(error);
+  if (report === undefined) return ExitCode.ok;
+  const message = oneLine(report.message);
+  const hint = report.hint === undefined ? undefined : oneLine(report.hint);
+  if (json) {
+    stderr.write(`${JSON.stringify({ error: { code: exitCodeName(report.exitCode), message, exitCode: report.exitCode, hint } })}\n`);
+  } else if (!(error instanceof CommanderError)) {
+    // commander has printed its own message already.
+    stderr.write(`mailverify: ${message}${hint ? ` (${hint})` : ''}\n`);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  stderr.write(`mailverify: unexpected error: ${oneLine(message)}\n`);
-  return ExitCode.failure;
+  return report.exitCode;
+}
+
+/** Whether --json was given among the options (before a `--` that ends them). */
+function jsonRequested(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 /**
@@ -209,9 +238,10 @@ function endAtClosedPipe(stream: NodeJS.WriteStream): void {
 export async function main(argv: string[] = process.argv): Promise<void> {
   endAtClosedPipe(process.stdout);
   endAtClosedPipe(process.stderr);
+  const json = jsonRequested(argv);
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram({ jsonErrors: json }).parseAsync(argv);
   } catch (error) {
-    process.exitCode = reportError(error);
+    process.exitCode = reportError(error, process.stderr, json);
   }
 }

@@ -81,7 +81,7 @@ describe('login --with-token, whoami, logout', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`account\\s+${EMAIL}`));
     expect(human.stdout).toMatch(/balance\s+7 tokens/);
-    expect(human.stdout).toMatch(/rate limit\s+\d+ requests per \d+ s/);
+    expect(human.stdout).toMatch(/rate limit\s+20 requests per second\n/);
     expect(human.stdout).toContain(service.baseUrl);
     expect(human.stdout).toContain(`the config file (${cli.configPath})`);
 
@@ -95,6 +95,36 @@ describe('login --with-token, whoami, logout', () => {
     });
     const fromEnv = await cli.run(['whoami', '--json'], { env: { MAILVERIFY_TOKEN: adminToken } });
     expect(JSON.parse(fromEnv.stdout)).toMatchObject({ tokenSource: 'environment' });
+  });
+
+  it('counts in words that agree: 1 token, 1 request per second', async () => {
+    const token = await service.createUser('single@example.test', { credits: 1, rateLimit: 1 });
+    secrets.add(token);
+    const cli = await sandbox();
+    const whoami = await cli.run(['whoami'], { env: { MAILVERIFY_TOKEN: token } });
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect(whoami.stdout).toMatch(/balance\s+1 token\n/);
+    expect(whoami.stdout).toMatch(/rate limit\s+1 request per second\n/);
+  });
+
+  it('a refused MAILVERIFY_TOKEN: the hint names the variable; under --json the error is one JSON object on stderr', async () => {
+    const cli = await sandbox();
+    const env = { MAILVERIFY_TOKEN: 'mv_not-a-real-token' };
+    const human = await cli.run(['whoami'], { env });
+    expect(human.code).toBe(4);
+    expect(human.stderr).toContain('the service refused the token in MAILVERIFY_TOKEN');
+    expect(human.stderr).not.toContain('run `mailverify login`');
+
+    const json = await cli.run(['--json', 'whoami'], { env });
+    expect(json.code).toBe(4);
+    expect(json.stdout).toBe('');
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: { code: 'unauthenticated', message: expect.stringContaining('401'), exitCode: 4, hint: expect.stringContaining('MAILVERIFY_TOKEN') },
+    });
+    const usage = await cli.run(['whoami', '--json', '--no-such-flag']);
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
+    expect(JSON.parse(usage.stderr)).toMatchObject({ error: { code: 'usage', message: "unknown option '--no-such-flag'", exitCode: 2 } });
   });
 
   it('logout forgets a token it did not create without revoking it, and whoami then exits 4 with the hint', async () => {

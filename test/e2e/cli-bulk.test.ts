@@ -35,6 +35,8 @@ beforeAll(async () => {
     mailboxes: [...VALID],
     user: 'lists@example.test',
     prepare: (world) => world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] }),
+    // The engine waits for the slow answer rather than give up on it after the default 5 s.
+    serveArgs: ['--dns-timeout', String(2 * SLOW_DNS_MS)],
   });
   ({ service, token, dir, cli, file } = setup);
 });

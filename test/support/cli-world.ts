@@ -21,10 +21,19 @@ export interface CliWorld {
   close(): Promise<void>;
 }
 
-export async function startCliWorld(options: { mailboxes: string[]; user: string; prepare?: (world: MailWorld) => void }): Promise<CliWorld> {
+export interface CliWorldOptions {
+  mailboxes: string[];
+  user: string;
+  /** Changes to the fixtures before the service starts (slow DNS answers, ...). */
+  prepare?: (world: MailWorld) => void;
+  /** `serve` flags beside the fixtures' engine flags. */
+  serveArgs?: string[];
+}
+
+export async function startCliWorld(options: CliWorldOptions): Promise<CliWorld> {
   const world = await startMailWorld({ mailboxes: options.mailboxes });
   options.prepare?.(world);
-  const service = await startService({ engineArgs: world.engineArgs });
+  const service = await startService({ engineArgs: [...world.engineArgs, ...(options.serveArgs ?? [])] });
   const token = await service.createUser(options.user, { credits: 1_000_000, rateLimit: 1_000 });
   const dir = await mkdtemp(join(tmpdir(), 'mailverify-cli-e2e-'));
   const cli = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token });

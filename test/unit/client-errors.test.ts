@@ -50,6 +50,24 @@ describe('client errors become exit codes in one place', () => {
     expect(reportError(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"), silent)).toBe(ExitCode.usage);
   });
 
+  it('under --json writes one JSON object on stderr: code, message, exit code and hint', () => {
+    let printed = '';
+    const stderr = { write: (chunk: string) => (printed += chunk) } as unknown as NodeJS.WritableStream;
+    expect(reportError(apiError(402, 'insufficient_tokens', { balance: 0, required: 3 }), stderr, true)).toBe(ExitCode.insufficientTokens);
+    expect(reportError(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"), stderr, true)).toBe(ExitCode.usage);
+    expect(reportError(new Error('boom'), stderr, true)).toBe(ExitCode.failure);
+    expect(printed.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+      { error: { code: 'insufficient_tokens', message: 'insufficient tokens: balance 0, 3 required', exitCode: 5, hint: expect.any(String) } },
+      { error: { code: 'usage', message: "unknown option '--x'", exitCode: 2, hint: expect.stringContaining('--help') } },
+      { error: { code: 'failure', message: 'unexpected error: boom', exitCode: 1 } },
+    ]);
+  });
+
+  it('a 401 while MAILVERIFY_TOKEN is set points at the variable, not at login', () => {
+    expect(cliErrorFor(apiError(401, 'unauthorized'), { MAILVERIFY_TOKEN: 'mv_x' })?.hint).toMatch(/MAILVERIFY_TOKEN: set a valid one, or unset it/);
+    expect(cliErrorFor(apiError(401, 'unauthorized'), {})?.hint).toBe('run `mailverify login`');
+  });
+
   it('leaves other errors to the generic path', () => {
     expect(cliErrorFor(new Error('boom'))).toBeUndefined();
     expect(cliErrorFor('not an error')).toBeUndefined();

@@ -5,11 +5,6 @@ export interface Progress {
   stop(): void;
 }
 
-/** "1 row", "120,000 rows": counts in messages, grouped for reading. */
-export function counted(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-}
-
 /** "54,000/120,000". */
 export function fraction(processed: number, total: number): string {
   return `${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')}`;

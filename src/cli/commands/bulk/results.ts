@@ -8,7 +8,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
 import { fetchResults, Interruption, jobsNamed, requireCompleted, waitForJobs } from './jobs.js';
 import { planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
-import { counted } from './progress.js';
+import { counted } from '../../format.js';
 import { BulkState } from './state.js';
 
 interface ResultsFlags extends OutputFlags {

@@ -16,7 +16,7 @@ import { UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
 import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
-import { counted } from './progress.js';
+import { counted } from '../../format.js';
 import { deliverResults } from './results.js';
 import { BulkState, type ChunkRecord } from './state.js';
 
