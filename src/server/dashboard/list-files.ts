@@ -1,9 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// The CSV layer reports a malformed file with the CLI's UsageError (exit code 2); here it becomes a 400.
-import { UsageError } from '../../cli/errors.js';
 import { readAddressList, type AddressList } from '../../csv/address-list.js';
+import { CsvError } from '../../csv/errors.js';
 import { openListSource, type ListSource } from '../../csv/source.js';
 import { ProblemError } from '../errors.js';
 import type { ListUpload } from '../store/store.js';
@@ -46,13 +45,14 @@ export async function readUploadedList(upload: ListFile, column: string | undefi
 
 /**
  * A problem with the file itself (no email column, an unclosed quote on line N, a column out of
- * range) as the 400 it is, in the CSV layer's own words, which name the file and the line.
+ * range, a gzip or UTF-16 file) as the 400 it is, in the CSV layer's own words, which name the
+ * file and the line, and say what to do.
  */
 export async function asListProblem<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof UsageError) throw new ProblemError('invalid_request', error.message);
+    if (error instanceof CsvError) throw new ProblemError('invalid_request', error.hint ? `${error.message} (${error.hint})` : error.message);
     throw error;
   }
 }
