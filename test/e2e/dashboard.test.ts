@@ -166,6 +166,11 @@ describe('the dashboard in Chromium', () => {
     expect(rows.slice(1).map((row) => row[4])).toEqual(EXPECTED_VERDICTS);
     expect(rows[3]![5]).toContain('<script>');
 
+    // Only one verdict's rows: the invalid ones, the malformed row among them, in file order.
+    const [invalidOnly] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'only invalid' }).click()]);
+    const invalidRows = parse(await readFile((await invalidOnly.path())!, 'utf8'), { delimiter: ';' }) as string[][];
+    expect(invalidRows.slice(1).map((row) => row[0])).toEqual(LIST_ROWS.slice(1).filter((_, index) => EXPECTED_VERDICTS[index] === 'invalid').map((row) => row[0]));
+
     const account = await api('/v1/account', adminToken);
     expect(account.body.balance).toBe(CREDITS - QUEUED);
   });
