@@ -64,6 +64,11 @@ export interface ReplyRule {
   examples: readonly ReplyExample[];
 }
 
+/** One case-insensitive pattern from phrases (regex sources), any of which may match. */
+function phrases(...sources: string[]): RegExp {
+  return new RegExp(sources.join('|'), 'i');
+}
+
 const PERMANENT = /^5/;
 const TRANSIENT = /^4/;
 
@@ -101,7 +106,18 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     // Before every row that reads a 5.1.x or 5.2.x as "no such / disabled mailbox".
     kind: 'rate-limited',
-    text: /receiving mail (at a rate|too quickly)|rate.?limit|frequency limit|too many (recipients|messages|connections) (this hour|per hour|today|from)|sent (to )?too many (recipients|messages)|too many (sessions|connections)|trop de connexions|exceeded (the )?(sending|message) rate|excessive volume|try again slower/i,
+    text: phrases(
+      String.raw`receiving mail (at a rate|too quickly)`,
+      String.raw`rate.?limit`,
+      String.raw`frequency limit`,
+      String.raw`too many (recipients|messages|connections) (this hour|per hour|today|from)`,
+      String.raw`sent (to )?too many (recipients|messages)`,
+      String.raw`too many (sessions|connections)`,
+      String.raw`trop de connexions`,
+      String.raw`exceeded (the )?(sending|message) rate`,
+      String.raw`excessive volume`,
+      String.raw`try again slower`,
+    ),
     examples: [
       {
         reply: '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered. For more information, please visit https://support.google.com/mail/?p=ReceivingRate',
@@ -129,20 +145,33 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     examples: [{ reply: '552 Too many recipients', source: 'NTT docomo (sisimai lhost-postfix-48)' }],
   },
   {
+    // RFC 3463 X.1.7 and X.1.8: our sender's address or domain.
     kind: 'sender-rejected',
-    text: /sender (address )?(rejected|denied|invalid|unknown)|sender (e-?mail|address) is not|invalid sender|emetteur invalide|sender account|sender verify failed|domain of sender address/i,
+    enhanced: /^[45]\.1\.[78]$/,
     examples: [
+      { reply: '553 5.1.8 Sender domain does not exist', source: 'sendmail' },
       { reply: '450 4.1.8 <verify@probe.example>: Sender address rejected: Domain not found', source: 'Postfix (reject_unknown_sender_domain)' },
+    ],
+  },
+  {
+    kind: 'sender-rejected',
+    text: phrases(
+      String.raw`sender (address )?(rejected|denied|invalid|unknown)`,
+      String.raw`sender domain`,
+      String.raw`sender (e-?mail|address) is not`,
+      String.raw`invalid sender`,
+      String.raw`emetteur invalide`,
+      String.raw`sender account`,
+      String.raw`sender verify failed`,
+      String.raw`domain of sender address`,
+    ),
+    examples: [
+      { reply: '501 5.1.0 Emetteur invalide. Invalid Sender. OFR004_405 [405]', source: 'Orange (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' },
       {
         reply: '550 5.1.0 <bounce@mailer.example.com> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL',
         source: 'Cox (sisimai rhost-cox-01)',
       },
     ],
-  },
-  {
-    kind: 'sender-rejected',
-    enhanced: /^[45]\.1\.[78]$/,
-    examples: [{ reply: '553 5.1.8 Sender domain does not exist', source: 'sendmail' }],
   },
   {
     // Authentication of our domain (SPF, DKIM, DMARC): about us, before the 5.1.x rows.
@@ -176,7 +205,16 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     // Only the domain's own mail hosts are asked: refusing to relay means it does not take this domain.
     kind: 'relay-denied',
     code: PERMANENT,
-    text: /relay(ing)? (to \S+ )?(access )?(denied|not permitted|not allowed|prohibited)|not permitted to relay|no relaying|not configured to relay|unable to relay|we do not relay|allowed rcpthosts|not local host/i,
+    text: phrases(
+      String.raw`relay(ing)? (to \S+ )?(access )?(denied|not permitted|not allowed|prohibited)`,
+      String.raw`not permitted to relay`,
+      String.raw`no relaying`,
+      String.raw`not configured to relay`,
+      String.raw`unable to relay`,
+      String.raw`we do not relay`,
+      String.raw`allowed rcpthosts`,
+      String.raw`not local host`,
+    ),
     examples: [
       { reply: '554 5.7.1 <someone@example.com>: Relay access denied', source: 'Postfix (smtpd_check.c)' },
       { reply: '550 relay not permitted', source: 'Exim (configure.default)' },
@@ -197,7 +235,23 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   {
     kind: 'mailbox-full',
-    text: /over ?quota|quota (exceeded|full)|exceeds? (its |the )?quota|exceeded storage|mailbox (is )?full|out of storage|insufficient storage space|mail ?folder is full|disk quota|exceeds allowed size|too many messages (in|on)|boite[^.]{0,30}pleine|postfach[^.]{0,30}voll|buz[oó]n[^.]{0,30}lleno|casella[^.]{0,30}piena/i,
+    text: phrases(
+      String.raw`over ?quota`,
+      String.raw`quota (exceeded|full)`,
+      String.raw`exceeds? (its |the )?quota`,
+      String.raw`exceeded storage`,
+      String.raw`mailbox (is )?full`,
+      String.raw`out of storage`,
+      String.raw`insufficient storage space`,
+      String.raw`mail ?folder is full`,
+      String.raw`disk quota`,
+      String.raw`exceeds allowed size`,
+      String.raw`too many messages (in|on)`,
+      String.raw`boite[^.]{0,30}pleine`,
+      String.raw`postfach[^.]{0,30}voll`,
+      String.raw`buz[oó]n[^.]{0,30}lleno`,
+      String.raw`casella[^.]{0,30}piena`,
+    ),
     examples: [
       { reply: '552 Requested mail action aborted: exceeded storage allocation, mailbox full', source: 'RFC 5321 §4.2.2 text' },
       { reply: '552 sorry, mailbox kijitora@example.org is over quota temporarily (#5.1.1)', source: 'MailFoundry (sisimai lhost-mailfoundry-02)' },
@@ -227,7 +281,17 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     kind: 'mailbox-disabled',
     code: PERMANENT,
-    text: /\b(account|mailbox|inbox)\b[^.;:]{0,30}?\b(disabled|discontinued|deactivated|inactive|suspended|frozen|locked|blocked|closed|terminated|expired|not activated)\b|\buser\b[^.;:]{0,30}?\b(is )?(disabled|deactivated|inactive|suspended|frozen|locked)\b|\bis (now )?(disabled|deactivated|suspended)\b|\b(disabled|inactive|suspended|deactivated|closed) (recipient|user|account|mailbox|e-?mail address)|boite[^.]{0,30}archiv|compte[^.]{0,30}bloqu|konto[^.]{0,30}(gesperrt|deaktiviert)|cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)|(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)/i,
+    text: phrases(
+      String.raw`\b(account|mailbox|inbox)\b[^.;:]{0,30}?\b(disabled|discontinued|deactivated|inactive|suspended|frozen|locked|blocked|closed|terminated|expired|not activated)\b`,
+      String.raw`\buser\b[^.;:]{0,30}?\b(is )?(disabled|deactivated|inactive|suspended|frozen|locked)\b`,
+      String.raw`\bis (now )?(disabled|deactivated|suspended)\b`,
+      String.raw`\b(disabled|inactive|suspended|deactivated|closed) (recipient|user|account|mailbox|e-?mail address)`,
+      String.raw`boite[^.]{0,30}archiv`,
+      String.raw`compte[^.]{0,30}bloqu`,
+      String.raw`konto[^.]{0,30}(gesperrt|deaktiviert)`,
+      String.raw`cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)`,
+      String.raw`(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)`,
+    ),
     examples: [
       { reply: '550 5.2.1 The email account that you tried to reach is disabled.', source: 'Gmail (support.google.com/a/answer/3726730)' },
       {
@@ -257,7 +321,46 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     kind: 'no-such-mailbox',
     code: PERMANENT,
-    text: /user unknown|\buser \S+ unknown|addressee unknown|unknown (user|recipient|address|local part|or illegal)|not a member of|recipient (verify failed|cannot be verified)|no longer exists|mailbox (is )?not available|(mailbox|user|recipient|address)\b[^.;]{0,60}\bnot found|mailbox \([^)]*\) not found|user <[^>]*> not ok|no such (user|mailbox|recipient|person|address)|user (does )?not exist|(user|recipient|mailbox|address|account) (not found|does ?n[o']t exist|is not exist)|\bdoes not exist|dosn't exist|does ?n[o'’]t have an? (\S+ )?account|no longer valid|mailbox (is )?unavailable|no mailbox|not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)|invalid (recipient|mailbox|address|e-?mail address|user)(?!s)|recipient (invalid|rejected|unknown)|(^|: )(recipient )?address rejected\.?$|unrouteable|recip(ient)?notfound|not our (user|customer)|user not local|not listed in|no longer (on server|available|in use|active)|address is not handled|could not be found|adresse destinataire invalide|utilisateur inconnu|destinatario (inexistente|no existe|sconosciuto)|unbekannt|existiert nicht|не существует/i,
+    text: phrases(
+      String.raw`user unknown`,
+      String.raw`\buser \S+ unknown`,
+      String.raw`addressee unknown`,
+      String.raw`unknown (user|recipient|address|local part|or illegal)`,
+      String.raw`not a member of`,
+      String.raw`recipient (verify failed|cannot be verified)`,
+      String.raw`no longer exists`,
+      String.raw`mailbox (is )?not available`,
+      String.raw`(mailbox|user|recipient|address)\b[^.;]{0,60}\bnot found`,
+      String.raw`mailbox \([^)]*\) not found`,
+      String.raw`user <[^>]*> not ok`,
+      String.raw`no such (user|mailbox|recipient|person|address)`,
+      String.raw`user (does )?not exist`,
+      String.raw`(user|recipient|mailbox|address|account) (not found|does ?n[o']t exist|is not exist)`,
+      String.raw`\bdoes not exist`,
+      String.raw`dosn't exist`,
+      String.raw`does ?n[o'’]t have an? (\S+ )?account`,
+      String.raw`no longer valid`,
+      String.raw`mailbox (is )?unavailable`,
+      String.raw`no mailbox`,
+      String.raw`not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)`,
+      String.raw`invalid (recipient|mailbox|address|e-?mail address|user)(?!s)`,
+      String.raw`recipient (invalid|rejected|unknown)`,
+      String.raw`(^|: )(recipient )?address rejected\.?$`,
+      String.raw`unrouteable`,
+      String.raw`recip(ient)?notfound`,
+      String.raw`not our (user|customer)`,
+      String.raw`user not local`,
+      String.raw`not listed in`,
+      String.raw`no longer (on server|available|in use|active)`,
+      String.raw`address is not handled`,
+      String.raw`could not be found`,
+      String.raw`adresse destinataire invalide`,
+      String.raw`utilisateur inconnu`,
+      String.raw`destinatario (inexistente|no existe|sconosciuto)`,
+      String.raw`unbekannt`,
+      String.raw`existiert nicht`,
+      String.raw`не существует`,
+    ),
     examples: [
       { reply: '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table', source: 'Postfix (local_recipient_maps)' },
       { reply: '550 Requested action not taken: mailbox unavailable', source: 'RFC 5321 §4.2.2 text' },
@@ -281,7 +384,36 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   {
     kind: 'blocked',
-    text: /spamhaus|spamcop|barracuda|sorbs|abusix|blocked|block ?list|black ?list|deny ?list|client host rejected|reverse (dns|hostname|lookup)|\brdns\b|\bptr\b|not authori[sz]ed to send|banned sending ip|reputation|listed (on|in|at)\b|\b(your|sending|invalid) ip\b|ip address|mismatches client ip|host network not allowed|not accepting connections|\bspam|\brbl\b|\(BL\)|name lookup failed|bloqu|\b(messages|mail|connections?) (\w+ ){0,3}from (ip )?\[?\d{1,3}(\.\d{1,3}){3}/i,
+    text: phrases(
+      String.raw`spamhaus`,
+      String.raw`spamcop`,
+      String.raw`barracuda`,
+      String.raw`sorbs`,
+      String.raw`abusix`,
+      String.raw`blocked`,
+      String.raw`block ?list`,
+      String.raw`black ?list`,
+      String.raw`deny ?list`,
+      String.raw`client host rejected`,
+      String.raw`reverse (dns|hostname|lookup)`,
+      String.raw`\brdns\b`,
+      String.raw`\bptr\b`,
+      String.raw`not authori[sz]ed to send`,
+      String.raw`banned sending ip`,
+      String.raw`reputation`,
+      String.raw`listed (on|in|at)\b`,
+      String.raw`\b(your|sending|invalid) ip\b`,
+      String.raw`ip address`,
+      String.raw`mismatches client ip`,
+      String.raw`host network not allowed`,
+      String.raw`not accepting connections`,
+      String.raw`\bspam`,
+      String.raw`\brbl\b`,
+      String.raw`\(BL\)`,
+      String.raw`name lookup failed`,
+      String.raw`bloqu`,
+      String.raw`\b(messages|mail|connections?) (\w+ ){0,3}from (ip )?\[?\d{1,3}(\.\d{1,3}){3}`,
+    ),
     examples: [
       { reply: '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org', source: 'Postfix (reject_rbl_client)' },
       { reply: '450 4.7.1 Client host rejected: cannot find your reverse hostname, [192.0.2.1]', source: 'Postfix (reject_unknown_reverse_client_hostname)' },
