@@ -102,3 +102,28 @@ describe('mailverify verify --local (built binary)', () => {
     expect(badList.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('mailverify verify --local, two domains on one slow host with one session slot', () => {
+  it('waits for the first session to be hung up before the second opens, and still answers every address', async () => {
+    const host = '127.0.16.41';
+    const port = await freePort(host);
+    // Slow replies, the QUIT's included: the second domain's session waits for the first's hang-up.
+    const slow = await startSmtpServer({ host, port, mailboxes: ['a@one.hangup.test', 'b@two.hangup.test'], replyDelayMs: 50 });
+    const zones = await startDnsServer({
+      'one.hangup.test': { records: [{ type: 'MX', exchange: 'mx.hangup.test', priority: 10 }] },
+      'two.hangup.test': { records: [{ type: 'MX', exchange: 'mx.hangup.test', priority: 10 }] },
+      'mx.hangup.test': { records: [{ type: 'A', address: host }] },
+    });
+    try {
+      const args = ['--local', '--dns-server', zones.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0', '--per-host-concurrency', '1'];
+      const { code, stdout, stderr } = await run(['verify', ...args, '--json', 'a@one.hangup.test', 'b@two.hangup.test']);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { result: string }).result)).toEqual(['valid', 'valid']);
+      expect(slow.peakSessions()).toBe(1);
+    } finally {
+      await slow.close();
+      await zones.close();
+    }
+  });
+});

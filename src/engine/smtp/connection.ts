@@ -121,6 +121,9 @@ export class SmtpConnection {
     const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.end('QUIT\r\n');
     this.close();
+    // close() lets go of the socket (nothing waits for a hang-up it does not ask for), but this
+    // caller does: were it the last thing alive, the process would end with the wait unsettled.
+    socket.ref();
     await hungUp;
   }
 
