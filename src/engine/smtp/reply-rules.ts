@@ -17,6 +17,8 @@
  *   (help.yahoo.com SLN3444, postmaster.yahooinc.com/error-codes), Microsoft (via spamresource.com).
  * - Reacher (github.com/reacherhq/check-if-email-exists, core/src/smtp/parser.rs): replies quoted in
  *   its comments, each seen on a named domain.
+ * - PHPMailer-BMH's rule samples (github.com/hippich/PHPMailer-BMH), the replies smtp.codes lists
+ *   for Rackspace, AT&T and Barracuda, and Coremail's bounce wordings (its support pages).
  */
 
 /** What a reply to `RCPT TO` tells us about the mailbox (or about us). */
