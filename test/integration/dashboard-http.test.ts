@@ -50,6 +50,18 @@ async function signIn(email: string, password: string): Promise<{ page: Page; co
   return { page, cookie };
 }
 
+/** Posts a list file with the upload form's fields, as a browser does. */
+async function upload(cookie: string, fileName: string, content: string): Promise<Page> {
+  const csrf = csrfOf(await fetchPage('/lists', { cookie }));
+  const boundary = 'mailverify-test';
+  const body = [
+    `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="list"; filename="${fileName}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n`,
+    `--${boundary}--\r\n`,
+  ].join('');
+  return fetchPage('/lists', { method: 'POST', cookie, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+}
+
 async function signedInAs(email: string): Promise<string> {
   const { page } = await signIn(email, PASSWORD);
   expect(page.status).toBe(303);
@@ -130,16 +142,24 @@ describe('dashboard pages over HTTP', () => {
     }
   });
 
+  it('keeps a list whose email column is not found, and lets the user choose it', async () => {
+    const cookie = await signedInAs('dana@example.test');
+    const uploaded = await upload(cookie, 'contacts.csv', `who;reach at\nAnn;ann at ${MAIL_DOMAIN}\n`);
+    expect(uploaded.status, uploaded.text).toBe(303);
+    const preview = await fetchPage(String(uploaded.headers.location), { cookie });
+    expect(preview.status).toBe(200);
+    expect(preview.text).toContain('no email column found');
+    expect(preview.text).toContain('<option value="2">2: reach at</option>');
+    expect(preview.text).not.toContain('Verify list');
+    const second = await fetchPage(`${uploaded.headers.location}?column=2`, { cookie });
+    expect(second.text).toContain('no addresses in column');
+    expect(second.text).not.toContain('Verify list');
+  });
+
   it("shows one user's job and upload to no one else", async () => {
     const dana = await signedInAs('dana@example.test');
     const csrf = csrfOf(await fetchPage('/lists', { cookie: dana }));
-    const boundary = 'mailverify-test';
-    const body = [
-      `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="list"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nann@${MAIL_DOMAIN}\n\r\n`,
-      `--${boundary}--\r\n`,
-    ].join('');
-    const uploaded = await fetchPage('/lists', { method: 'POST', cookie: dana, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const uploaded = await upload(dana, 'a.txt', `ann@${MAIL_DOMAIN}\n`);
     expect(uploaded.status, uploaded.text).toBe(303);
     const uploadPath = String(uploaded.headers.location);
     const submitted = await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } });

@@ -44,6 +44,33 @@ export async function readUploadedList(upload: ListFile, column: string | undefi
 }
 
 /**
+ * What the preview shows: the list as read with the column asked for (or detected), or, when no
+ * column could be found or the one chosen holds no addresses, why not, with the file's columns
+ * (read as if the first were the one) to choose another from. A file that cannot be read as a list
+ * at all (an unclosed quote, a gzip file) still throws its CsvError.
+ */
+export type ListPreview = { source: ListSource; list: AddressList; problem?: undefined } | { source: ListSource; list?: undefined; problem: string };
+
+export async function previewUploadedList(upload: ListFile, column: string | undefined): Promise<ListPreview> {
+  return withListFile(upload, async (path) => {
+    let source: ListSource;
+    try {
+      source = await openUploadedList(path, upload, column);
+    } catch (error) {
+      if (!(error instanceof CsvError) || column !== undefined) throw error;
+      return { source: await openUploadedList(path, upload, '1'), problem: error.message };
+    }
+    try {
+      return { source, list: await readAddressList(source, { precheck: true }) };
+    } catch (error) {
+      // A parse error names its line; "no addresses in this column" does not, and another column may have them.
+      if (!(error instanceof CsvError) || error.line !== undefined) throw error;
+      return { source, problem: error.message };
+    }
+  });
+}
+
+/**
  * A problem with the file itself (no email column, an unclosed quote on line N, a column out of
  * range, a gzip or UTF-16 file) as the 400 it is, in the CSV layer's own words, which name the
  * file and the line, and say what to do.

@@ -5,7 +5,7 @@ import { unlessConflicting } from '../../idempotency.js';
 import { MAX_BULK_EMAILS } from '../../schemas/bulk.js';
 import type { ListUpload } from '../../store/store.js';
 import { CSRF_FIELD } from '../csrf.js';
-import { asListProblem, readUploadedList } from '../list-files.js';
+import { asListProblem, previewUploadedList, readUploadedList } from '../list-files.js';
 import type { DashboardConfig } from '../plugin.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
@@ -41,8 +41,8 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
     const file = request.body?.list;
     if (!isUploadedFile(file) || file.content.length === 0) throw new ProblemError('invalid_request', 'Choose a non-empty CSV or text file to upload.');
     const name = file.name.trim() || 'list';
-    // Read once before keeping it, so that a file with no email column is refused at once.
-    await asListProblem(() => readUploadedList({ fileName: name, content: file.content }, undefined));
+    // Read once before keeping it, so that a file that is no list at all is refused at once.
+    await asListProblem(() => previewUploadedList({ fileName: name, content: file.content }, undefined));
     const id = await store.createUpload(signedIn(request).user.id, name, file.content);
     return reply.redirect(`/lists/uploads/${id}`, 303);
   });
@@ -54,7 +54,7 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
     async (request, reply) => {
       const upload = await uploadOf(signedIn(request).user.id, request.params.id);
       if (upload.jobId !== null) return reply.redirect(`/jobs/${upload.jobId}`, 303);
-      const { source, list } = await asListProblem(() => readUploadedList(upload, request.query.column));
+      const { source, list, problem } = await asListProblem(() => previewUploadedList(upload, request.query.column));
       const columns = Array.from({ length: source.width }, (_, index) => ({
         number: String(index + 1),
         label: source.column.header?.[index]?.trim() || `column ${index + 1}`,
@@ -66,9 +66,10 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
         column: String(source.column.index + 1),
         hasHeader: source.column.hasHeader,
         delimiter: source.dialect.kind === 'csv' ? source.dialect.delimiter : null,
-        sample: list.addresses.slice(0, PREVIEW_ROWS),
-        list,
-        tooMany: list.addresses.length > MAX_BULK_EMAILS,
+        problem: problem ?? null,
+        sample: list?.addresses.slice(0, PREVIEW_ROWS) ?? [],
+        list: list ?? null,
+        tooMany: (list?.addresses.length ?? 0) > MAX_BULK_EMAILS,
         maxEmails: MAX_BULK_EMAILS,
       });
     },
