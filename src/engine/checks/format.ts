@@ -189,15 +189,15 @@ export function checkFormatFully(address: string): FormatCheck {
   const rawDomain = address.slice(at + 1);
   if (rawDomain.includes('@')) return fail('more than one @');
 
-  const localProblem = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal(local) : checkDotAtomLocal(local);
+  const checkLocal = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal : checkDotAtomLocal;
+  const localProblem = checkLocal(local);
   if (localProblem) return fail(localProblem);
-  // RFC 6532 §3.1: UTF-8 addresses travel in NFC, so the normalised form must be valid too.
+  // RFC 6532 §3.1: UTF-8 addresses travel in NFC, so the normalised form must be valid and fit too.
   const normalized = local.normalize('NFC');
-  if (normalized !== local) {
-    const normalizedProblem = quotedEnd > 0 && at === quotedEnd ? checkQuotedLocal(normalized) : checkDotAtomLocal(normalized);
-    if (normalizedProblem) return fail(`${normalizedProblem} (after Unicode normalization, NFC)`);
-  }
-  if (octets(normalized) > MAX_LOCAL_OCTETS || octets(local) > MAX_LOCAL_OCTETS) return fail(`local part longer than ${MAX_LOCAL_OCTETS} octets`);
+  const normalizedProblem = normalized === local ? null : checkLocal(normalized);
+  if (normalizedProblem) return fail(`${normalizedProblem} (after Unicode normalization, NFC)`);
+  const localOctets = Math.max(octets(local), octets(normalized));
+  if (localOctets > MAX_LOCAL_OCTETS) return fail(`local part longer than ${MAX_LOCAL_OCTETS} octets`);
 
   const domain = rawDomain.toLowerCase();
   let asciiDomain: string;
@@ -214,9 +214,7 @@ export function checkFormatFully(address: string): FormatCheck {
     if (domainProblem) return fail(domainProblem);
   }
 
-  if (octets(`${normalized}@${asciiDomain}`) > MAX_ADDRESS_OCTETS || octets(`${local}@${asciiDomain}`) > MAX_ADDRESS_OCTETS) {
-    return fail(`address longer than ${MAX_ADDRESS_OCTETS} octets`);
-  }
+  if (localOctets + 1 + octets(asciiDomain) > MAX_ADDRESS_OCTETS) return fail(`address longer than ${MAX_ADDRESS_OCTETS} octets`);
   return { ok: true, local, domain, asciiDomain, addressLiteral };
 }
 
