@@ -10,6 +10,7 @@ import { handleError, notFoundHandler } from './errors.js';
 import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS, type HttpTimeouts } from './http-server.js';
 import { acceptOnlyJsonBodies } from './json-body.js';
 import { loggerOptions, type LogSettings } from './logging.js';
+import { logNetworkChanges } from './network-log.js';
 import { createRateLimiter } from './rate-limit.js';
 import { refuseTokensInQuery } from './secrets.js';
 import { accountRoutes } from './routes/account.js';
@@ -74,6 +75,10 @@ export function buildApp(config: AppConfig): FastifyInstance {
   const checkCredentials = createCredentialCheck(config.store);
 
   healthRoutes(app, config.network);
+  if (config.network) {
+    const stopLogging = logNetworkChanges(config.network, app.log);
+    app.addHook('onClose', async () => stopLogging());
+  }
   openApiRoutes(app, routes);
   authRoutes(app, config, checkCredentials);
   dashboardRoutes(app, { ...config, authenticator, checkCredentials });

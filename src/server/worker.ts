@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { EngineOptions } from '../engine/types.js';
 import { startJobRunner } from './jobs/runner.js';
+import { logNetworkChanges } from './network-log.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 
 export interface WorkerOptions {
@@ -25,10 +26,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const store = openSqliteStore(options.dataDir);
   const { createVerifier } = await import('../engine/index.js');
   const log = pino({ level: options.logLevel }, process.stderr);
-  const runner = startJobRunner({ store, verifier: createVerifier(options.engine), log, leaseMs: options.leaseMs });
+  const verifier = createVerifier(options.engine);
+  const stopLogging = logNetworkChanges(verifier.network, log);
+  const runner = startJobRunner({ store, verifier, log, leaseMs: options.leaseMs });
   return {
     async close() {
       try {
+        stopLogging();
         await runner.stop();
       } finally {
         store.close();

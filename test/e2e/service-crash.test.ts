@@ -94,7 +94,7 @@ describe('mailverify serve after a crash', () => {
     services.pop();
     const third = await startService({ dataDir, engineArgs: world.engineArgs });
     services.push(third);
-    expect((await call(third.baseUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await call(third.baseUrl, 'GET', '/healthz')).body).toMatchObject({ status: 'ok' });
     // The JWT secret lives in the data dir: a login from before the crash still works.
     expect((await call(third.baseUrl, 'GET', '/v1/account', { token: login.body.token })).status).toBe(200);
   });

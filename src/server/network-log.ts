@@ -1,0 +1,26 @@
+import type { NetworkStatus, NetworkWatch } from '../engine/index.js';
+
+interface Logger {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+/** The problems in a network status, each in a sentence that says what to do; none when all is well. */
+function networkProblems(status: NetworkStatus): string[] {
+  const problems: string[] = [];
+  if (status.port25.state === 'blocked') problems.push(status.port25.reason ?? 'outbound SMTP appears blocked');
+  if (status.resolver.state === 'untruthful') problems.push(status.resolver.reason ?? 'the resolver is not answering truthfully');
+  return problems;
+}
+
+/**
+ * Logs each change of what the engine found out about its network (`serve` and `worker` alike):
+ * once per change, not once per address; a warning while something is wrong. Returns the stop.
+ */
+export function logNetworkChanges(network: NetworkWatch, log: Logger): () => void {
+  return network.onChange((status) => {
+    const problems = networkProblems(status);
+    if (problems.length > 0) log.warn({ network: status }, `network: ${problems.join('; ')}`);
+    else log.info({ network: status }, 'network: SMTP connections get out and the resolver tells the truth');
+  });
+}
