@@ -74,7 +74,7 @@ const cases: Case[] = [
   { name: 'tab in the path', bytes: () => req('GET /v1/\taccount HTTP/1.1'), status: 400, code: 'invalid_request' },
   { name: 'bad percent-encoding', bytes: () => req('GET /v1/bulk-verify/%zz HTTP/1.1', [auth()]), status: 400, code: 'invalid_request' },
   { name: 'a route that does not exist', bytes: () => req('GET /v2/anything HTTP/1.1'), status: 404, code: 'not_found' },
-  { name: 'the root path', bytes: () => req('GET / HTTP/1.1'), status: 404, code: 'not_found' },
+  { name: 'a dot-file probe', bytes: () => req('GET /.env HTTP/1.1'), status: 404, code: 'not_found' },
   { name: 'a job id longer than any issued', bytes: () => req(`GET /v1/bulk-verify/${'a'.repeat(500)} HTTP/1.1`, [auth()]), status: 404, code: 'not_found' },
   { name: 'a 10,000-character path', bytes: () => req(`GET /${'a'.repeat(10_000)} HTTP/1.1`), status: 414, code: 'uri_too_long' },
   { name: 'a 10,000-character query', bytes: () => req(`GET /healthz?q=${'a'.repeat(10_000)} HTTP/1.1`), status: 414, code: 'uri_too_long' },
