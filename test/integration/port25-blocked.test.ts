@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier } from '../../src/engine/index.js';
+import { diagnoseNetwork } from '../../src/engine/diagnose.js';
+import { createVerifier, resolveEngineOptions } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { createJwtIssuer, loadOrCreateJwtSecret } from '../../src/server/auth/jwt.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
@@ -81,6 +82,15 @@ describe('outbound SMTP dropped by the network', () => {
     });
     expect(results.every((result) => /ECONNREFUSED/.test(result.reason))).toBe(true);
     expect(verifier.network.status().port25.state).not.toBe('blocked');
+  });
+
+  it('is what doctor says of the port, naming the hosts that did not answer', async () => {
+    const options = resolveEngineOptions(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS }));
+    const diagnoses = await diagnoseNetwork(options, { mailHosts: ['mx1.blocked.test', hostAddress(2)] });
+    expect(diagnoses.find((diagnosis) => diagnosis.check === `port ${port}`)).toMatchObject({
+      status: 'problem',
+      detail: expect.stringMatching(new RegExp(`^outbound port ${port} appears blocked on this network: no mail host answered \\(mx1\\.blocked\\.test: no connection to 127\\.0\\.13\\.65:${port} within`)),
+    });
   });
 
   it('shows in /healthz details with status still "ok", and is logged once, not per address', async () => {
