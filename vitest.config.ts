@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Fixtures bind fixed loopback addresses per file; files run in separate forks.
     pool: 'forks',
+    // Finds (or starts) the PostgreSQL server the PostgreSQL store's tests make their databases on.
+    globalSetup: ['test/support/postgres-server.ts'],
     reporters: ['default'],
   },
 });

@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import { CliError, ExitCode, exitCodeName } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';
+import { addStoreOptions } from './store-flags.js';
 
 /**
  * Errors are one line on stderr, whatever the message held; a long one is easier to grep than to
@@ -28,8 +29,7 @@ function lazy(load: () => Promise<Run>) {
 
 /** The flags `serve` and `worker` share: where the store is, how they log, how long their claims on work last. */
 function addServiceProcessOptions(command: Command): Command {
-  return command
-    .option('--data-dir <dir>', 'where the database and secrets live [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
+  return addStoreOptions(command, 'where the database and secrets live')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
     .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed; a crashed runner\'s work is taken over after it [env MAILVERIFY_LEASE_SECONDS] (default 60)');
 }
@@ -132,9 +132,9 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
 
   const admin = program
     .command('admin')
-    .description('manage users, credits and API tokens in the data dir of `mailverify serve` (on its host, also while it runs)')
-    .option('--data-dir <dir>', 'the service data directory [env MAILVERIFY_DATA_DIR] (default: the OS data directory)')
+    .description('manage users, credits and API tokens in the store of `mailverify serve` (its data dir or database, also while it runs)')
     .option('--create', 'create the database when the data dir holds none (otherwise that is an error)');
+  addStoreOptions(admin, 'the service data directory');
   const adminUser = admin.command('user').description('add and list users');
   adminUser
     .command('add')

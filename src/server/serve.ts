@@ -1,15 +1,14 @@
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
-import { createJwtIssuer, loadOrCreateJwtSecret } from './auth/jwt.js';
+import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import { startJobRunner } from './jobs/runner.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openStore, type StoreLocation } from './store/open-store.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends StoreLocation {
   host: string;
   /** 0 picks a free port; the URL that was bound is returned. */
   port: number;
-  dataDir: string;
   engine: Partial<EngineOptions>;
   /** pino level for the logs on stderr ('silent' for none). */
   logLevel: string;
@@ -36,8 +35,8 @@ export interface RunningServer {
  * (`--no-worker`) the jobs created here are worked by `mailverify worker`s on the same store.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const store = openSqliteStore(options.dataDir);
-  const jwt = await createJwtIssuer(loadOrCreateJwtSecret(options.dataDir));
+  const store = await openStore(options);
+  const jwt = await createJwtIssuer(await store.signingSecret());
   const { createVerifier } = await import('../engine/index.js');
   const verifier = createVerifier(options.engine);
   const app = buildApp({

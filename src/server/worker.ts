@@ -2,10 +2,9 @@ import pino from 'pino';
 import type { EngineOptions } from '../engine/types.js';
 import { startJobRunner } from './jobs/runner.js';
 import { logNetworkChanges } from './network-log.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { openStore, type StoreLocation } from './store/open-store.js';
 
-export interface WorkerOptions {
-  dataDir: string;
+export interface WorkerOptions extends StoreLocation {
   engine: Partial<EngineOptions>;
   /** How long a claim on work lasts unless renewed. */
   leaseMs: number;
@@ -23,7 +22,7 @@ export interface RunningWorker {
  * of `serve`) share the work of one store through leases.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const store = openSqliteStore(options.dataDir);
+  const store = await openStore(options);
   const { createVerifier } = await import('../engine/index.js');
   const log = pino({ level: options.logLevel }, process.stderr);
   const verifier = createVerifier(options.engine);
@@ -35,7 +34,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         stopLogging();
         await runner.stop();
       } finally {
-        store.close();
+        await store.close();
       }
     },
   };

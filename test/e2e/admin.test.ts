@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -7,6 +7,7 @@ import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { verifyPassword } from '../../src/server/passwords.js';
 import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
 import { runCli, startService, type CommandOutput } from '../support/service.js';
+import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // The built binary (`npm run build` first), spawned as an operator would run it on the service host.
 
@@ -168,5 +169,44 @@ describe('mailverify admin (built binary, temp data dir)', () => {
     } finally {
       await service.stop();
     }
+  });
+});
+
+describe('mailverify admin --database-url (built binary, PostgreSQL)', () => {
+  let place: StoreFixture;
+  beforeAll(async () => {
+    place = await STORE_KINDS.find((kind) => kind.name === 'PostgreSQL')!.create();
+  });
+  afterAll(() => place?.close());
+
+  it('works beside a running `mailverify serve --database-url`, which sees a new rate limit within moments', async () => {
+    const service = await startService({ databaseUrl: place.location.databaseUrl });
+    try {
+      const token = await service.createUser('erin@example.test', { credits: 5, rateLimit: 40 });
+      expect((await service.admin(['credits', 'add', 'erin@example.test', '10'])).code).toBe(0);
+      const account = () => fetch(`${service.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await (await account()).json()).toMatchObject({ email: 'erin@example.test', balance: 15, rateLimit: { limit: 40 } });
+      // Nothing of it is in the data dir: the admin process and serve share only the database.
+      expect(existsSync(join(service.dataDir, DATABASE_FILE))).toBe(false);
+
+      expect((await service.admin(['rate-limit', 'set', 'erin@example.test', '500'])).code).toBe(0);
+      // The database notifies serve, which drops its cached limit: no waiting out a cache's TTL.
+      await expect.poll(async () => (await account()).headers.get('ratelimit-limit'), { timeout: 1_000 }).toBe('500');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('refuses a password on the command line without repeating it, and names a database it cannot reach without its password', async () => {
+    const withPassword = await runCli(['admin', '--database-url', 'postgres://ann:hunter2@127.0.9.1:1/mv', 'user', 'list']);
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toMatch(/must not carry a password.*PGPASSWORD/);
+    expect(withPassword.stderr).not.toContain('hunter2');
+
+    const unreachable = await runCli(['admin', 'user', 'list'], { env: { MAILVERIFY_DATABASE_URL: 'postgres://ann:hunter2@127.0.9.1:1/mv' } });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/cannot open the database 127\.0\.9\.1:1\/mv/);
+    expect(unreachable.stderr).not.toContain('hunter2');
+    expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

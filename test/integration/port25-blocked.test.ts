@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnoseNetwork } from '../../src/engine/diagnose.js';
 import { createVerifier, resolveEngineOptions } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
-import { createJwtIssuer, loadOrCreateJwtSecret } from '../../src/server/auth/jwt.js';
+import { createJwtIssuer } from '../../src/server/auth/jwt.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
@@ -102,7 +102,7 @@ describe('outbound SMTP dropped by the network', () => {
       store,
       verifier,
       network: verifier.network,
-      jwt: await createJwtIssuer(loadOrCreateJwtSecret(dataDir)),
+      jwt: await createJwtIssuer(await store.signingSecret()),
       onJobCreated: () => undefined,
       log: { level: 'warn', stream: { write: (line) => void lines.push(line) } },
     });

@@ -7,12 +7,12 @@ import type { EngineOptions, Verifier } from '../../src/engine/types.js';
 import { createVerifier } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
-import { createJwtIssuer, loadOrCreateJwtSecret, type JwtIssuer } from '../../src/server/auth/jwt.js';
+import { createJwtIssuer, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { HttpTimeouts } from '../../src/server/http-server.js';
 import type { LogSettings } from '../../src/server/logging.js';
 import { hashPassword } from '../../src/server/passwords.js';
-import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { openStore } from '../../src/server/store/open-store.js';
 import type { Store, User } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from './dns-server.js';
 import { startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from './smtp-server.js';
@@ -100,6 +100,7 @@ export interface CallOptions {
 export interface TestApp {
   baseUrl: string;
   dataDir: string;
+  databaseUrl?: string;
   store: Store;
   jwt: JwtIssuer;
   jwtSecret: Uint8Array;
@@ -145,12 +146,14 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Short HTTP timeouts for the slow-client tests; the service's defaults otherwise. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** A PostgreSQL database to keep everything in instead of SQLite in the data dir. */
+  databaseUrl?: string;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-app-')));
-  const store = openSqliteStore(dataDir);
-  const jwtSecret = loadOrCreateJwtSecret(dataDir);
+  const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
+  const jwtSecret = await store.signingSecret();
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
   const runner = startJobRunner({ store, verifier, log: silentLog, idlePollMs: 200 });
@@ -159,6 +162,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   return {
     baseUrl,
     dataDir,
+    databaseUrl: options.databaseUrl,
     store,
     jwt,
     jwtSecret,

@@ -26,6 +26,8 @@ export interface CommandOutput {
 export interface ServiceOptions {
   /** Data dir to use (e.g. to restart on the data of a killed service); a temp dir otherwise. */
   dataDir?: string;
+  /** A PostgreSQL database for `serve --database-url` (and the admin commands) instead of SQLite in the data dir. */
+  databaseUrl?: string;
   /** Extra `serve` flags, typically the engine's (`--dns-server`, `--smtp-port`, ...). */
   engineArgs?: string[];
   env?: NodeJS.ProcessEnv;
@@ -42,7 +44,7 @@ export interface RunningService {
   dataDir: string;
   /** The child's stderr so far (its logs and messages). */
   stderr(): string;
-  /** Runs `mailverify admin <args>` against this service's data dir. */
+  /** Runs `mailverify admin <args>` against this service's store. */
   admin(args: string[], stdin?: string): Promise<CommandOutput>;
   /** Adds a user with `admin user add` and returns a fresh `mv_` token from `admin token create`. */
   createUser(email: string, options: NewUserOptions): Promise<string>;
@@ -134,10 +136,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-service-')));
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
-  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
+  const storeArgs = options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl];
+  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
   const serve = await startLongRunning(args, env, LISTENING);
 
-  const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...adminArgs], { env, stdin });
+  const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...storeArgs, ...adminArgs], { env, stdin });
   const expectSuccess = (result: CommandOutput, what: string) => {
     if (result.code !== 0) throw new Error(`${what} exited ${result.code}: ${result.stderr}`);
     return result;

@@ -4,22 +4,23 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../server/data-dir.js';
 import { hashPassword } from '../../server/passwords.js';
-import { DATABASE_FILE, openSqliteStore } from '../../server/store/sqlite-store.js';
+import { openStore, type StoreLocation } from '../../server/store/open-store.js';
+import { DATABASE_FILE } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { dataDirFor } from '../data-dir.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { createIo, type Io } from '../io.js';
 import { readPasswordLine } from '../prompt.js';
+import { databaseUrlFrom, storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
 /**
- * `mailverify admin …`: the operator's commands, run on the host of `serve` against its data dir.
- * They open the same SQLite file as a running server (WAL and a busy timeout make that safe) and
- * print their data on stdout; `token create` prints nothing but the token, for scripts.
+ * `mailverify admin …`: the operator's commands, against the store of `serve`: its data dir (on its
+ * host; the same SQLite file as a running server, which WAL and a busy timeout make safe) or its
+ * PostgreSQL database (from anywhere that reaches it). They print their data on stdout; `token
+ * create` prints nothing but the token, for scripts.
  */
 
-interface AdminFlags {
-  dataDir?: string;
+interface AdminFlags extends StoreFlags {
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
@@ -59,23 +60,25 @@ function requireAddress(email: string): string {
 }
 
 /**
- * The data dir to open: one that holds a database, else (with --create only) one made ready for a
- * new database. Without --create a mistyped --data-dir is an error that says where it looked,
- * rather than an empty database created there that lists no users.
+ * The store to open: a database URL as given, else a data dir that holds a database, or (with
+ * --create only) one made ready for a new database. Without --create a mistyped --data-dir is an
+ * error that says where it looked, rather than an empty database created there that lists no users.
  */
-async function databaseDir(flags: AdminFlags): Promise<string> {
-  if (flags.create) return dataDirFor(flags.dataDir);
+async function storeLocation(flags: AdminFlags): Promise<StoreLocation> {
+  if (flags.create || databaseUrlFrom(flags) !== undefined) return storeLocationFrom(flags);
   const dir = resolveDataDir(flags.dataDir);
   const file = join(dir, DATABASE_FILE);
   if (!existsSync(file)) {
     throw new UsageError(`no mailverify database in ${dir} (looked for ${file})`, 'check --data-dir or MAILVERIFY_DATA_DIR, or add --create to make a new one there');
   }
-  return dir;
+  return { dataDir: dir };
 }
 
-/** Opens the data dir's store for one command and always closes it, so no lock outlives the command. */
+/** Opens the store for one command and always closes it, so no lock or connection outlives the command. */
 async function withStore<T>(flags: AdminFlags, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openSqliteStore(await databaseDir(flags));
+  const store = await openStore(await storeLocation(flags)).catch((error: unknown) => {
+    throw storeUnavailable(error) ?? error;
+  });
   try {
     return await work(store);
   } catch (error) {

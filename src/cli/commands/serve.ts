@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
-import { dataDirFor } from '../data-dir.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
+import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
-interface ServeFlags {
+interface ServeFlags extends StoreFlags {
   host: string;
   port: string;
-  dataDir?: string;
   logLevel?: string;
   headersTimeout?: string;
   requestTimeout?: string;
@@ -50,14 +49,14 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const httpTimeouts = parseHttpTimeouts(flags);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const shutdown = firstShutdownSignal();
-  const dataDir = await dataDirFor(flags.dataDir, env);
-  const options = { host: flags.host, port, dataDir, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs };
+  const store = await storeLocationFrom(flags, env);
+  const options = { host: flags.host, port, ...store, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) {
       throw new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, ExitCode.failure);
     }
-    throw error;
+    throw storeUnavailable(error) ?? error;
   });
   // A signal while starting stops the start too: the server is closed as soon as it is up.
   const first = await Promise.race([starting, shutdown]);

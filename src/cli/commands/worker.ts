@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { dataDirFor } from '../data-dir.js';
 import { engineOptionsFrom } from '../engine-flags.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
+import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
-interface WorkerFlags {
-  dataDir?: string;
+interface WorkerFlags extends StoreFlags {
   logLevel?: string;
   leaseSeconds?: string;
 }
@@ -16,9 +15,11 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const shutdown = firstShutdownSignal();
-  const options = { dataDir: await dataDirFor(flags.dataDir, env), engine, logLevel, leaseMs };
+  const options = { ...(await storeLocationFrom(flags, env)), engine, logLevel, leaseMs };
   const { startWorker } = await import('../../server/worker.js');
-  const worker = await startWorker(options);
+  const worker = await startWorker(options).catch((error: unknown) => {
+    throw storeUnavailable(error) ?? error;
+  });
   // Tests and scripts wait for this line.
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
   await runUntilSignal(shutdown, worker);

@@ -1,29 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { SignJWT, jwtVerify } from 'jose';
 
 /** DESIGN.md §2: login tokens are HS256 JWTs valid for one hour. */
 export const JWT_TTL_SECONDS = 60 * 60;
 const ISSUER = 'mailverify';
-const SECRET_FILE = 'jwt-secret';
-const SECRET_BYTES = 32;
-
-/**
- * The signing secret of this install, created on first start beside the database with mode 0600.
- * `wx` makes creation race-free when two processes start at once: the loser reads the winner's.
- */
-export function loadOrCreateJwtSecret(dataDir: string): Uint8Array {
-  const path = join(dataDir, SECRET_FILE);
-  try {
-    writeFileSync(path, `${randomBytes(SECRET_BYTES).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const secret = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64url');
-  if (secret.length < SECRET_BYTES) throw new Error(`${path} holds no usable JWT secret; delete it to have a new one made`);
-  return secret;
-}
 
 export interface IssuedJwt {
   token: string;

@@ -3,6 +3,7 @@ import { Connection, openDatabase, type SqliteStoreOptions } from './sqlite/data
 import { IdempotencyRecords } from './sqlite/idempotency.js';
 import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
+import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
 import { TokenRecords } from './sqlite/tokens.js';
 import { UserRecords } from './sqlite/users.js';
 import { WorkRecords } from './sqlite/work.js';
@@ -72,6 +73,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     // SQLite's own counter of commits by other connections, other processes included; no table is
     // read, though it costs about what a small query does (the authenticator reads it sparingly).
     dataVersion: async () => dataVersion.get()!,
+    signingSecret: async () => loadOrCreateSigningSecret(dataDir),
     close: async () => {
       db.close();
     },

@@ -1,8 +1,9 @@
 import type { VerificationResult } from '../../engine/types.js';
 
 /**
- * Everything the service keeps, behind one interface: SQLite today (sqlite-store.ts), PostgreSQL
- * later. Nothing that several service instances must share lives outside it (caches excepted).
+ * Everything the service keeps, behind one interface, with two implementations: SQLite
+ * (sqlite-store.ts, the embedded default) and PostgreSQL (postgres-store.ts, for several nodes);
+ * open-store.ts picks one. Nothing that several nodes must share lives outside it (caches excepted).
  * Every method that moves credits does so atomically with the work it pays for.
  *
  * Every method is asynchronous, because a database server answers over the network. An
@@ -23,6 +24,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * died is ever taken over.
  */
 export const IDEMPOTENCY_CLAIM_TTL_MS = 15 * 60 * 1000;
+/** Random bytes in a new login-JWT signing secret (HS256 wants at least its 32-byte output). */
+export const SIGNING_SECRET_BYTES = 32;
 
 export type StoreErrorCode = 'user_exists' | 'user_not_found' | 'negative_balance' | 'idempotency_conflict';
 
@@ -34,6 +37,14 @@ export class StoreError extends Error {
   ) {
     super(message);
     this.name = 'StoreError';
+  }
+}
+
+/** The store could not be opened: a database that does not answer or refuses us, a data file of a newer schema. */
+export class StoreUnavailableError extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`cannot open ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
   }
 }
 
@@ -308,6 +319,12 @@ export interface Store {
    * request; a server database gives the same signal by notifying its listeners of such changes.
    */
   dataVersion(): Promise<number>;
+
+  /**
+   * The secret login JWTs are signed with, made on first use and the same for every node on this
+   * store, so that each accepts the JWTs of all the others.
+   */
+  signingSecret(): Promise<Uint8Array>;
 
   close(): Promise<void>;
 }

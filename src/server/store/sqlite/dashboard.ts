@@ -1,52 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { toJobSummary, toSession, toUpload, type JobSummaryRow, type SessionRow, type UploadRow } from '../records.js';
 import type { DashboardSession, JobSummary, ListUpload, NewSession } from '../store.js';
 import type { Connection } from './database.js';
-
-interface SessionRow {
-  id_hash: string;
-  user_id: number;
-  csrf_secret: string;
-  created_at: string;
-  expires_at: string;
-}
-
-interface UploadRow {
-  id: string;
-  user_id: number;
-  file_name: string;
-  content: Buffer;
-  column_spec: string | null;
-  job_id: string | null;
-  created_at: string;
-}
-
-interface JobSummaryRow {
-  id: string;
-  user_id: number;
-  total: number;
-  processed: number;
-  created_at: string;
-  completed_at: string | null;
-  file_name: string | null;
-}
-
-const toSession = (row: SessionRow): DashboardSession => ({
-  idHash: row.id_hash,
-  userId: row.user_id,
-  csrfSecret: row.csrf_secret,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-});
-
-const toUpload = (row: UploadRow): ListUpload => ({
-  id: row.id,
-  userId: row.user_id,
-  fileName: row.file_name,
-  content: row.content,
-  column: row.column_spec,
-  jobId: row.job_id,
-  createdAt: row.created_at,
-});
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
 export class DashboardRecords {
@@ -107,14 +62,6 @@ export class DashboardRecords {
   }
 
   listJobs(userId: number, limit: number): JobSummary[] {
-    return this.sql.jobsOf.all(userId, limit).map((row) => ({
-      id: row.id,
-      userId: row.user_id,
-      status: row.completed_at === null ? 'processing' : 'completed',
-      total: row.total,
-      processed: row.processed,
-      createdAt: row.created_at,
-      fileName: row.file_name,
-    }));
+    return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
   }
 }

@@ -1,28 +1,6 @@
-import { IDEMPOTENCY_TTL_MS, StoreError, type IdempotencyKey, type IdempotencyRecord } from '../store.js';
+import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
+import { StoreError, type IdempotencyKey, type IdempotencyRecord } from '../store.js';
 import type { Connection } from './database.js';
-
-/** The status stored for a key that is claimed by a running request and has no response yet. */
-export const CLAIMED = 0;
-
-interface IdempotencyRow {
-  user_id: number;
-  route: string;
-  key: string;
-  request_hash: string;
-  status_code: number;
-  body: string;
-  created_at: string;
-}
-
-const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
-  userId: row.user_id,
-  route: row.route,
-  key: row.key,
-  requestHash: row.request_hash,
-  statusCode: row.status_code,
-  body: row.body,
-  createdAt: row.created_at,
-});
 
 /** Idempotency-Key claims and recorded responses. */
 export class IdempotencyRecords {
@@ -47,20 +25,16 @@ export class IdempotencyRecords {
     };
   }
 
-  private idempotencyCutoff(): string {
-    return new Date(this.connection.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString();
-  }
-
   saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
     this.connection.db.transaction(() => {
-      this.sql.pruneIdempotency.run(this.idempotencyCutoff());
+      this.sql.pruneIdempotency.run(idempotencyCutoff(this.connection.now()));
       this.writeIdempotency(record);
     }).immediate();
   }
 
   /** The claim or response holding this key within its 24 h; a StoreError `idempotency_conflict` when it was for another request. */
   liveKey(userId: number, { key, route, requestHash }: IdempotencyKey): IdempotencyRecord | undefined {
-    const row = this.sql.idempotencyOf.get(userId, key, route, this.idempotencyCutoff());
+    const row = this.sql.idempotencyOf.get(userId, key, route, idempotencyCutoff(this.connection.now()));
     if (row && row.request_hash !== requestHash) throw new StoreError('idempotency_conflict', `Idempotency-Key ${key} was used with another request`);
     return row && toIdempotency(row);
   }

@@ -1,25 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
+import { replayedJob, toJob, type JobRow } from '../records.js';
 import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type PendingItem } from '../store.js';
 import type { Connection } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
-
-interface JobRow {
-  id: string;
-  user_id: number;
-  total: number;
-  processed: number;
-  completed_at: string | null;
-}
-
-const toJob = (row: JobRow): JobProgress => ({
-  id: row.id,
-  userId: row.user_id,
-  status: row.completed_at === null ? 'processing' : 'completed',
-  total: row.total,
-  processed: row.processed,
-});
 
 /** Bulk jobs, their items and the results the runner stores for them. */
 export class JobRecords {
@@ -51,8 +36,8 @@ export class JobRecords {
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
     return this.connection.db.transaction((): JobCreation => {
       if (idempotency) {
-        const replay = this.replayedJob(userId, idempotency);
-        if (replay) return replay;
+        const earlier = this.idempotency.liveKey(userId, idempotency);
+        if (earlier) return replayedJob(earlier);
       }
       const jobId = randomUUID();
       if (this.users.takeCredits(userId, emails.length, 'bulk', jobId) === undefined) return this.users.shortOf(userId, emails.length);
@@ -64,15 +49,6 @@ export class JobRecords {
       }
       return { ok: true, jobId, queued: emails.length, replayed: false };
     }).immediate();
-  }
-
-  /** The job an earlier request with this key created. */
-  private replayedJob(userId: number, idempotency: IdempotencyKey): JobCreation | undefined {
-    const earlier = this.idempotency.liveKey(userId, idempotency);
-    if (!earlier) return undefined;
-    const ack = JSON.parse(earlier.body) as Partial<{ jobId: string; queued: number }>;
-    if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') throw new Error(`the record of Idempotency-Key ${idempotency.key} holds no job`);
-    return { ok: true, jobId: ack.jobId, queued: ack.queued, replayed: true };
   }
 
   getJob(userId: number, jobId: string): JobProgress | undefined {

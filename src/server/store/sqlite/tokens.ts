@@ -1,26 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { lastUseIsStale, toToken, type TokenRow } from '../records.js';
 import { StoreError, type ApiTokenRecord } from '../store.js';
 import type { Connection } from './database.js';
 import type { UserRecords } from './users.js';
-
-/** A token's "last used" time is rewritten at most this often, so authenticating is not a write per request. */
-const LAST_USED_RESOLUTION_MS = 60_000;
-
-interface TokenRow {
-  id: string;
-  user_id: number;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-const toToken = (row: TokenRow): ApiTokenRecord => ({
-  id: row.id,
-  userId: row.user_id,
-  name: row.name,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-});
 
 /** API tokens, kept as SHA-256 hashes. */
 export class TokenRecords {
@@ -55,7 +37,7 @@ export class TokenRecords {
     const row = this.sql.liveTokenByHash.get(tokenHash);
     if (!row) return undefined;
     const now = this.connection.now();
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+    if (lastUseIsStale(row.last_used_at, now)) {
       row.last_used_at = now.toISOString();
       this.sql.touchToken.run(row.last_used_at, row.id);
     }

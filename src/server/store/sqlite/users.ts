@@ -1,5 +1,5 @@
+import { CLAIMED, claimIsAbandoned, toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
 import {
-  IDEMPOTENCY_CLAIM_TTL_MS,
   StoreError,
   type ChargeOutcome,
   type IdempotencyKey,
@@ -9,43 +9,7 @@ import {
   type User,
 } from '../store.js';
 import type { Connection } from './database.js';
-import { CLAIMED, type IdempotencyRecords } from './idempotency.js';
-
-interface UserRow {
-  id: number;
-  email: string;
-  password_hash: string | null;
-  balance: number;
-  rate_limit: number;
-  rate_window_seconds: number;
-  created_at: string;
-}
-interface LedgerRow {
-  user_id: number;
-  delta: number;
-  balance_after: number;
-  reason: LedgerEntry['reason'];
-  job_id: string | null;
-  created_at: string;
-}
-
-const toUser = (row: UserRow): User => ({
-  id: row.id,
-  email: row.email,
-  passwordHash: row.password_hash,
-  balance: row.balance,
-  rateLimit: row.rate_limit,
-  rateWindowSeconds: row.rate_window_seconds,
-  createdAt: row.created_at,
-});
-const toLedger = (row: LedgerRow): LedgerEntry => ({
-  userId: row.user_id,
-  delta: row.delta,
-  balanceAfter: row.balance_after,
-  reason: row.reason,
-  jobId: row.job_id,
-  createdAt: row.created_at,
-});
+import type { IdempotencyRecords } from './idempotency.js';
 
 /** Users, their credits and the ledger of every move of credits. */
 export class UserRecords {
@@ -139,7 +103,7 @@ export class UserRecords {
       const held = this.idempotency.liveKey(userId, key);
       if (held) {
         if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
-        if (this.connection.now().getTime() - Date.parse(held.createdAt) < IDEMPOTENCY_CLAIM_TTL_MS) return { kind: 'running' };
+        if (!claimIsAbandoned(held, this.connection.now())) return { kind: 'running' };
         // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
         this.idempotency.writeIdempotency(claim);
         return { kind: 'charged', balance: this.findUserById(userId)!.balance };

@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+
+/** Where the store is: the options `serve`, `worker` and `admin` share. */
+export function addStoreOptions(command: Command, dataDirDescription: string): Command {
+  return command
+    .option('--data-dir <dir>', `${dataDirDescription} [env MAILVERIFY_DATA_DIR] (default: the OS data directory)`)
+    .option(
+      '--database-url <url>',
+      'keep everything in this PostgreSQL database instead of SQLite in the data dir, shared by every node given it (postgres://user@host/db; no password here, see PGPASSWORD) [env MAILVERIFY_DATABASE_URL]',
+    );
+}

@@ -1,0 +1,39 @@
+import { StoreUnavailableError, type Store } from './store.js';
+
+export interface StoreLocation {
+  /** The data directory: the SQLite file lives here, unless a database URL is given. */
+  dataDir: string;
+  /** A PostgreSQL URL (postgres://…): the store several nodes share. */
+  databaseUrl?: string;
+}
+
+export interface OpenStoreOptions extends StoreLocation {
+  /** The clock, for tests of time-bound records (idempotency keys). */
+  now?: () => Date;
+}
+
+/**
+ * The one way `serve`, `worker` and `admin` open their store: PostgreSQL when given a database
+ * URL, else SQLite in the data dir. Each implementation is imported only when chosen, so a node on
+ * PostgreSQL never loads the SQLite driver and the embedded default never loads `pg`.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const { dataDir, databaseUrl, now } = options;
+  try {
+    if (databaseUrl !== undefined) {
+      const { openPostgresStore } = await import('./postgres-store.js');
+      return await openPostgresStore(databaseUrl, { now });
+    }
+    const { openSqliteStore } = await import('./sqlite-store.js');
+    return openSqliteStore(dataDir, { now });
+  } catch (error) {
+    throw new StoreUnavailableError(describeStore(options), error);
+  }
+}
+
+/** The store as an operator would name it in a message: never with the database password. */
+export function describeStore({ dataDir, databaseUrl }: StoreLocation): string {
+  if (databaseUrl === undefined) return `the data dir ${dataDir}`;
+  const url = new URL(databaseUrl);
+  return `the database ${url.host}${url.pathname}`;
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { toJobSummary, toSession, toUpload, type JobSummaryRow, type SessionRow, type UploadRow } from '../records.js';
+import type { DashboardSession, JobSummary, ListUpload, NewSession } from '../store.js';
+import type { Database } from './database.js';
+
+/** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
+export class DashboardRecords {
+  constructor(private readonly db: Database) {}
+
+  async createSession(session: NewSession): Promise<void> {
+    const now = this.db.timestamp();
+    // Signing in is rare next to requests: the moment to forget every session past its expiry.
+    await this.db.sql.run('DELETE FROM sessions WHERE expires_at <= $1', [now]);
+    await this.db.sql.run('INSERT INTO sessions (id_hash, user_id, csrf_secret, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      session.idHash, session.userId, session.csrfSecret, now, session.expiresAt.toISOString(),
+    ]);
+  }
+
+  async findSession(idHash: string): Promise<DashboardSession | undefined> {
+    const row = await this.db.sql.row<SessionRow>('SELECT * FROM sessions WHERE id_hash = $1 AND expires_at > $2', [idHash, this.db.timestamp()]);
+    return row && toSession(row);
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.db.sql.run('DELETE FROM sessions WHERE id_hash = $1', [idHash]);
+  }
+
+  async createUpload(userId: number, fileName: string, content: Buffer): Promise<string> {
+    const id = randomUUID();
+    await this.db.sql.run('INSERT INTO list_uploads (id, user_id, file_name, content, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      id, userId, fileName, content, this.db.timestamp(),
+    ]);
+    return id;
+  }
+
+  async findUpload(userId: number, uploadId: string): Promise<ListUpload | undefined> {
+    const row = await this.db.sql.row<UploadRow>('SELECT * FROM list_uploads WHERE id = $1 AND user_id = $2', [uploadId, userId]);
+    return row && toUpload(row);
+  }
+
+  async findUploadOfJob(userId: number, jobId: string): Promise<ListUpload | undefined> {
+    const row = await this.db.sql.row<UploadRow>('SELECT * FROM list_uploads WHERE job_id = $1 AND user_id = $2', [jobId, userId]);
+    return row && toUpload(row);
+  }
+
+  async attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): Promise<void> {
+    await this.db.sql.run('UPDATE list_uploads SET job_id = $1, column_spec = $2 WHERE id = $3 AND user_id = $4 AND job_id IS NULL', [
+      jobId, column, uploadId, userId,
+    ]);
+  }
+
+  async listJobs(userId: number, limit: number): Promise<JobSummary[]> {
+    const rows = await this.db.sql.rows<JobSummaryRow>(
+      `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+       WHERE jobs.user_id = $1 ORDER BY jobs.created_at DESC, jobs.id LIMIT $2`,
+      [userId, limit],
+    );
+    return rows.map(toJobSummary);
+  }
+}

@@ -1,0 +1,160 @@
+import { CLAIMED, claimIsAbandoned, toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
+import {
+  StoreError,
+  type ChargeOutcome,
+  type IdempotencyKey,
+  type KeyedCharge,
+  type LedgerEntry,
+  type NewUser,
+  type User,
+} from '../store.js';
+import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
+import type { IdempotencyRecords } from './idempotency.js';
+
+/**
+ * Users, their credits and the ledger. The balance moves only through conditional UPDATEs (a
+ * charge takes credits only `WHERE balance >= amount`), which PostgreSQL evaluates on the row
+ * after any concurrent update to it has committed: no interleaving of nodes can overspend.
+ */
+export class UserRecords {
+  constructor(
+    private readonly db: Database,
+    private readonly idempotency: IdempotencyRecords,
+  ) {}
+
+  async createUser(user: NewUser): Promise<User> {
+    try {
+      return await this.db.transaction(async (sql) => {
+        const row = (await sql.row<UserRow>(
+          `INSERT INTO users (email, password_hash, balance, rate_limit, rate_window_seconds, created_at)
+           VALUES ($1, $2, 0, $3, $4, $5) RETURNING *`,
+          [user.email, user.passwordHash, user.rateLimit, user.rateWindowSeconds, this.db.timestamp()],
+        ))!;
+        if (user.balance === 0) return toUser(row);
+        return { ...toUser(row), balance: await this.addCredits(sql, row.id, user.balance) };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new StoreError('user_exists', `a user ${user.email} exists already`);
+      throw error;
+    }
+  }
+
+  async findUserByEmail(email: string): Promise<User | undefined> {
+    const row = await this.db.sql.row<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
+    return row && toUser(row);
+  }
+
+  async findUserById(id: number, sql: Statements = this.db.sql): Promise<User | undefined> {
+    const row = await sql.row<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+    return row && toUser(row);
+  }
+
+  async listUsers(): Promise<User[]> {
+    return (await this.db.sql.rows<UserRow>('SELECT * FROM users ORDER BY id')).map(toUser);
+  }
+
+  async setRateLimit(userId: number, limit: number, windowSeconds: number): Promise<void> {
+    const changed = await this.db.sql.run('UPDATE users SET rate_limit = $1, rate_window_seconds = $2 WHERE id = $3', [limit, windowSeconds, userId]);
+    if (changed === 0) throw noSuchUser(userId);
+  }
+
+  grantCredits(userId: number, delta: number): Promise<number> {
+    return this.db.transaction((sql) => this.addCredits(sql, userId, delta));
+  }
+
+  charge(userId: number, amount: number, reason: 'verify', jobId: string | null = null): Promise<ChargeOutcome> {
+    return this.db.transaction(async (sql): Promise<ChargeOutcome> => {
+      const taken = await this.takeCredits(sql, userId, amount, reason, jobId);
+      return taken === undefined ? this.shortOf(sql, userId, amount) : { ok: true, balance: taken };
+    });
+  }
+
+  chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): Promise<KeyedCharge> {
+    const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
+    return this.db.transaction(async (sql): Promise<KeyedCharge> => {
+      await this.lockUser(sql, userId);
+      const held = await this.idempotency.liveKey(sql, userId, key);
+      if (held) {
+        if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
+        if (!claimIsAbandoned(held, this.db.now())) return { kind: 'running' };
+        // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
+        await this.idempotency.writeIdempotency(sql, claim);
+        return { kind: 'charged', balance: (await this.findUserById(userId, sql))!.balance };
+      }
+      const balance = await this.takeCredits(sql, userId, amount, reason, null);
+      if (balance === undefined) {
+        const short = await this.shortOf(sql, userId, amount);
+        return { kind: 'short', balance: short.balance, required: short.required };
+      }
+      await this.idempotency.writeIdempotency(sql, claim);
+      return { kind: 'charged', balance };
+    });
+  }
+
+  refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number> {
+    return this.db.transaction(async (sql) => {
+      const moved = await this.moveCredits(sql, userId, amount);
+      if (moved === undefined) throw noSuchUser(userId);
+      await this.writeLedger(sql, userId, amount, moved, 'refund', jobId);
+      if (releaseKey) await this.idempotency.releaseClaim(sql, userId, releaseKey);
+      return moved;
+    });
+  }
+
+  async ledger(userId: number): Promise<LedgerEntry[]> {
+    return (await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger);
+  }
+
+  /**
+   * Holds the user's row until the transaction ends, so that of two requests with one
+   * Idempotency-Key (on any nodes) the second reads the key only after the first has claimed it.
+   */
+  async lockUser(sql: Statements, userId: number): Promise<void> {
+    await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  }
+
+  /** The new balance, or undefined (and nothing written) when the balance does not cover `amount`. */
+  async takeCredits(sql: Statements, userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Promise<number | undefined> {
+    const taken = await sql.row<{ balance: number }>(
+      'UPDATE users SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance',
+      [amount, userId],
+    );
+    if (!taken) return undefined;
+    await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId);
+    return taken.balance;
+  }
+
+  async shortOf(sql: Statements, userId: number, required: number): Promise<{ ok: false; balance: number; required: number }> {
+    const user = await this.findUserById(userId, sql);
+    if (!user) throw noSuchUser(userId);
+    return { ok: false, balance: user.balance, required };
+  }
+
+  /** An admin's grant (or removal): never below zero. */
+  private async addCredits(sql: Statements, userId: number, delta: number): Promise<number> {
+    const moved = await this.moveCredits(sql, userId, delta);
+    if (moved === undefined) {
+      const user = await this.findUserById(userId, sql);
+      if (!user) throw noSuchUser(userId);
+      throw new StoreError('negative_balance', `the balance is ${user.balance}; removing ${-delta} would take it below zero`);
+    }
+    await this.writeLedger(sql, userId, delta, moved, 'grant', null);
+    return moved;
+  }
+
+  /** Adds `delta` unless that would take the balance below zero; the new balance, or undefined. */
+  private async moveCredits(sql: Statements, userId: number, delta: number): Promise<number | undefined> {
+    const moved = await sql.row<{ balance: number }>(
+      'UPDATE users SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance',
+      [delta, userId],
+    );
+    return moved?.balance;
+  }
+
+  private async writeLedger(sql: Statements, userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null): Promise<void> {
+    await sql.run(
+      'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [userId, delta, balanceAfter, reason, jobId, this.db.timestamp()],
+    );
+  }
+}

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
+import { openPostgresStore } from '../../src/server/store/postgres-store.js';
+import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrations.js';
+import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import type { Store } from '../../src/server/store/store.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+// Each store's own way of being opened: files and pragmas for SQLite, schema_migrations on PostgreSQL.
+
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+describe('the SQLite store', () => {
+  const root = mkdtempSync(join(tmpdir(), 'mailverify-migrations-'));
+  let dataDir: string;
+  const open = (dir = dataDir) => {
+    const store = openSqliteStore(dir);
+    opened.push(store);
+    return store;
+  };
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(root, 'data-'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('creates the directory (0700) and the database file (0600) on first start, in WAL mode', () => {
+    const fresh = join(root, 'fresh', 'nested');
+    open(fresh);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(statSync(join(fresh, DATABASE_FILE)).mode & 0o777).toBe(0o600);
+    const raw = new Sqlite(join(fresh, DATABASE_FILE), { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    raw.close();
+  });
+
+  it('brings an existing file forward through new migrations, leaving its rows intact', async () => {
+    const user = await open().createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    const next = [...MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
+    expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
+    expect(raw.prepare('SELECT email, balance, note FROM users WHERE id = ?').get(user.id)).toEqual({
+      email: 'old@example.test', balance: 3, note: null,
+    });
+    // Applying the same list again is a no-op, not a second ALTER TABLE.
+    expect(() => migrate(raw, next)).not.toThrow();
+    raw.close();
+  });
+
+  it('gives the items of schema version 2 their domain, so they are claimed by domain', async () => {
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    migrate(raw, MIGRATIONS.slice(0, 2));
+    raw.exec(`INSERT INTO users (id, email, balance, rate_limit, rate_window_seconds, created_at) VALUES (1, 'old@example.test', 0, 20, 1, '2026-01-01T00:00:00.000Z');
+              INSERT INTO jobs (id, user_id, total, created_at) VALUES ('old-job', 1, 3, '2026-01-01T00:00:00.000Z');
+              INSERT INTO job_items (job_id, position, email) VALUES ('old-job', 0, 'a@One.test'), ('old-job', 1, 'b@two.test'), ('old-job', 2, 'c@one.test');`);
+    raw.close();
+    const store = open();
+    const claim = () => store.claimWork({ maxItems: 100, leaseMs: 60_000 });
+    expect(await claim()).toMatchObject({ jobId: 'old-job', domain: 'one.test', items: [{ position: 0 }, { position: 2 }] });
+    expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
+  });
+
+  it('refuses a file written by a newer schema instead of corrupting it', () => {
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    raw.pragma(`user_version = ${MIGRATIONS.length + 5}`);
+    raw.close();
+    expect(() => open()).toThrow(/newer than this mailverify knows/);
+  });
+});
+
+describe('the PostgreSQL store', () => {
+  let database: TestDatabase;
+  const open = async () => {
+    const store = await openPostgresStore(database.url);
+    opened.push(store);
+    return store;
+  };
+  async function versions(): Promise<number[]> {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version);
+    } finally {
+      await client.end();
+    }
+  }
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await database.drop();
+  });
+
+  it('migrates an empty database once, even when several nodes start on it at the same moment', async () => {
+    await Promise.all([open(), open(), open()]);
+    expect(await versions()).toEqual(PG_MIGRATIONS.map((_, index) => index + 1));
+  });
+
+  it('brings a database forward through new migrations, leaving its rows intact', async () => {
+    const user = await (await open()).createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      const next = [...PG_MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
+      expect(await migratePostgres(pool, next)).toBe(PG_MIGRATIONS.length + 1);
+      expect(await migratePostgres(pool, next)).toBe(PG_MIGRATIONS.length + 1);
+      expect((await pool.query('SELECT email, balance::integer AS balance, note FROM users WHERE id = $1', [user.id])).rows).toEqual([
+        { email: 'old@example.test', balance: 3, note: null },
+      ]);
+    } finally {
+      await pool.end();
+    }
+    expect(await versions()).toEqual([...PG_MIGRATIONS.map((_, index) => index + 1), PG_MIGRATIONS.length + 1]);
+  });
+
+  it('refuses a database a newer mailverify has migrated, instead of corrupting it', async () => {
+    await (await open()).close();
+    opened.splice(0);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [PG_MIGRATIONS.length + 5, new Date().toISOString()]);
+    await client.end();
+    await expect(open()).rejects.toThrow(/newer than this mailverify knows/);
+  });
+});
