@@ -104,6 +104,20 @@ function envFlag(raw: string | undefined): boolean | undefined {
   return !['0', 'false', 'no', 'off'].includes(raw.trim().toLowerCase());
 }
 
+/**
+ * Engine options complete (defaults filled in) and checked by the engine itself: what the flags
+ * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
+ */
+export async function resolvedEngineOptions(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
+  const { resolveEngineOptions } = await import('../engine/options.js');
+  try {
+    return resolveEngineOptions(engineOptionsFrom(command, env));
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Engine options from a command's flags, then the environment; the engine fills in defaults. */
 export function engineOptionsFrom(command: Command, env: NodeJS.ProcessEnv = process.env): Partial<EngineOptions> {
   const flags = command.opts<Record<string, unknown>>();

@@ -129,6 +129,9 @@ describe('--proxy on the command line', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--proxy must not carry a password \(set MAILVERIFY_PROXY=/);
     expect(refused.stderr).not.toContain(PROXY_PASSWORD);
+    const malformed = await runCli(['verify', '--local', '--proxy', 'socks5://127.0.13.6:1080/path', 'alice@doctor.test']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/^mailverify: engine option proxy: the proxy URL must not have a path\n$/);
 
     proxy.relayed.length = 0;
     const local = ['verify', '--local', '--json', ...healthyArgs(), '--no-web-check', '--dnsbl-zone', 'dnsbl.test', 'alice@doctor.test', 'nobody@doctor.test'];

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Diagnosis } from '../../engine/diagnose.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { engineOptionsFrom } from '../engine-flags.js';
-import { CliError, ExitCode, UsageError } from '../errors.js';
+import { resolvedEngineOptions } from '../engine-flags.js';
+import { CliError, ExitCode } from '../errors.js';
 import { createSession, type Session } from '../session.js';
 
 interface DoctorFlags {
@@ -64,15 +64,8 @@ function humanLines(diagnoses: readonly Diagnosis[], session: Session): string {
 export async function runDoctor(command: Command): Promise<void> {
   const session = createSession(command);
   try {
-    const { resolveEngineOptions } = await import('../../engine/options.js');
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
-    let options;
-    try {
-      options = resolveEngineOptions(engineOptionsFrom(command, session.env));
-    } catch (error) {
-      if (error instanceof RangeError) throw new UsageError(error.message);
-      throw error;
-    }
+    const options = await resolvedEngineOptions(command, session.env);
     const flags = command.opts<DoctorFlags>();
     const [network, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), diagnoseService(session)]);
     const diagnoses = [...network, ...service];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resultJson, type Verdict, type VerificationResult } from '../../engine/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
-import { engineFlagsGiven, engineOptionsFrom } from '../engine-flags.js';
+import { engineFlagsGiven, resolvedEngineOptions } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
 import { humanLine, parseVerdictList } from '../format.js';
 import { collectAddresses } from '../input.js';
@@ -20,7 +20,7 @@ type ResultSource = (emails: string[], onResult: (result: VerificationResult) =>
 
 async function localSource(command: Command): Promise<ResultSource> {
   const { createVerifier } = await import('../../engine/index.js');
-  const verifier = createVerifier(engineOptionsFrom(command));
+  const verifier = createVerifier(await resolvedEngineOptions(command));
   return (emails, onResult) => verifier.verifyMany(emails, onResult);
 }
 

@@ -45,7 +45,7 @@ const TAKES_NO_MAIL = new Set<MailRoute['kind']>(['nxdomain', 'null-mx', 'no-mai
 async function believed(status: DomainStatus, { resolverSanity }: FactSources): Promise<DomainStatus> {
   if (!DENIALS.has(status.kind)) return status;
   const sanity = await resolverSanity();
-  return sanity.truthful ? status : { kind: 'untrusted-dns', detail: untruthfulResolverReason(sanity) };
+  return sanity.truthful ? status : { kind: 'untrusted-dns', detail: `${untruthfulResolverReason(sanity)} (see \`mailverify doctor\`)` };
 }
 
 const NO_TARGETS: MailTargets = { targets: [], addresses: [], problem: 'no mail host' };

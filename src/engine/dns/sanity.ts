@@ -24,6 +24,6 @@ export async function checkResolver(dns: DnsClient): Promise<ResolverSanity> {
 export function untruthfulResolverReason(sanity: ResolverSanity): string {
   return (
     `the resolver is not answering truthfully: it gives no MX records for ${sanity.denied.join(', ')} either, ` +
-    'so its "no such domain" means nothing; ask another resolver with --dns-server <ip> (see `mailverify doctor`)'
+    'so its "no such domain" means nothing; ask another resolver with --dns-server <ip>'
   );
 }
