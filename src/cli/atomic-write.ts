@@ -33,13 +33,40 @@ async function syncDirectory(dir: string): Promise<void> {
  * error, or SIGINT/SIGTERM/SIGHUP while writing, the temp file is removed and `path` is untouched.
  * `mode` defaults to the replaced file's mode, else 0666 less the umask.
  */
+/** Where the content goes before the rename: beside the target, so that the rename stays on one file system. */
+function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** A missing or unwritable directory, or a directory where the file should be: the path as the user named it, not the temp file's (exit 2). */
+function unwritable(path: string, error: unknown): unknown {
+  return isFsError(error) ? new UsageError(`cannot write ${path}: ${fsErrorText(error)}`) : error;
+}
+
+/**
+ * Fails now, the way writeFileAtomic would fail later, when `path` cannot be written: a directory
+ * there, or a directory that is missing or refuses new files. For commands that would otherwise
+ * pay for work (a bulk job) whose results then have nowhere to go.
+ */
+export async function checkWritable(path: string): Promise<void> {
+  const target = resolve(path);
+  if ((await stat(target).catch(() => undefined))?.isDirectory()) throw new UsageError(`cannot write ${path}: is a directory`);
+  const temp = tempPathFor(target);
+  try {
+    await (await open(temp, 'wx', 0o600)).close();
+  } catch (error) {
+    throw unwritable(path, error);
+  }
+  await unlink(temp);
+}
+
 export async function writeFileAtomic(
   path: string,
   write: (out: NodeJS.WritableStream) => Promise<void>,
   options: { mode?: number } = {},
 ): Promise<void> {
   const target = resolve(path);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempPathFor(target);
   const mode = options.mode ?? (await existingMode(target)) ?? 0o666;
   // `flush`: the data is fsynced before the file is closed, so the rename never exposes a file
   // whose content is not on disk yet.
@@ -64,10 +91,7 @@ export async function writeFileAtomic(
     // Only once the stream is closed is the temp file surely created (opening is asynchronous) and released.
     await closed;
     await unlink(temp).catch(() => undefined);
-    // A missing or unwritable directory, or a directory where the file should be: the path as
-    // the user named it, not the temp file's (exit 2).
-    if (!interrupted && isFsError(error)) throw new UsageError(`cannot write ${path}: ${fsErrorText(error)}`);
-    throw interrupted ?? error;
+    throw interrupted ?? unwritable(path, error);
   } finally {
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }

@@ -193,19 +193,25 @@ describe('input and output paths of bulk', () => {
     expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', missing])), missing, 'no such file');
   });
 
-  it('bulk results --input of an unreadable file (EACCES, /proc/1/mem refuses root too): exit 2 naming it', async () => {
-    const run = await cli.run(['bulk', 'results', 'some-job', '--input', '/proc/1/mem']);
-    expectOneLineExit2(asOutcome(run), '/proc/1/mem');
+  it('bulk results --input of an unreadable file (EACCES; a write-only sysfs file refuses root too): exit 2 naming it', async () => {
+    const run = await cli.run(['bulk', 'results', 'some-job', '--input', '/sys/bus/pci/rescan']);
+    expectOneLineExit2(asOutcome(run), '/sys/bus/pci/rescan', 'permission denied');
   });
 
-  it('--output onto a directory and into a missing directory: exit 2 naming the path, no file left', async () => {
+  it('--output onto a directory, into a missing directory, into one nobody may write: exit 2 naming the path before any job is paid for', async () => {
     const list = join(root, 'ok.csv');
     writeFileSync(list, `email\nann@${MAIL_DOMAIN}\n`);
+    const balance = async () => (JSON.parse((await cli.run(['whoami', '--json'])).stdout) as { balance: number }).balance;
+    const before = await balance();
     const outputDir = join(root, 'out-dir');
     mkdirSync(outputDir);
     expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', outputDir, '--format', 'csv'])), outputDir, 'cannot write');
     expect(readdirSync(outputDir)).toEqual([]);
     const nowhere = join(root, 'missing-dir', 'out.csv');
-    expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', nowhere])), nowhere, 'cannot write');
+    expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', nowhere])), nowhere, 'no such file');
+    // EACCES for root too: sysfs lets nobody create files.
+    const forbidden = '/sys/kernel/out.csv';
+    expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', forbidden])), forbidden, 'permission denied');
+    expect(await balance()).toBe(before);
   });
 });

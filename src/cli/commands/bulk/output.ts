@@ -3,7 +3,7 @@ import type { ResultIndex } from '../../../csv/result-index.js';
 import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
 import type { ListSource } from '../../../csv/source.js';
 import type { Verdict } from '../../../engine/types.js';
-import { writeFileAtomic } from '../../atomic-write.js';
+import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
 import { UsageError } from '../../errors.js';
 import { parseVerdictList } from '../../format.js';
 import type { Io } from '../../io.js';
@@ -25,8 +25,11 @@ export interface OutputPlan {
 
 const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson' };
 
-/** `--format`, else the output file's extension, else NDJSON on stdout. Checked before any work is done. */
-export function planOutput(flags: OutputFlags): OutputPlan {
+/**
+ * `--format`, else the output file's extension, else NDJSON on stdout. Checked before any work is
+ * done, the output file's place too: a job is not paid for whose results could not be written.
+ */
+export async function planOutput(flags: OutputFlags): Promise<OutputPlan> {
   const only = flags.only === undefined ? undefined : parseVerdictList(flags.only, '--only');
   if (flags.format !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.format)) {
     throw new UsageError(`--format takes ${OUTPUT_FORMATS.join(', ')}; got "${flags.format}"`);
@@ -36,6 +39,7 @@ export function planOutput(flags: OutputFlags): OutputPlan {
     format = FORMAT_BY_EXTENSION[extname(flags.output).toLowerCase()];
     if (format === undefined) throw new UsageError(`cannot tell the format of ${flags.output} from its name`, 'add --format csv, json or ndjson');
   }
+  if (flags.output !== undefined) await checkWritable(flags.output);
   return { path: flags.output, format: format ?? 'ndjson', only, flags };
 }
 

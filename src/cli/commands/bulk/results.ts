@@ -103,7 +103,7 @@ async function sourceFor(jobIds: string[], flags: ResultsFlags, session: Session
 
 export async function runBulkResults(jobIds: string[], command: Command): Promise<void> {
   const flags = command.optsWithGlobals<ResultsFlags>();
-  const plan = planOutput(flags);
+  const plan = await planOutput(flags);
   const interruption = new Interruption();
   const session = createSession(command, { signal: interruption.signal });
   try {

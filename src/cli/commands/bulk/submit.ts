@@ -105,7 +105,7 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
 
 export async function runBulkSubmit(file: string, command: Command): Promise<void> {
   const flags = command.optsWithGlobals<SubmitFlags>();
-  const plan = planOutput(flags);
+  const plan = await planOutput(flags);
   if (!flags.wait && (flags.output ?? flags.format ?? flags.only) !== undefined) {
     throw new UsageError('--output, --format and --only need --wait', 'or fetch the results later with `mailverify bulk results <job>`');
   }
