@@ -12,6 +12,7 @@ import { WORK_DIR, ensureWorkDir } from '../lib/work-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
 const LISTENING = /mailverify: listening on (http:\/\/\S+)/;
+const WORKER_READY = /mailverify: worker running/;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 /** Enough that neither the balance nor the rate limit is what the benchmark measures. */
@@ -30,16 +31,17 @@ async function stopProcess(child, signal = 'SIGTERM') {
   clearTimeout(timer);
 }
 
-function waitForListening(child) {
+/** Resolves with the ready line's first group (the URL of `serve`) or the whole line. */
+function waitForReady(child, ready = LISTENING) {
   return new Promise((resolve, reject) => {
     let stderr = '';
-    const timer = setTimeout(() => fail(new Error(`mailverify serve did not start in time: ${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(new Error(`mailverify did not start in time: ${stderr}`)), START_TIMEOUT_MS);
     const onData = (chunk) => {
       stderr += chunk;
-      const match = LISTENING.exec(stderr);
-      if (match) finish(() => resolve(match[1]));
+      const match = ready.exec(stderr);
+      if (match) finish(() => resolve(match[1] ?? match[0]));
     };
-    const onExit = (code) => fail(new Error(`mailverify serve exited (${code}) before listening: ${stderr}`));
+    const onExit = (code) => fail(new Error(`mailverify exited (${code}) before it was ready: ${stderr}`));
     function finish(settle) {
       clearTimeout(timer);
       child.stderr.off('data', onData);
@@ -59,9 +61,9 @@ function waitForListening(child) {
 
 /**
  * `mailverify serve` with its engine pointed at the given fixture.
- * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25']
+ * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25'], or more `serve` flags ('--no-worker')
  * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
- * @returns {Promise<{ url: string, token: string, stop(): Promise<void>, kill(): Promise<void> }>}
+ * @returns {Promise<{ url: string, token: string, dataDir: string, stop(): Promise<void>, kill(): Promise<void> }>}
  *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs.
  */
 export async function startMailverify(engineArgs, nodeFlags = []) {
@@ -79,15 +81,31 @@ export async function startMailverify(engineArgs, nodeFlags = []) {
   };
   const stop = stopWith('SIGTERM');
   try {
-    const url = await waitForListening(child);
+    const url = await waitForReady(child);
     const admin = (args) => run(process.execPath, [BIN, 'admin', '--data-dir', dataDir, ...args], { env });
     await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
     const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
-    return { url, token: stdout.trim(), stop, kill: stopWith('SIGKILL') };
+    return { url, token: stdout.trim(), dataDir, stop, kill: stopWith('SIGKILL') };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * `mailverify worker` on the data dir of a `startMailverify` service.
+ * @returns {Promise<{ stop(): Promise<void> }>}
+ */
+export async function startWorker(dataDir, engineArgs) {
+  const args = ['worker', '--data-dir', dataDir, '--log-level', 'warn', '--allow-private-networks', '--no-web-check', ...engineArgs];
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    await waitForReady(child, WORKER_READY);
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
+  return { stop: () => stopProcess(child) };
 }
 
 /**

@@ -58,6 +58,13 @@ export function engineFailureResult(email: string, error: unknown): Verification
  * to other runners. Near its end, the next chunk is claimed, so the host's sessions go straight on.
  */
 const DOMAIN_TAIL_ITEMS = 20;
+/**
+ * Chunks claimed that have no answer yet: they wait for DNS, for the catch-all probe, or for a
+ * session slot because the engine is busy. Beyond this many the runner claims nothing more, so a
+ * runner takes on what its engine can start (its share, when several runners share a store)
+ * rather than everything claimable, and claims again as answers come in.
+ */
+const MAX_STARTING_CHUNKS = 8;
 
 /** A claimed chunk being worked. */
 interface HeldChunk {
@@ -132,6 +139,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     });
 
   /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
+  const starting = () => [...held.values()].filter((entry) => entry.unanswered === entry.chunk.items.length).length;
   const busyDomains = () => [...new Set([...held.values()].filter((entry) => entry.unanswered > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
 
   async function verifyChunk(entry: HeldChunk): Promise<void> {
@@ -146,7 +154,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     const answer = (position: number, result: VerificationResult) => {
       batcher.add({ lease, jobId, position, result });
       entry.unanswered -= 1;
-      if (entry.unanswered === DOMAIN_TAIL_ITEMS) wakeLoop();
+      // The chunk's first answer (the engine has room for more) and its tail (its domain is free again) are moments to claim.
+      if (entry.unanswered === entry.chunk.items.length - 1 || entry.unanswered === DOMAIN_TAIL_ITEMS) wakeLoop();
     };
 
     const engineRun = verifier.verifyMany(
@@ -195,7 +204,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Claims chunks while there is room and work; true when the store answered. */
   async function claim(): Promise<boolean> {
     try {
-      while (!stopped && itemsInFlight < maxItemsInFlight) {
+      while (!stopped && itemsInFlight < maxItemsInFlight && starting() < MAX_STARTING_CHUNKS) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.
         await new Promise((resolve) => setImmediate(resolve));
