@@ -64,7 +64,7 @@ const DOMAIN_TAIL_ITEMS = 20;
  * runner takes on what its engine can start (its share, when several runners share a store)
  * rather than everything claimable, and claims again as answers come in.
  */
-const MAX_STARTING_CHUNKS = 8;
+const MAX_STARTING_CHUNKS = 32;
 
 /** A claimed chunk being worked. */
 interface HeldChunk {
