@@ -1,14 +1,15 @@
 /**
  * Several runners on one store, as processes of the built CLI (`npm run build` first): three
- * `mailverify worker`s behind an API-only `mailverify serve --no-worker`, and one `serve` with
- * its own runner for fairness. The fixtures count every RCPT, so "probed once" is measured where
+ * `mailverify worker`s behind an API-only `mailverify serve --no-worker`, on one PostgreSQL
+ * database and on one SQLite file, and one `serve` with its own runner for fairness. The fixtures count every RCPT, so "probed once" is measured where
  * it happens, not inferred from our own bookkeeping.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { mxZones } from '../support/engine-fixtures.js';
 import { call, pollProgress, type JobProgress } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
+import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
 const SLOW_HOST = '127.0.16.31';
@@ -29,6 +30,7 @@ let slow: SmtpFixture;
 let other: SmtpFixture;
 let engineArgs: string[];
 const running: Array<RunningService | RunningWorker> = [];
+const places: StoreFixture[] = [];
 
 beforeAll(async () => {
   const port = await freePort([SLOW_HOST, OTHER_HOST]);
@@ -41,24 +43,32 @@ beforeAll(async () => {
   engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
 });
 
+beforeEach(() => {
+  // Each test counts its own RCPTs (the store variants ask the same addresses).
+  slow.reset();
+  other.reset();
+});
+
 afterEach(async () => {
-  // Workers first (they need the store the service's data dir holds), then the service that owns it.
+  // Workers first, then the service, then the store they shared.
   for (const each of running.splice(0).reverse()) await each.stop();
+  for (const place of places.splice(0)) await place.close();
 });
 
 afterAll(async () => {
   await Promise.all([slow?.close(), other?.close(), dns?.close()]);
 });
 
-async function service(extraArgs: string[] = []): Promise<{ api: RunningService; token: string }> {
-  const api = await startService({ engineArgs: [...engineArgs, ...extraArgs] });
+async function service(extraArgs: string[] = [], place?: StoreFixture): Promise<{ api: RunningService; token: string }> {
+  if (place) places.push(place);
+  const api = await startService({ dataDir: place?.location.dataDir, databaseUrl: place?.location.databaseUrl, engineArgs: [...engineArgs, ...extraArgs] });
   running.push(api);
   const token = await api.createUser(`owner${running.length}@example.test`, { credits: CREDITS, rateLimit: 1_000 });
   return { api, token };
 }
 
 async function workers(api: RunningService, count: number, extraArgs: string[] = []): Promise<RunningWorker[]> {
-  const started = await Promise.all(Array.from({ length: count }, () => startWorker(api.dataDir, [...engineArgs, '--log-level', 'info', ...extraArgs])));
+  const started = await Promise.all(Array.from({ length: count }, () => startWorker(api, [...engineArgs, '--log-level', 'info', ...extraArgs])));
   running.push(...started);
   return started;
 }
@@ -90,9 +100,9 @@ async function balance(api: RunningService, token: string): Promise<number> {
   return (await call(api.baseUrl, 'GET', '/v1/account', { token })).body.balance as number;
 }
 
-describe('three workers and an API-only service on one store', () => {
+describe.each(STORE_KINDS)('three workers and an API-only service on one $name store', (kind) => {
   it('share a 1,200-address job at one slow domain: every address asked once, every worker did some, every result right', { timeout: 120_000 }, async () => {
-    const { api, token } = await service(['--no-worker']);
+    const { api, token } = await service(['--no-worker'], await kind.create());
     expect(api.stderr()).toContain('API only');
     const pool = await workers(api, 3);
     const emails = addresses('job', JOB_SIZE);
@@ -108,7 +118,7 @@ describe('three workers and an API-only service on one store', () => {
   });
 
   it('finish the job of a worker SIGKILLed mid-job: every result kept, charged once, re-probes bounded by what it held', { timeout: 120_000 }, async () => {
-    const { api, token } = await service(['--no-worker']);
+    const { api, token } = await service(['--no-worker'], await kind.create());
     // A short lease, so that the killed worker's items are taken over within the test.
     const pool = await workers(api, 3, ['--lease-seconds', '2']);
     const emails = addresses('crash', JOB_SIZE);

@@ -42,6 +42,8 @@ export interface NewUserOptions {
 export interface RunningService {
   baseUrl: string;
   dataDir: string;
+  /** The PostgreSQL store, when the service was started on one. */
+  databaseUrl?: string;
   /** The child's stderr so far (its logs and messages). */
   stderr(): string;
   /** Runs `mailverify admin <args>` against this service's store. */
@@ -149,6 +151,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   return {
     baseUrl: serve.ready,
     dataDir,
+    databaseUrl: options.databaseUrl,
     stderr: serve.stderr,
     admin,
     async createUser(email, { credits, rateLimit, password }) {
@@ -178,9 +181,10 @@ export interface RunningWorker {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** The built `mailverify worker` on a service's data dir (`args`: engine flags, `--lease-seconds`, ...), once it runs. */
-export async function startWorker(dataDir: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<RunningWorker> {
-  const workerArgs = ['worker', '--data-dir', dataDir, '--allow-private-networks', '--no-web-check', ...args];
+/** The built `mailverify worker` on a service's store (`args`: engine flags, `--lease-seconds`, ...), once it runs. */
+export async function startWorker(service: Pick<RunningService, 'dataDir' | 'databaseUrl'>, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<RunningWorker> {
+  const storeArgs = service.databaseUrl === undefined ? [] : ['--database-url', service.databaseUrl];
+  const workerArgs = ['worker', '--data-dir', service.dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...args];
   const worker = await startLongRunning(workerArgs, childEnv(env), WORKER_READY);
   return { pid: Number(worker.ready), stderr: worker.stderr, stop: worker.stop, kill: worker.kill };
 }
