@@ -18,9 +18,28 @@ export function humanLine(result: VerificationResult, color: ChalkInstance): str
   return `${paint(result.result.padEnd(9))} ${terminalSafe(result.email)}  ${color.dim(terminalSafe(result.reason))}${suggestion}`;
 }
 
+/** "45s", "3m 20s", "2h 5m": a wait or an ETA, to the second. */
+export function duration(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** "in 45s (at 14:03:10)": when a wait ends, as a span and on the local clock. */
+export function until(ms: number, now = Date.now()): string {
+  return `in ${duration(ms)} (at ${new Date(now + ms).toLocaleTimeString('en-GB')})`;
+}
+
 /** "1 row", "120,000 rows": counts in messages, grouped for reading, the noun agreeing. */
 export function counted(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
+
+/** "20 requests per second", "1 request per 60 seconds": an account's rate limit. */
+export function ratePhrase(limit: number, windowSeconds: number): string {
+  return `${counted(limit, 'request')} per ${windowSeconds === 1 ? 'second' : counted(windowSeconds, 'second')}`;
 }
 
 /** Parses a `--fail-on` / `--only` list such as "invalid,unknown" (any case: `Valid` is `valid`). */

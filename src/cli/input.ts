@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { announceStdinRead, type Io } from './io.js';
 
 /** Non-blank, trimmed lines of a stream (stdin for `-`), read as they arrive. */
 export async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
@@ -13,11 +14,13 @@ export async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<
  * The addresses named on the command line, trimmed as the engine reports them, with `-`
  * replaced by stdin's lines and blank arguments dropped.
  */
-export async function collectAddresses(args: string[], stdin: NodeJS.ReadableStream): Promise<string[]> {
+export async function collectAddresses(args: string[], io: Io): Promise<string[]> {
   const addresses: string[] = [];
   for (const arg of args) {
-    if (arg === '-') for await (const line of readLines(stdin)) addresses.push(line);
-    else if (arg.trim() !== '') addresses.push(arg.trim());
+    if (arg === '-') {
+      announceStdinRead(io);
+      for await (const line of readLines(io.stdin)) addresses.push(line);
+    } else if (arg.trim() !== '') addresses.push(arg.trim());
   }
   return addresses;
 }

@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import { UsageError } from './errors.js';
 
 /**
  * Where a command reads and writes, and how it should look there: the one place that decides
@@ -16,12 +17,16 @@ export interface Io {
   quiet: boolean;
   /** Whether progress (spinners, bars) may be drawn on stderr. */
   interactive: boolean;
+  /** --no-input, or CI: nothing may wait for someone to type, even on a terminal. */
+  noInput: boolean;
 }
 
 export interface GlobalFlags {
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
+  /** False with --no-input. */
+  input?: boolean;
 }
 
 /**
@@ -43,7 +48,7 @@ export function colorLevel(flags: GlobalFlags, env: NodeJS.ProcessEnv, isTty: bo
 
 /** CI logs keep every byte written, so an animation there is only noise. */
 function inCi(env: NodeJS.ProcessEnv): boolean {
-  return env.CI !== undefined && env.CI !== '0' && env.CI !== 'false';
+  return env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false';
 }
 
 export type Streams = Pick<Io, 'stdin' | 'stdout' | 'stderr'>;
@@ -59,5 +64,29 @@ export function createIo(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.en
     json,
     quiet,
     interactive: streams.stderr.isTTY === true && !json && !quiet && !inCi(env) && env.TERM !== 'dumb',
+    noInput: flags.input === false || inCi(env),
   };
+}
+
+/** Whether the command may ask at the terminal: stdin is one and nothing forbids waiting there. */
+export function canAsk(io: Io): boolean {
+  return io.stdin.isTTY === true && !io.noInput;
+}
+
+/**
+ * Before data is read from stdin (`-`): on a terminal, say so, or the screen just sits there and
+ * the next command typed becomes data; with --no-input (or in CI) a terminal there is an error
+ * at once, never a wait for a keyboard nobody is at.
+ */
+export function announceStdinRead(io: Io): void {
+  if (io.stdin.isTTY !== true) return;
+  if (io.noInput) {
+    throw new UsageError('- reads stdin, which is a terminal, and --no-input (or CI) says nobody will type there', 'pipe or redirect the list in: … - < list.txt');
+  }
+  io.stderr.write('reading addresses from stdin, one per line; Ctrl-D to end\n');
+}
+
+/** A message about a wait (rate limit, job, unreachable service): on stderr, also under --json; only --quiet silences it. */
+export function waitNotice(io: Io, message: string): void {
+  if (!io.quiet) io.stderr.write(`mailverify: ${message}\n`);
 }

@@ -48,6 +48,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('-q, --quiet', 'print only data and errors')
     .option('--no-color', 'no colours [env NO_COLOR]')
     .option('--debug', 'trace HTTP requests on stderr (Authorization redacted)')
+    .option('--no-input', 'never wait for typing at the terminal: fail instead (also when CI is set)')
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
     // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
     .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message)}\n`)) })
@@ -110,12 +111,14 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--output <file>', 'with --wait: write the results to this file (atomically) instead of stdout')
     .option('--format <format>', 'with --wait: csv, json or ndjson (default: from --output\'s extension, else ndjson)')
     .option('--only <results>', 'with --wait: only rows with these verdicts (comma list, e.g. valid,catch_all)')
+    .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
   bulk
     .command('status')
     .description('show the progress of bulk jobs')
     .argument('<job...>', 'job ids')
     .option('--watch', 'poll until every job is completed')
+    .option('--wait-timeout <duration>', 'with --watch: how long to keep trying a service that does not answer (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/status.js')).runBulkStatus));
   bulk
     .command('results')
@@ -128,6 +131,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--column <name|number>', 'with --input: the column holding the addresses')
     .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted')
     .option('--wait', 'wait for the jobs to complete first, showing progress')
+    .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/results.js')).runBulkResults));
 
   const admin = program

@@ -4,7 +4,8 @@ import type { ApiClient } from '../client/api-client.js';
 import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
 import type { VerificationResult } from '../engine/types.js';
 import type { Io } from './io.js';
-import { createSession } from './session.js';
+import { ratePhrase } from './format.js';
+import { announceWait, createSession } from './session.js';
 
 /** Requests in flight at once, at most; the account's rate limit may lower it. */
 const MAX_IN_FLIGHT = 8;
@@ -31,10 +32,13 @@ async function forEachConcurrently<T>(items: T[], limit: number, work: (item: T)
  * Pacing for several addresses: the account's rate limit, with the account request itself
  * counted, so that concurrent verifies stay within it rather than collect 429s.
  */
-async function pacing(client: ApiClient, count: number): Promise<{ concurrency: number; pace?: RateLimiter }> {
+async function pacing(client: ApiClient, count: number, io: Io): Promise<{ concurrency: number; pace?: RateLimiter }> {
   if (count === 1) return { concurrency: 1 };
   const { limit, windowSeconds } = (await client.account()).rateLimit;
-  const pace = createRateLimiter(limit, windowSeconds * 1000);
+  const rate = ratePhrase(limit, windowSeconds);
+  const pace = createRateLimiter(limit, windowSeconds * 1000, undefined, (ms) =>
+    announceWait(io, ms, `waiting for the account's rate limit (${rate})`, 'next request'),
+  );
   await pace();
   return { concurrency: Math.max(1, Math.min(MAX_IN_FLIGHT, limit)), pace };
 }
@@ -52,7 +56,7 @@ export function remoteSource(command: Command, io: Io) {
       const occurrences = new Map<string, number>();
       for (const email of emails) occurrences.set(email, (occurrences.get(email) ?? 0) + 1);
       const distinct = [...occurrences.keys()];
-      const { concurrency, pace } = await pacing(client, distinct.length);
+      const { concurrency, pace } = await pacing(client, distinct.length, io);
       await forEachConcurrently(distinct, concurrency, async (email) => {
         await pace?.();
         const result = await client.verify(email, { idempotencyKey: randomUUID() });

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { createApiClient, type ApiClient } from '../client/api-client.js';
+import { ApiError, RateLimitedError } from '../client/errors.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
-import { createIo, type Io } from './io.js';
+import { until } from './format.js';
+import { createIo, waitNotice, type Io } from './io.js';
 
 /** The program-wide flags of src/cli/main.ts. */
 export interface ProgramFlags {
@@ -63,6 +65,21 @@ function retryFrom(env: NodeJS.ProcessEnv): Partial<RetryPolicy> {
   return policy;
 }
 
+/** Waits shorter than this pass without a word: a message for each would be noise. */
+const ANNOUNCED_WAIT_MS = 1_000;
+
+/** Why a request is tried again, for the message about the wait. */
+function retryReason(error: unknown): string {
+  if (error instanceof RateLimitedError) return 'the service is rate limiting this account (429)';
+  if (error instanceof ApiError) return `the service answered ${error.status}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Says on stderr what a wait of `ms` is for and until when ("…; trying again in 40s (at 14:03:10)"), unless it is short. */
+export function announceWait(io: Io, ms: number, what: string, then = 'trying again'): void {
+  if (ms >= ANNOUNCED_WAIT_MS) waitNotice(io, `${what}; ${then} ${until(ms)}`);
+}
+
 const BASE_URL_ORIGIN = { flag: '--base-url', environment: 'MAILVERIFY_BASE_URL', config: 'the config file', default: 'the default' } as const;
 
 function checkBaseUrl(settings: Settings): void {
@@ -98,6 +115,7 @@ export function createSession(command: Command, options: SessionOptions = {}): S
       retry,
       debug: flags.debug ? io.stderr : undefined,
       signal: options.signal,
+      onRetryWait: (error, delayMs) => announceWait(io, delayMs, retryReason(error)),
     });
     clients.push(created);
     return created;

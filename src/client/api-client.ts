@@ -23,6 +23,8 @@ export interface ApiClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Aborts requests in flight and retry waits. */
   signal?: AbortSignal;
+  /** Told before every wait between attempts (a 429's Retry-After, backoff after a 5xx or a cut connection). */
+  onRetryWait?: (error: unknown, delayMs: number) => void;
 }
 
 export interface ApiClient {
@@ -62,6 +64,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     debug: options.debug,
     signal: options.signal,
+    onRetryWait: options.onRetryWait,
   });
   const send = transport.send;
 

@@ -12,6 +12,8 @@ export function createRateLimiter(
   limit: number,
   windowMs: number,
   clock: { now: () => number; wait: (ms: number) => Promise<unknown> } = { now: Date.now, wait: sleep },
+  /** Told before each wait for the window to move on, with its length. */
+  onWait?: (ms: number) => void,
 ): RateLimiter {
   const starts: number[] = [];
   // Callers are served one at a time, in order, so nobody is starved.
@@ -25,7 +27,9 @@ export function createRateLimiter(
           starts.push(now);
           return;
         }
-        await clock.wait(starts[0]! + windowMs - now);
+        const wait = starts[0]! + windowMs - now;
+        onWait?.(wait);
+        await clock.wait(wait);
       }
     });
     queue = turn;

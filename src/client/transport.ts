@@ -23,6 +23,8 @@ export interface TransportOptions {
   debug?: NodeJS.WritableStream;
   /** Aborts every request and every backoff wait (Ctrl-C). */
   signal?: AbortSignal;
+  /** Told before every wait between attempts: what failed and how long the wait is. */
+  onRetryWait?: (error: unknown, delayMs: number) => void;
 }
 
 export interface RequestSpec {
@@ -144,8 +146,10 @@ export function createTransport(options: TransportOptions): Transport {
         retryable: (error) => repeatable && isTransient(error),
         requestedDelayMs: (error) =>
           error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined,
-        onRetry: (error, delayMs, attemptNumber) =>
-          trace(`attempt ${attemptNumber} of ${spec.method} ${url} failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms`),
+        onRetry: (error, delayMs, attemptNumber) => {
+          trace(`attempt ${attemptNumber} of ${spec.method} ${url} failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms`);
+          options.onRetryWait?.(error, delayMs);
+        },
         signal: options.signal,
       });
     },

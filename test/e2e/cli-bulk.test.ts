@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { watch } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliSandbox } from '../support/cli-sandbox.js';
 import { startCliWorld, type CliWorld } from '../support/cli-world.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN } from '../support/service-app.js';
-import { BIN, type RunningService } from '../support/service.js';
+import type { RunningService } from '../support/service.js';
 
 /**
  * `bulk submit / status / results`: the built binary against the real service, whose engine asks
@@ -48,20 +47,6 @@ afterAll(async () => {
 async function balance(): Promise<number> {
   const whoami = await cli.run(['whoami', '--json']);
   return (JSON.parse(whoami.stdout) as { balance: number }).balance;
-}
-
-/** The CLI as a child process the test can signal; same environment as the sandbox. */
-function spawnCli(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_TOKEN: token, MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
 }
 
 describe('bulk submit --wait --output', () => {
@@ -182,7 +167,7 @@ describe('a list over the per-job limit', () => {
     const output = join(dir, 'killed.csv');
     await writeFile(output, 'the old content\n');
     let sawTempFile = false;
-    const run = spawnCli(['bulk', 'results', ...jobIds, '--output', output]);
+    const run = cli.start(['bulk', 'results', ...jobIds, '--output', output]);
     // Kill as soon as the temp file beside the output appears: the write has begun.
     const watcher = watch(dir, (_event, name) => {
       if (name?.startsWith('.killed.csv.') && !sawTempFile) {
@@ -309,7 +294,7 @@ describe('errors', () => {
   it('Ctrl-C during --wait exits 130 and prints the command that resumes', async () => {
     const input = await file('slow-wait.txt', `other@${SLOW_DOMAIN}\n`);
     const output = join(dir, 'slow out.csv');
-    const run = spawnCli(['bulk', 'submit', input, '--wait', '--output', output]);
+    const run = cli.start(['bulk', 'submit', input, '--wait', '--output', output]);
     // The job id is printed once the job exists; then the CLI is waiting.
     await new Promise<void>((resolve) => run.child.stdout!.once('data', () => resolve()));
     run.child.kill('SIGINT');

@@ -1,7 +1,16 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, type CommandOutput } from './service.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { BIN, runCli, type CommandOutput } from './service.js';
+
+/** A CLI run the test can watch and signal while it goes on. */
+export interface StartedCli {
+  child: ChildProcess;
+  /** stdout and stderr so far. */
+  output(): { stdout: string; stderr: string };
+  done: Promise<CommandOutput & { signal: string | null }>;
+}
 
 /**
  * The built CLI as a user runs it, with a config dir of its own (MAILVERIFY_CONFIG_DIR), fixed
@@ -12,6 +21,8 @@ export interface CliSandbox {
   configDir: string;
   configPath: string;
   run(args: string[], options?: { stdin?: string; env?: NodeJS.ProcessEnv }): Promise<CommandOutput>;
+  /** Starts the CLI (stdin closed) and returns at once. */
+  start(args: string[], options?: { env?: NodeJS.ProcessEnv }): StartedCli;
   /** Every stdout and stderr captured so far. */
   printed(): string;
   /** The config file's JSON, or undefined when it does not exist. */
@@ -23,17 +34,29 @@ export async function createCliSandbox(env: NodeJS.ProcessEnv = {}): Promise<Cli
   const configDir = join(await mkdtemp(join(tmpdir(), 'mailverify-cli-')), 'config');
   const configPath = join(configDir, 'config.json');
   const outputs: string[] = [];
+  // MAILVERIFY_TOKEN from the test runner's own environment must not leak in.
+  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', NO_COLOR: '1', ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
   return {
     configDir,
     configPath,
     async run(args, options = {}) {
-      const result = await runCli(args, {
-        stdin: options.stdin,
-        // MAILVERIFY_TOKEN from the test runner's own environment must not leak in.
-        env: { MAILVERIFY_TOKEN: '', NO_COLOR: '1', ...env, MAILVERIFY_CONFIG_DIR: configDir, ...options.env },
-      });
+      const result = await runCli(args, { stdin: options.stdin, env: envFor(options.env) });
       outputs.push(result.stdout, result.stderr);
       return result;
+    },
+    start(args, options = {}) {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...envFor(options.env) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const done = new Promise<CommandOutput & { signal: string | null }>((resolve) =>
+        child.on('close', (code, signal) => {
+          outputs.push(stdout, stderr);
+          resolve({ code, signal, stdout, stderr });
+        }),
+      );
+      return { child, output: () => ({ stdout, stderr }), done };
     },
     printed: () => outputs.join('\n'),
     async config() {

@@ -28,6 +28,8 @@ export interface ServiceOptions {
   dataDir?: string;
   /** A PostgreSQL database for `serve --database-url` (and the admin commands) instead of SQLite in the data dir. */
   databaseUrl?: string;
+  /** Port to listen on (to restart on the port of a stopped service); a free one otherwise. */
+  port?: number;
   /** Extra `serve` flags, typically the engine's (`--dns-server`, `--smtp-port`, ...). */
   engineArgs?: string[];
   env?: NodeJS.ProcessEnv;
@@ -139,7 +141,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-service-')));
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
   const storeArgs = options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl];
-  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
+  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
   const serve = await startLongRunning(args, env, LISTENING);
 
   const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...storeArgs, ...adminArgs], { env, stdin });

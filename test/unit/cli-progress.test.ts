@@ -7,7 +7,7 @@ import { createIo } from '../../src/cli/io.js';
 /** The progress display of `--wait` and `--watch`: drawn on a terminal's stderr only, coloured only when colour is on. */
 
 /** An Io whose stderr is a terminal (as far as anyone can tell), recording what is drawn on it. */
-function terminal(flags: { json?: boolean; color?: boolean }, env: NodeJS.ProcessEnv = {}) {
+function terminal(flags: { json?: boolean; quiet?: boolean; color?: boolean }, env: NodeJS.ProcessEnv = {}) {
   const stream = new PassThrough();
   // The cursor moves of a tty.WriteStream, which ora uses to redraw its line.
   const stderr = Object.assign(stream, {
@@ -28,7 +28,7 @@ const CYAN = '\u001b[36m';
 describe('startProgress', () => {
   it('shows percent, processed/total and ETA on a terminal, in colour when colour is on', async () => {
     const { io, drawn } = terminal({});
-    const progress = await startProgress(io, 'verifying');
+    const progress = await startProgress(io, 'verifying', { lines: true });
     progress.update(1, 4);
     await vi.waitFor(() => expect(drawn()).toContain('verifying: 25% 1/4, ETA'));
     progress.stop();
@@ -38,7 +38,7 @@ describe('startProgress', () => {
   it('draws without colour under NO_COLOR or --no-color', async () => {
     for (const { flags, env } of [{ flags: {}, env: { NO_COLOR: '1' } }, { flags: { color: false }, env: {} }]) {
       const { io, drawn } = terminal(flags, env);
-      const progress = await startProgress(io, 'verifying');
+      const progress = await startProgress(io, 'verifying', { lines: true });
       progress.update(2, 4);
       await vi.waitFor(() => expect(drawn()).toContain('verifying: 50% 2/4'));
       progress.stop();
@@ -46,10 +46,24 @@ describe('startProgress', () => {
     }
   });
 
-  it('draws nothing with --json, even on a terminal', async () => {
+  it('with --json, even on a terminal, draws no spinner but says what it waits for in lines, the first at once', async () => {
     const { io, drawn } = terminal({ json: true });
-    const progress = await startProgress(io, 'verifying');
+    const progress = await startProgress(io, 'waiting for job j1', { lines: true });
     progress.update(1, 2);
+    progress.update(1, 2);
+    progress.note('no answer (ECONNREFUSED); trying again in 2s');
+    progress.stop();
+    expect(drawn()).toBe(
+      'mailverify: waiting for job j1: 1/2 (50%); Ctrl-C stops waiting, the service goes on\n' +
+        'mailverify: no answer (ECONNREFUSED); trying again in 2s\n',
+    );
+  });
+
+  it('with --quiet says nothing at all', async () => {
+    const { io, drawn } = terminal({ quiet: true });
+    const progress = await startProgress(io, 'waiting', { lines: true });
+    progress.update(1, 2);
+    progress.note('a note');
     progress.stop();
     expect(drawn()).toBe('');
   });

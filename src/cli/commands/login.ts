@@ -4,6 +4,7 @@ import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
 import { NotAuthenticatedError, UsageError } from '../errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
+import { canAsk, type Io } from '../io.js';
 import { createSession, type Session } from '../session.js';
 
 interface LoginFlags {
@@ -23,13 +24,17 @@ interface Credential {
 const SCRIPT_HINT = 'use --with-token, or --email with --password-stdin';
 
 /** Secrets only ever come from stdin or a hidden prompt, never from argv, which `ps` shows to everyone. */
-function checkFlags(flags: LoginFlags, interactive: boolean): void {
+function checkFlags(flags: LoginFlags, io: Io): void {
   if (flags.withToken && (flags.email !== undefined || flags.passwordStdin)) {
     throw new UsageError('--with-token cannot be combined with --email or --password-stdin');
   }
   if (flags.passwordStdin && flags.email === undefined) throw new UsageError('--password-stdin needs --email');
-  if (!flags.withToken && !flags.passwordStdin && !interactive) {
-    throw new UsageError('stdin is not a terminal, so there is nobody to ask for a password', SCRIPT_HINT);
+  if (!flags.withToken && !flags.passwordStdin && !canAsk(io)) {
+    const why = io.stdin.isTTY ? '--no-input (or CI) says nobody will type' : 'stdin is not a terminal';
+    throw new UsageError(`${why}, so there is nobody to ask for a password`, SCRIPT_HINT);
+  }
+  if (flags.withToken && io.stdin.isTTY && io.noInput) {
+    throw new UsageError('--with-token reads stdin, which is a terminal, and --no-input (or CI) says nobody will type there', 'pipe the token in');
   }
 }
 
@@ -78,7 +83,7 @@ export async function runLogin(command: Command): Promise<void> {
   const flags = command.opts<LoginFlags>();
   const session = createSession(command);
   try {
-    checkFlags(flags, session.io.stdin.isTTY === true);
+    checkFlags(flags, session.io);
     const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
     const account = await checkToken(session, credential);
     const { baseUrl, configPath, tokenSource } = session.settings;

@@ -61,7 +61,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   if (!flags.local) refuseEngineFlagsWithoutLocal(command);
   const out = createIo(flags);
   const failOn = flags.failOn === undefined ? [] : parseVerdictList(flags.failOn, '--fail-on');
-  const emails = await collectAddresses(args, out.stdin);
+  const emails = await collectAddresses(args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
   const source = flags.local ? await localSource(command) : await remoteSource(command, out);

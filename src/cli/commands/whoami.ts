@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { TokenSource } from '../../config/settings.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { counted } from '../format.js';
+import { counted, ratePhrase } from '../format.js';
 import { createSession } from '../session.js';
 
 const TOKEN_SOURCE_TEXT: Record<TokenSource, (configPath: string) => string> = {
@@ -24,7 +24,7 @@ export async function runWhoami(command: Command): Promise<void> {
     const rows: [string, string][] = [
       ['account', email],
       ['balance', counted(balance, 'token')],
-      ['rate limit', `${counted(limit, 'request')} per ${windowSeconds === 1 ? 'second' : counted(windowSeconds, 'second')}`],
+      ['rate limit', ratePhrase(limit, windowSeconds)],
       ['service', baseUrl],
       // authenticatedClient() succeeded, so there is a token and it has a source.
       ['token from', TOKEN_SOURCE_TEXT[tokenSource!](configPath)],

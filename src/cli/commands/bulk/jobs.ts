@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../../../client/api-client.js';
 import type { JobProgress } from '../../../client/types.js';
+import { isTransient } from '../../../client/errors.js';
 import { ResultIndex } from '../../../csv/result-index.js';
-import { JobNotFinishedError, type InterruptedError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { startProgress } from './progress.js';
+import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../errors.js';
+import { duration } from '../../format.js';
+import { waitNotice, type Io } from '../../io.js';
+import { startProgress, type Progress } from './progress.js';
 
 /** Polls quickly at first (small jobs finish in a moment), then settles to be gentle on the rate limit. */
 const FIRST_POLL_MS = 250;
@@ -54,19 +56,71 @@ export function progressOf(client: ApiClient, jobIds: string[]): Promise<JobProg
 
 const isCompleted = (progress: JobProgress) => progress.status === 'completed';
 
+/** How long `--wait` goes on trying a service that does not answer, unless --wait-timeout says otherwise. */
+export const DEFAULT_WAIT_TIMEOUT = '10m';
+/** Backoff while the service does not answer: from this, doubling, up to OUTAGE_MAX_MS. */
+const OUTAGE_FIRST_MS = 1_000;
+const OUTAGE_MAX_MS = 30_000;
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `--wait-timeout`: "90" (seconds), "90s", "10m", "1h". */
+export function parseWaitTimeout(raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!match || Number(match[1]) <= 0) throw new UsageError(`--wait-timeout takes a duration such as 90s, 10m or 1h; got "${raw}"`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 's']!;
+}
+
+/** What a wait needs besides the jobs: where to say things, how to stop, how long to bear an outage, how to resume. */
+export interface WaitOptions {
+  io: Io;
+  signal: AbortSignal;
+  /** How long the service may go unanswering (restarting, a network blip) before the wait gives up. */
+  outageMs: number;
+  /** The command that picks the wait up again, printed when it gives up. */
+  resume: string;
+}
+
 /**
- * Polls the jobs until all are completed, showing one progress display for all of them and
- * calling `onPoll` (if given) with every answer.
+ * Runs `work` until it succeeds. A service that does not answer (down, restarting, 5xx, 429
+ * after the client's own retries) is tried again with backoff, each wait said on stderr, for up
+ * to `outageMs` from the first failure; then exit 1 with the command that resumes.
+ */
+async function throughOutages<T>(work: () => Promise<T>, client: ApiClient, options: WaitOptions, note: Progress['note']): Promise<T> {
+  let since: number | undefined;
+  for (let delay = OUTAGE_FIRST_MS; ; delay = Math.min(delay * 2, OUTAGE_MAX_MS)) {
+    try {
+      const value = await work();
+      if (since !== undefined) note(`${client.baseUrl} answers again`);
+      return value;
+    } catch (error) {
+      if (!isTransient(error) || options.signal.aborted) throw error;
+      since ??= Date.now();
+      const left = since + options.outageMs - Date.now();
+      const reason = (error as Error).message;
+      if (left <= 0) {
+        throw new CliError(`gave up waiting after ${duration(options.outageMs)} without an answer: ${reason}`, ExitCode.failure, `resume with: ${options.resume}`);
+      }
+      const wait = Math.min(delay, left);
+      note(`no answer (${reason}); trying again in ${duration(wait)}, for ${duration(left)} more (--wait-timeout)`);
+      await sleep(wait, undefined, { signal: options.signal });
+    }
+  }
+}
+
+/**
+ * Polls the jobs until all are completed, showing one progress display for all of them (a
+ * spinner, or lines unless `lines` is false) and calling `onPoll` (if given) with every answer.
+ * The service going away for a while (a restart) is waited out: see throughOutages.
  */
 export async function waitForJobs(
   client: ApiClient,
   jobIds: string[],
-  options: { io: Io; signal: AbortSignal; onPoll?: (progresses: JobProgress[]) => void },
+  options: WaitOptions & { onPoll?: (progresses: JobProgress[]) => void; lines?: boolean },
 ): Promise<JobProgress[]> {
-  const progress = await startProgress(options.io, 'verifying');
+  const progress = await startProgress(options.io, `waiting for ${jobsNamed(jobIds)}`, { lines: options.lines ?? true });
   try {
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-      const progresses = await progressOf(client, jobIds);
+      const progresses = await throughOutages(() => progressOf(client, jobIds), client, options, (message) => progress.note(message));
       const { processed, total } = sumProgress(progresses);
       progress.update(processed, total);
       options.onPoll?.(progresses);
@@ -86,9 +140,10 @@ export async function requireCompleted(client: ApiClient, jobIds: string[], resu
   throw new JobNotFinishedError(`still processing: ${jobsNamed(which)}`, `wait with: ${resume}`);
 }
 
-/** Every result of the jobs, found by address. */
-export async function fetchResults(client: ApiClient, jobIds: string[]): Promise<ResultIndex> {
+/** Every result of the jobs, found by address; with `wait`, a service that does not answer is waited out as while polling. */
+export async function fetchResults(client: ApiClient, jobIds: string[], wait?: WaitOptions): Promise<ResultIndex> {
   const results = new ResultIndex();
-  for (const id of jobIds) results.add((await client.job(id)).results);
+  const fetch = (id: string) => (wait ? throughOutages(() => client.job(id), client, wait, (message) => waitNotice(wait.io, message)) : client.job(id));
+  for (const id of jobIds) results.add((await fetch(id)).results);
   return results;
 }

@@ -7,12 +7,15 @@ import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
 import { UsageError } from '../../errors.js';
 import { parseVerdictList } from '../../format.js';
 import type { Io } from '../../io.js';
+import { DEFAULT_WAIT_TIMEOUT, parseWaitTimeout } from './jobs.js';
 
 /** The flags that say where and how results are written (`bulk results`, `bulk submit --wait`). */
 export interface OutputFlags {
   output?: string;
   format?: string;
   only?: string;
+  /** How long a wait bears a service that does not answer (`--wait-timeout`); part of resuming as this run would. */
+  waitTimeout?: string;
 }
 
 export interface OutputPlan {
@@ -20,6 +23,8 @@ export interface OutputPlan {
   path?: string;
   format: OutputFormat;
   only?: Verdict[];
+  /** --wait-timeout in milliseconds. */
+  outageMs: number;
   flags: OutputFlags;
 }
 
@@ -40,7 +45,8 @@ export async function planOutput(flags: OutputFlags): Promise<OutputPlan> {
     if (format === undefined) throw new UsageError(`cannot tell the format of ${flags.output} from its name`, 'add --format csv, json or ndjson');
   }
   if (flags.output !== undefined) await checkWritable(flags.output);
-  return { path: flags.output, format: format ?? 'ndjson', only, flags };
+  const outageMs = parseWaitTimeout(flags.waitTimeout ?? DEFAULT_WAIT_TIMEOUT);
+  return { path: flags.output, format: format ?? 'ndjson', only, outageMs, flags };
 }
 
 /** Writes the results where the plan says; a file only ever appears whole. */
@@ -65,5 +71,6 @@ export function resumeCommand(jobIds: string[], flags: OutputFlags): string {
   if (flags.output !== undefined) parts.push('--output', flags.output);
   if (flags.format !== undefined) parts.push('--format', flags.format);
   if (flags.only !== undefined) parts.push('--only', flags.only);
+  if (flags.waitTimeout !== undefined) parts.push('--wait-timeout', flags.waitTimeout);
   return parts.map(shellQuote).join(' ');
 }

@@ -1,7 +1,10 @@
-import type { Io } from '../../io.js';
+import { duration } from '../../format.js';
+import { waitNotice, type Io } from '../../io.js';
 
 export interface Progress {
   update(processed: number, total: number): void;
+  /** A message about the wait (an unreachable service, ...), printed without breaking the display. */
+  note(message: string): void;
   stop(): void;
 }
 
@@ -10,17 +13,32 @@ export function fraction(processed: number, total: number): string {
   return `${processed.toLocaleString('en-US')}/${total.toLocaleString('en-US')}`;
 }
 
-const NO_PROGRESS: Progress = { update() {}, stop() {} };
+const percentOf = (processed: number, total: number) => (total === 0 ? 100 : Math.floor((100 * processed) / total));
+
+/** Lines about a wait are printed at most this often when nothing else changes them. */
+const LINE_INTERVAL_MS = 10_000;
+
+/**
+ * Progress as occasional lines on stderr, where no spinner may be drawn (--json, a log, CI): the
+ * first answer at once, then a change at most every LINE_INTERVAL_MS, so that a wait is never
+ * silent. `lines: false` (a caller that prints every change itself) prints only notes.
+ */
+function lineProgress(io: Io, label: string, lines: boolean): Progress {
+  let last: { text: string; at: number } | undefined;
+  return {
+    update(processed, total) {
+      const text = `${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)`;
+      const now = Date.now();
+      if (!lines || text === last?.text || (last !== undefined && now - last.at < LINE_INTERVAL_MS)) return;
+      waitNotice(io, last === undefined ? `${text}; Ctrl-C stops waiting, the service goes on` : text);
+      last = { text, at: now };
+    },
+    note: (message) => waitNotice(io, message),
+    stop() {},
+  };
+}
 /** ora's "dots". */
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-function duration(ms: number): string {
-  const seconds = Math.max(1, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
-  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
 
 /** Remaining time at the rate seen since the first update; unknown until something moved. */
 function eta(first: { processed: number; at: number }, processed: number, total: number, now: number): string {
@@ -31,12 +49,12 @@ function eta(first: { processed: number; at: number }, processed: number, total:
 
 /**
  * A spinner on stderr with percent, processed/total and ETA. Only where `io.interactive` allows
- * (a TTY, no --json, no --quiet); elsewhere it draws nothing. ora is loaded only then.
+ * (a TTY, no --json, no --quiet), and ora is loaded only then; elsewhere occasional lines.
  */
-export async function startProgress(io: Io, label: string): Promise<Progress> {
+export async function startProgress(io: Io, label: string, options: { lines: boolean }): Promise<Progress> {
   // A terminal that reports a width of 0 (some pseudo-terminals do) sends ora into an endless
   // loop of clearing lines; such a terminal gets no spinner.
-  if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return NO_PROGRESS;
+  if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return lineProgress(io, label, options.lines);
   const { default: ora } = await import('ora');
   // `io` has decided about the terminal and colour already, so the frames come painted with its
   // colours and ora's own decisions are off (its chalk ignores NO_COLOR).
@@ -54,8 +72,12 @@ export async function startProgress(io: Io, label: string): Promise<Progress> {
     update(processed, total) {
       const now = Date.now();
       first ??= { processed, at: now };
-      const percent = total === 0 ? 100 : Math.floor((100 * processed) / total);
-      spinner.text = `${label}: ${percent}% ${fraction(processed, total)}, ${eta(first, processed, total, now)}`;
+      spinner.text = `${label}: ${percentOf(processed, total)}% ${fraction(processed, total)}, ${eta(first, processed, total, now)}`;
+    },
+    note(message) {
+      spinner.clear();
+      waitNotice(io, message);
+      spinner.render();
     },
     stop() {
       spinner.stop();

@@ -45,11 +45,12 @@ function linesNamed(lines: number[], count: number): string {
 export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, wait }: Delivery): Promise<void> {
   const { io } = session;
   const resume = resumeCommand(jobIds, plan.flags);
+  const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
   const summary = await interruption.during(
     async () => {
-      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, { io, signal: interruption.signal });
+      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
       else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
-      const results = await fetchResults(client, jobIds);
+      const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
       return writeOutput(plan, io, { results, source, signal: interruption.signal });
     },
     () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
@@ -102,7 +103,8 @@ async function sourceFor(jobIds: string[], flags: ResultsFlags, session: Session
 }
 
 export async function runBulkResults(jobIds: string[], command: Command): Promise<void> {
-  const flags = command.optsWithGlobals<ResultsFlags>();
+  // `input` from this command alone: the program's --no-input sets an `input` of its own (true).
+  const flags: ResultsFlags = { ...command.optsWithGlobals<ResultsFlags>(), input: command.opts<ResultsFlags>().input };
   const plan = await planOutput(flags);
   const interruption = new Interruption();
   const session = createSession(command, { signal: interruption.signal });

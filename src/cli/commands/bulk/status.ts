@@ -3,12 +3,13 @@ import type { JobProgress } from '../../../client/types.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { InterruptedError } from '../../errors.js';
 import { createSession } from '../../session.js';
-import { Interruption, jobsNamed, progressOf, waitForJobs } from './jobs.js';
+import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './jobs.js';
 import { shellQuote } from './output.js';
 import { fraction } from './progress.js';
 
 interface StatusFlags {
   watch?: boolean;
+  waitTimeout?: string;
   json?: boolean;
 }
 
@@ -39,7 +40,16 @@ export async function runBulkStatus(jobIds: string[], command: Command): Promise
     };
     const watch = ['mailverify', 'bulk', 'status', ...jobIds, '--watch'].map(shellQuote).join(' ');
     const final = await interruption.during(
-      () => waitForJobs(client, jobIds, { io, signal: interruption.signal, onPoll: io.interactive ? undefined : printChanges }),
+      () =>
+        waitForJobs(client, jobIds, {
+          io,
+          signal: interruption.signal,
+          outageMs: parseWaitTimeout(flags.waitTimeout ?? DEFAULT_WAIT_TIMEOUT),
+          resume: watch,
+          // Off a terminal every change is printed on stdout already.
+          lines: false,
+          onPoll: io.interactive ? undefined : printChanges,
+        }),
       () => new InterruptedError(`stopped watching; the service goes on with ${jobsNamed(jobIds)}`, `watch again with: ${watch}`),
     );
     if (io.interactive) print(final);

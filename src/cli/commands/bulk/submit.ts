@@ -13,6 +13,7 @@ import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { UsageError } from '../../errors.js';
+import { announceStdinRead, type Io } from '../../io.js';
 import { createSession, type Session } from '../../session.js';
 import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
@@ -31,9 +32,10 @@ interface SubmitFlags extends OutputFlags {
 export const MAX_EMAILS_PER_JOB = 50_000;
 
 /** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
-async function bufferStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+async function bufferStdin(io: Io): Promise<string> {
+  announceStdinRead(io);
   const path = join(await mkdtemp(join(tmpdir(), 'mailverify-stdin-')), 'stdin');
-  await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+  await pipeline(io.stdin, createWriteStream(path, { mode: 0o600 }));
   return path;
 }
 
@@ -114,7 +116,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
   const { io } = session;
   try {
     const client = session.authenticatedClient();
-    const path = file === '-' ? await bufferStdin(io.stdin) : resolve(file);
+    const path = file === '-' ? await bufferStdin(io) : resolve(file);
     const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
     // Taken before the read, so that an edit while it runs counts as a change at merge-back.
     const fingerprint = await fingerprintOf(path);
