@@ -70,9 +70,11 @@ export function buildApp(config: AppConfig): FastifyInstance {
   const routes = recordRoutes(app);
   app.setNotFoundHandler(notFoundHandler(routes));
 
-  // One of each for the API and the dashboard: a token revoked in either is refused by both at once.
+  // One of each for the API and the dashboard: a token revoked in either is refused by both at once,
+  // and a user's requests count against one rate limit whichever way they come.
   const authenticator = createAuthenticator(config.store, config.jwt);
   const checkCredentials = createCredentialCheck(config.store);
+  const limiter = createRateLimiter(config.store);
 
   healthRoutes(app, config.network);
   if (config.network) {
@@ -81,9 +83,9 @@ export function buildApp(config: AppConfig): FastifyInstance {
   }
   openApiRoutes(app, routes);
   authRoutes(app, config, checkCredentials);
-  dashboardRoutes(app, { ...config, authenticator, checkCredentials });
+  dashboardRoutes(app, { ...config, authenticator, checkCredentials, limiter });
   app.register(async (scope) => {
-    guardScope(scope, authenticator, createRateLimiter(config.store));
+    guardScope(scope, authenticator, limiter);
     verifyRoutes(scope, config);
     bulkRoutes(scope, config);
     tokenRoutes(scope, config, authenticator);

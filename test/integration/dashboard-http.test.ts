@@ -73,6 +73,7 @@ beforeAll(async () => {
   app = await startTestApp({ world });
   await app.createUser('dana@example.test', { credits: 10, password: PASSWORD });
   await app.createUser('erin@example.test', { credits: 10, password: PASSWORD });
+  await app.createUser('fay@example.test', { credits: 10, password: PASSWORD, rateLimit: 1, windowSeconds: 3600 });
 });
 
 afterAll(async () => {
@@ -154,6 +155,17 @@ describe('dashboard pages over HTTP', () => {
     const second = await fetchPage(`${uploaded.headers.location}?column=2`, { cookie });
     expect(second.text).toContain('no addresses in column');
     expect(second.text).not.toContain('Verify list');
+  });
+
+  it("counts form posts against the user's rate limit, as API calls are", async () => {
+    const cookie = await signedInAs('fay@example.test');
+    const csrf = csrfOf(await fetchPage('/verify', { cookie }));
+    const first = await fetchPage('/verify', { method: 'POST', cookie, form: { _csrf: csrf, email: `ann@${MAIL_DOMAIN}` } });
+    expect(first.status, first.text).toBe(200);
+    const second = await fetchPage('/verify', { method: 'POST', cookie, form: { _csrf: csrf, email: `ann@${MAIL_DOMAIN}` } });
+    expect(second.status).toBe(429);
+    expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await app.store.findUserByEmail('fay@example.test'))?.balance).toBe(9);
   });
 
   it("shows one user's job and upload to no one else", async () => {

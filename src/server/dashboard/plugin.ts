@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Verifier } from '../../engine/types.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { CredentialCheck } from '../auth/credentials.js';
+import type { RateLimiter } from '../rate-limit.js';
 import type { Store } from '../store/store.js';
 import { checkCsrf } from './csrf.js';
 import { jobPages } from './pages/jobs.js';
@@ -18,6 +19,7 @@ import { tokenPages } from './pages/tokens.js';
 import { verifyPages } from './pages/verify.js';
 import { renderError, securityHeaders } from './render.js';
 import { signedInUser, type SignedIn } from './sessions.js';
+import { signedIn } from './signed-in.js';
 import { bufferUpload, MAX_UPLOAD_BYTES } from './upload.js';
 
 /** The package's top-level web/: three levels up from src/server/dashboard/ and dist/server/dashboard/ alike. */
@@ -27,6 +29,7 @@ export interface DashboardConfig {
   verifier: Verifier;
   authenticator: Authenticator;
   checkCredentials: CredentialCheck;
+  limiter: RateLimiter;
   onJobCreated: () => void;
 }
 
@@ -83,8 +86,12 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
         if (!signedIn) return reply.redirect('/sign-in', 303);
         request.signedIn = signedIn;
       });
-      pages.addHook('preValidation', async (request) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') checkCsrf(request, request.signedIn?.session.csrfSecret);
+      // A form post is a request like an API call: it counts against the user's rate limit, so the
+      // pages are no way around it (page views are not counted; they cost nothing).
+      pages.addHook('preValidation', async (request, reply) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return;
+        checkCsrf(request, request.signedIn?.session.csrfSecret);
+        await config.limiter.admit(signedIn(request).user, reply);
       });
       overviewPages(pages, config);
       tokenPages(pages, config);
