@@ -9,6 +9,9 @@ import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp
  */
 
 const PASSWORD = 'pass phrase of dana';
+/** A domain whose DNS answers only after a while: its job stays `processing` long enough to look at. */
+const SLOW_DOMAIN = 'slow.test';
+const SLOW_DNS_MS = 3_000;
 
 let world: MailWorld;
 let app: TestApp;
@@ -166,6 +169,27 @@ describe('dashboard pages over HTTP', () => {
     expect(second.status).toBe(429);
     expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
     expect((await app.store.findUserByEmail('fay@example.test'))?.balance).toBe(9);
+  });
+
+  it('reloads a running job page by itself (no script needed), and shows results once the job completes', async () => {
+    world.dns.set(SLOW_DOMAIN, { delayMs: SLOW_DNS_MS, records: [] });
+    const cookie = await signedInAs('erin@example.test');
+    const csrf = csrfOf(await fetchPage('/lists', { cookie }));
+    const uploaded = await upload(cookie, 'slow.txt', `someone@${SLOW_DOMAIN}\n`);
+    const submitted = await fetchPage(`${uploaded.headers.location}/submit`, { method: 'POST', cookie, form: { _csrf: csrf, column: '1' } });
+    const jobPath = String(submitted.headers.location);
+    const running = await fetchPage(jobPath, { cookie });
+    expect(running.text).toContain('<strong id="job-status">processing</strong>');
+    expect(running.text).toMatch(/<meta http-equiv="refresh" content="\d+">/);
+    expect(running.text).not.toContain('Download CSV');
+    let page = running;
+    for (const deadline = Date.now() + 30_000; page.text.includes('http-equiv="refresh"') && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      page = await fetchPage(jobPath, { cookie });
+    }
+    expect(page.text).toContain('<strong id="job-status">completed</strong>');
+    expect(page.text).toContain(`someone@${SLOW_DOMAIN}`);
+    expect(page.text).toContain('Download CSV');
   });
 
   it("shows one user's job and upload to no one else", async () => {

@@ -34,16 +34,22 @@ function downloadName(fileName: string | null, only: Verdict | undefined): strin
 }
 
 export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void {
+  // Another user's job is as unknown as a missing one.
+  const noSuchJob = () => new ProblemError('not_found', 'No such job.');
+
   async function jobOf(userId: number, jobId: string) {
     const found = await store.getJobWithResults(userId, jobId);
-    // Another user's job is as unknown as a missing one.
-    if (!found) throw new ProblemError('not_found', 'No such job.');
+    if (!found) throw noSuchJob();
     return found;
   }
 
   app.get<{ Params: { id: string } }>('/jobs/:id', { schema: { params: jobParams } }, async (request, reply) => {
     const userId = signedIn(request).user.id;
-    const { job, results } = await jobOf(userId, request.params.id);
+    // While the job runs the page reloads every few seconds: it reads the progress alone, not
+    // every result so far (a 50,000-address job would be read whole at each reload).
+    const progress = await store.getJob(userId, request.params.id);
+    if (!progress) throw noSuchJob();
+    const { job, results } = progress.status === 'completed' ? await jobOf(userId, progress.id) : { job: progress, results: [] };
     const upload = await store.findUploadOfJob(userId, job.id);
     return renderPage(request, reply, 'job', {
       title: upload ? `Job: ${upload.fileName}` : 'Job',
