@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import { CliError, ExitCode, exitCodeName } from './errors.js';
 import { cliErrorFor } from './client-errors.js';
 import { addEngineOptions } from './engine-flags.js';
+import { addExamples } from './help/examples.js';
 import { addStoreOptions } from './store-flags.js';
 
 /**
@@ -52,7 +53,10 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
     // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
     .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message)}\n`)) })
-    .exitOverride();
+    .exitOverride()
+    // Every --help shows the program-wide flags too, and ends with examples (help/examples.ts).
+    .configureHelp({ showGlobalOptions: true })
+    .helpCommand(false);
 
   const verify = program
     .command('verify')
@@ -178,6 +182,18 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--name <name>', 'a label for the token (default "admin")')
     .action(lazy(async () => (await import('./commands/admin.js')).runAdminTokenCreate));
 
+  program
+    .command('completion')
+    .description('print a shell completion script: commands, subcommands, flags, verdicts, files')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(lazy(async () => (await import('./commands/completion.js')).runCompletion));
+  program
+    .command('help')
+    .description('help on a topic (exit-codes, environment, csv) or a command')
+    .argument('[topic...]', 'exit-codes, environment, csv, or a command such as "bulk submit"')
+    .action(lazy(async () => (await import('./commands/help.js')).runHelp));
+
+  addExamples(program);
   return program;
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,5 +71,67 @@ describe('the program', () => {
     const printed = await runCli(['--version'], { env: { npm_package_version: '99.0.0' } });
     expect(printed.code).toBe(0);
     expect(printed.stdout).toBe(`${version}\n`);
+  });
+});
+
+/** Every command path of the program (completion and help list the same tree). */
+const COMMANDS = [
+  [], ['verify'], ['serve'], ['worker'], ['doctor'], ['login'], ['logout'], ['whoami'], ['completion'], ['help'],
+  ['bulk'], ['bulk', 'submit'], ['bulk', 'status'], ['bulk', 'results'],
+  ['admin'], ['admin', 'user'], ['admin', 'user', 'add'], ['admin', 'user', 'list'], ['admin', 'credits'], ['admin', 'credits', 'add'],
+  ['admin', 'rate-limit'], ['admin', 'rate-limit', 'set'], ['admin', 'token'], ['admin', 'token', 'create'],
+];
+
+describe('help', () => {
+  it.each(COMMANDS.map((path) => [path.join(' ') || '(the program)', path]))('%s --help shows the global flags and real examples', async (_name, path) => {
+    const help = await runCli([...(path as string[]), '--help']);
+    expect(help.code, help.stderr).toBe(0);
+    if ((path as string[]).length > 0) expect(help.stdout).toContain('Global Options:\n');
+    expect(help.stdout).toContain('--no-input');
+    const examples = help.stdout.split('Examples:\n')[1]?.split('\n').filter((line) => line.startsWith('  $ ')) ?? [];
+    expect(examples.length, help.stdout).toBeGreaterThanOrEqual(1);
+    for (const line of examples) expect(line).toMatch(/mailverify /);
+  });
+
+  it('help <topic> explains exit codes, the environment and CSV handling; help <command> is its --help', async () => {
+    const exitCodes = await runCli(['help', 'exit-codes']);
+    expect(exitCodes.code).toBe(0);
+    expect(exitCodes.stdout).toMatch(/^ {2}5 {4}insufficient tokens/m);
+    expect((await runCli(['help', 'environment'])).stdout).toContain('MAILVERIFY_TOKEN');
+    expect((await runCli(['help', 'csv'])).stdout).toContain('line 15220 (record 13330)');
+    expect((await runCli(['help', 'bulk', 'submit'])).stdout).toMatch(/^Usage: mailverify bulk submit/);
+    const unknown = await runCli(['help', 'nothing']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('topics: exit-codes, environment, csv');
+  });
+});
+
+describe('completion', () => {
+  /** What bash's completion offers for a command line, the completion script sourced first. */
+  function completeInBash(script: string, line: string): string[] {
+    const words = line.split(' ');
+    const program = `${script}\nCOMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mailverify; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const bash = spawnSync('bash', ['--norc', '-c', program], { encoding: 'utf8' });
+    expect(bash.status, bash.stderr).toBe(0);
+    return bash.stdout.split('\n').filter(Boolean);
+  }
+
+  it('completion bash, sourced in bash, completes commands, subcommands, flags and verdicts', async () => {
+    const printed = await runCli(['completion', 'bash']);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(completeInBash(printed.stdout, 'mailverify bu')).toEqual(['bulk']);
+    expect(completeInBash(printed.stdout, 'mailverify --json bulk st')).toEqual(['status']);
+    expect(completeInBash(printed.stdout, 'mailverify bulk submit --on')).toEqual(['--only']);
+    expect(completeInBash(printed.stdout, 'mailverify bulk results job-1 --only ')).toEqual(['valid', 'invalid', 'risky', 'catch_all', 'unknown']);
+    expect(completeInBash(printed.stdout, 'mailverify help exit')).toEqual(['exit-codes']);
+  });
+
+  it('prints zsh and fish scripts too, and refuses another shell', async () => {
+    expect((await runCli(['completion', 'zsh'])).stdout).toMatch(/^#compdef mailverify\n[\s\S]*complete -o default -F _mailverify mailverify/);
+    const fish = await runCli(['completion', 'fish']);
+    expect(fish.stdout).toContain("complete -c mailverify -n '__fish_use_subcommand' -a bulk");
+    expect(fish.stdout).toContain("-l only -x -a 'valid invalid risky catch_all unknown'");
+    const other = await runCli(['completion', 'tcsh']);
+    expect(other.code).toBe(2);
   });
 });

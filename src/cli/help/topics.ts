@@ -1,0 +1,61 @@
+/**
+ * `mailverify help <topic>`: what no single command's --help holds, man-page style. Loaded only by
+ * the help command.
+ */
+export const TOPICS: Record<string, string> = {
+  'exit-codes': `Exit codes (the same for every command; scripts may rely on them):
+
+  0    ok
+  1    the service, the network or something unexpected failed; --wait gave up (it prints how to resume)
+  2    usage or bad input: a wrong flag, a malformed or unreadable list file, --strict and a changed list
+  3    a verdict listed in --fail-on occurred (the results were printed)
+  4    not authenticated: no token, or the service refused it
+  5    insufficient tokens: the balance does not cover the request (nothing was charged)
+  6    rate limited, still, after the retries
+  7    not found: no such job (or one of another account)
+  8    the job is not finished: bulk results without --wait
+  130  interrupted (Ctrl-C); bulk commands print the command that resumes
+
+Under --json an error is one JSON object on stderr, stdout empty:
+  {"error":{"code":"insufficient_tokens","message":"…","exitCode":5,"hint":"…"}}
+code is the name above: ok, failure, usage, verdict_matched, unauthenticated, insufficient_tokens,
+rate_limited, not_found, job_not_finished, interrupted.
+`,
+  environment: `Environment (a flag beats the environment, which beats the config file):
+
+  MAILVERIFY_TOKEN        the API token (mv_…) or JWT to use instead of the stored one
+  MAILVERIFY_BASE_URL     the service (--base-url), default http://127.0.0.1:8025
+  MAILVERIFY_CONFIG_DIR   where the config (token, base URL) and the bulk job records live
+  MAILVERIFY_DATA_DIR     serve, worker, admin: the service's data directory (--data-dir)
+  MAILVERIFY_DATABASE_URL serve, worker, admin: a PostgreSQL database instead of SQLite
+  MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
+  MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM, …
+                          the engine's options (serve, worker, verify --local): see their --help
+  NO_COLOR                no colours; FORCE_COLOR=1..3 forces them
+  CI                      set (and not 0/false): no spinners, and nothing waits for typing (as --no-input)
+`,
+  csv: `How lists are read (bulk submit) and written back (bulk results):
+
+Reading
+  - CSV with , ; or tab (sniffed), with or without a header, or plain text with one address per line;
+    UTF-8 with or without a BOM, LF or CRLF, quoted fields with delimiters and newlines inside.
+  - The email column: --column <name|number>, else a header named email/e-mail/mail/…, else the
+    column whose values look most like addresses. A column with no address at all is exit 2.
+  - gzip, zip (.xlsx), UTF-16/UTF-32 and other binary files are refused (exit 2) with what to do:
+    decompress, or save as "CSV UTF-8".
+  - Addresses are trimmed and de-duplicated ignoring case; rows without an address or failing the
+    syntax check are reported and not sent (not charged) unless --no-precheck.
+  - Rows are named by their file line, as an editor shows it, with the CSV record number beside
+    when blank lines or quoted newlines make them differ: "line 15220 (record 13330)".
+
+Writing (merge-back)
+  - CSV output is the original file, row for row, in its own delimiter, BOM and line ends, with
+    result, reason and the checks appended under their own headers.
+  - Ragged rows: short rows are padded, trailing empty fields dropped; fields past the header's
+    are kept after the verdict columns. Blank rows keep their place, with empty verdict cells.
+  - A list changed since it was submitted: a warning names it, and rows that are in none of the
+    jobs keep their place with empty verdict cells; bulk results --strict refuses instead (exit 2).
+  - JSON and NDJSON hold one result per address, each with "row": the file line it came from.
+  - --only filters by verdict (any case). Output files are written atomically.
+`,
+};
