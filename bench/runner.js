@@ -2,8 +2,9 @@
  * Job runner (issue 9): the built CLI and service on the engine benchmark's world of many domains
  * with SMTP latency, each figure against a baseline measured in the same run:
  *  - `bulk submit --wait` against `verify --local` on the same list (the runner's overhead on the engine);
- *  - one job's throughput with 2 and 4 `mailverify worker`s behind `serve --no-worker` against 1,
- *    on a fixture slow enough that the per-process session limits, not the CPU, bound it;
+ *  - one job's throughput with 2 and 4 `mailverify worker`s behind `serve --no-worker` against 1, on
+ *    one PostgreSQL database (lib/postgres.js; SQLite when there is none), on a fixture slow enough
+ *    that the per-process session limits, not the CPU, bound it;
  *  - a small job's completion and a single verify's latency while a large job runs, against idle.
  *
  *   node bench/runner.js [--quick] [--smtp-latency 20] [--dns-latency 5]
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
+import { createBenchDatabase } from './lib/postgres.js';
 import { WORK_DIR, ensureWorkDir } from './lib/work-dir.js';
 import { startWorldFixture } from './engine/world-fixture.js';
 import { startMailverify, startWorker } from './service/processes.js';
@@ -108,38 +110,46 @@ async function bulkAgainstLocal(fixture, dir) {
   }
 }
 
-/** One job through `serve --no-worker` and `count` workers: addresses per second from submission to completion. */
-async function jobThroughput(fixture, count) {
+/** One job through `serve --no-worker` and `count` workers on a fresh store: addresses per second from submission to completion. */
+async function jobThroughput(fixture, count, onPostgres) {
   const engineArgs = engineArgsFor(fixture);
   fixture.reset();
-  const service = await startMailverify([...engineArgs, '--no-worker']);
+  const database = onPostgres ? await createBenchDatabase() : undefined;
+  const service = await startMailverify([...engineArgs, '--no-worker'], [], database?.url);
   const workers = [];
   try {
-    workers.push(...(await Promise.all(Array.from({ length: count }, () => startWorker(service.dataDir, engineArgs)))));
+    workers.push(...(await Promise.all(Array.from({ length: count }, () => startWorker(service.storeArgs, engineArgs)))));
     const started = performance.now();
     await untilCompleted(service, await submit(service, fixture.world.addresses));
     return (fixture.world.addresses.length / (performance.now() - started)) * 1000;
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await service.stop();
+    await database?.drop();
   }
 }
 
 async function workerScaling(sizes, latency) {
+  const probe = await createBenchDatabase();
+  const onPostgres = !('missing' in probe);
+  if (onPostgres) await probe.drop();
+  const store = onPostgres ? 'PostgreSQL' : 'SQLite';
+  const note = onPostgres ? undefined : `measured on SQLite: ${probe.missing}`;
   const fixture = await startWorldFixture(sizes, { ...latency, ...SCALING_LATENCY });
   try {
-    const one = await jobThroughput(fixture, 1);
+    const one = await jobThroughput(fixture, 1, onPostgres);
     const rows = [];
     for (const count of WORKER_COUNTS) {
-      const many = await jobThroughput(fixture, count);
+      const many = await jobThroughput(fixture, count, onPostgres);
       rows.push(row({
         section: SECTION,
-        metric: `one job, ${count} workers vs 1 (${sizes.addresses} addresses, ${SCALING_LATENCY.smtpLatencyMs} ms SMTP replies, SQLite)`,
+        metric: `one job, ${count} workers vs 1 (${sizes.addresses} addresses, ${SCALING_LATENCY.smtpLatencyMs} ms SMTP replies, ${store})`,
         unit: 'addr/s',
         ours: many,
         baselineName: '1 worker',
         baseline: one,
         target: SCALING_TARGETS[count],
+        note,
       }));
     }
     return rows;

@@ -63,14 +63,17 @@ function waitForReady(child, ready = LISTENING) {
  * `mailverify serve` with its engine pointed at the given fixture.
  * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25'], or more `serve` flags ('--no-worker')
  * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
- * @returns {Promise<{ url: string, token: string, dataDir: string, stop(): Promise<void>, kill(): Promise<void> }>}
- *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs.
+ * @param {string} [databaseUrl] a PostgreSQL database for the store instead of SQLite in the data dir
+ * @returns {Promise<{ url: string, token: string, storeArgs: string[], stop(): Promise<void>, kill(): Promise<void> }>}
+ *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs;
+ *   `storeArgs` point `worker` and `admin` at the same store.
  */
-export async function startMailverify(engineArgs, nodeFlags = []) {
+export async function startMailverify(engineArgs, nodeFlags = [], databaseUrl) {
   await ensureWorkDir();
   const dataDir = await mkdtemp(join(fileURLToPath(WORK_DIR), 'service-'));
   const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: dataDir };
-  const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'];
+  const storeArgs = ['--data-dir', dataDir, ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
+  const serveArgs = ['serve', '--host', '127.0.0.1', '--port', '0', ...storeArgs, '--log-level', 'warn'];
   const child = spawn(process.execPath, [...nodeFlags, BIN, ...serveArgs, '--allow-private-networks', '--no-web-check', ...engineArgs], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -82,10 +85,10 @@ export async function startMailverify(engineArgs, nodeFlags = []) {
   const stop = stopWith('SIGTERM');
   try {
     const url = await waitForReady(child);
-    const admin = (args) => run(process.execPath, [BIN, 'admin', '--data-dir', dataDir, ...args], { env });
+    const admin = (args) => run(process.execPath, [BIN, 'admin', ...storeArgs, ...args], { env });
     await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
     const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
-    return { url, token: stdout.trim(), dataDir, stop, kill: stopWith('SIGKILL') };
+    return { url, token: stdout.trim(), storeArgs, stop, kill: stopWith('SIGKILL') };
   } catch (error) {
     await stop();
     throw error;
@@ -93,11 +96,11 @@ export async function startMailverify(engineArgs, nodeFlags = []) {
 }
 
 /**
- * `mailverify worker` on the data dir of a `startMailverify` service.
+ * `mailverify worker` on the store of a `startMailverify` service (its `storeArgs`).
  * @returns {Promise<{ stop(): Promise<void> }>}
  */
-export async function startWorker(dataDir, engineArgs) {
-  const args = ['worker', '--data-dir', dataDir, '--log-level', 'warn', '--allow-private-networks', '--no-web-check', ...engineArgs];
+export async function startWorker(storeArgs, engineArgs) {
+  const args = ['worker', ...storeArgs, '--log-level', 'warn', '--allow-private-networks', '--no-web-check', ...engineArgs];
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     await waitForReady(child, WORKER_READY);
