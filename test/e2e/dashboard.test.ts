@@ -144,6 +144,8 @@ describe('the dashboard in Chromium', () => {
     // The preview: the column found by its header, what will be sent and what it costs.
     await expect(page.getByLabel('Email column').inputValue()).resolves.toBe('3');
     await expect(page.locator('#to-verify').textContent()).resolves.toBe(String(QUEUED));
+    // The malformed row, by the file line it is on (the header is line 1).
+    await expect(page.getByRole('row', { name: /not-an-address/ }).getByRole('cell').allTextContents()).resolves.toEqual(['7', 'not-an-address', 'missing @']);
     await browser.screenshot('list-preview');
     await page.getByRole('button', { name: 'Verify list' }).click();
 
