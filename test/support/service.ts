@@ -46,6 +46,8 @@ export interface RunningService {
   dataDir: string;
   /** The PostgreSQL store, when the service was started on one. */
   databaseUrl?: string;
+  /** The serve process (to read its memory from /proc). */
+  pid: number;
   /** The child's stderr so far (its logs and messages). */
   stderr(): string;
   /** Runs `mailverify admin <args>` against this service's store. */
@@ -85,6 +87,7 @@ function exited(child: ChildProcess): Promise<void> {
 interface LongRunning {
   /** The first capture group of the ready line (the URL for `serve`). */
   ready: string;
+  pid: number;
   stderr(): string;
   /** SIGTERM, then waits for a graceful exit (SIGKILL after STOP_TIMEOUT_MS); returns the exit code. */
   stop(): Promise<number | null>;
@@ -121,6 +124,7 @@ async function startLongRunning(args: string[], env: NodeJS.ProcessEnv, ready: R
   });
   return {
     ready: match,
+    pid: child.pid!,
     stderr: () => stderr,
     async stop() {
       child.kill('SIGTERM');
@@ -154,6 +158,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     baseUrl: serve.ready,
     dataDir,
     databaseUrl: options.databaseUrl,
+    pid: serve.pid,
     stderr: serve.stderr,
     admin,
     async createUser(email, { credits, rateLimit, password }) {

@@ -4,6 +4,7 @@ import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';
 import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
+import { jobResultsStream, selectionOf, type ResultsQuery } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
@@ -52,10 +53,11 @@ export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppCon
     return { job_id: job.id, status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
   });
 
-  app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request) => {
-    const found = await store.getJobWithResults(currentUser(request).id, request.params.job_id);
-    if (!found) throw noSuchJob(request.params.job_id);
-    const { job, results } = found;
-    return { id: job.id, status: job.status, total: job.total, processed: job.processed, results };
+  app.get<{ Params: JobParams; Querystring: ResultsQuery }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
+    const selection = selectionOf(request.query);
+    const job = await store.getJob(currentUser(request).id, request.params.job_id);
+    if (!job) throw noSuchJob(request.params.job_id);
+    // Streamed, not serialised from the schema: the rows are the interface's objects as stored.
+    return reply.type('application/json; charset=utf-8').send(jobResultsStream(store, job, selection));
   });
 }

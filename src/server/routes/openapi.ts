@@ -15,6 +15,7 @@ interface RouteSchema {
   summary?: string;
   security?: unknown;
   params?: JsonSchema;
+  querystring?: JsonSchema;
   headers?: JsonSchema;
   body?: JsonSchema;
   response?: Record<string, JsonSchema>;
@@ -29,7 +30,7 @@ export function recordRoutes(app: FastifyInstance): RouteOptions[] {
   return routes;
 }
 
-function parameters(location: 'path' | 'header', schema: JsonSchema | undefined) {
+function parameters(location: 'path' | 'query' | 'header', schema: JsonSchema | undefined) {
   return Object.entries(schema?.properties ?? {}).map(([name, property]) => ({
     name,
     in: location,
@@ -53,7 +54,7 @@ function operation(schema: RouteSchema) {
   return {
     summary: schema.summary,
     ...(schema.security === undefined ? {} : { security: schema.security }),
-    parameters: [...parameters('path', schema.params), ...parameters('header', schema.headers)],
+    parameters: [...parameters('path', schema.params), ...parameters('query', schema.querystring), ...parameters('header', schema.headers)],
     ...(schema.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }),
     responses: responses(schema.response ?? {}),
   };

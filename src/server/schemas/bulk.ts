@@ -1,3 +1,4 @@
+import { VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
 import { idempotencyHeadersSchema, verificationResultSchema } from './verification.js';
 
@@ -57,9 +58,42 @@ export const progressSchema = {
   },
 } as const;
 
+/** The most results one page holds (`?limit=`). */
+export const MAX_PAGE_RESULTS = 10_000;
+
+const verdictList = `(${VERDICTS.join('|')})`;
+
+/**
+ * Optional narrowing of a job's results: by verdict, and in pages for clients that would rather
+ * not take a long list in one answer. Query values are strings (no coercion): the patterns are the
+ * whole check, so a bad value is a 400 before the route runs.
+ */
+const jobQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    result: {
+      type: 'string',
+      pattern: `^${verdictList}(,${verdictList})*$`,
+      description: `Only results with these verdicts, comma-separated (${VERDICTS.join(', ')}).`,
+    },
+    limit: {
+      type: 'string',
+      pattern: '^([1-9][0-9]{0,3}|10000)$',
+      description: `A page of at most this many results (1 to ${MAX_PAGE_RESULTS}); the answer then carries \`next_cursor\`.`,
+    },
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,24}$',
+      description: 'The `next_cursor` of the previous page: the page after it.',
+    },
+  },
+} as const;
+
 export const jobSchema = {
-  summary: 'Get a bulk job with the results so far',
+  summary: 'Get a bulk job with the results so far (all of them, or a page)',
   params: jobParamsSchema,
+  querystring: jobQuerySchema,
   response: {
     200: {
       type: 'object',
@@ -68,8 +102,12 @@ export const jobSchema = {
         id: { type: 'string' },
         ...jobStateFields,
         results: { type: 'array', items: verificationResultSchema },
+        next_cursor: {
+          type: ['string', 'null'],
+          description: 'With `limit` or `cursor`: where the next page starts; null after the last page.',
+        },
       },
     },
-    ...errorResponses('not_found'),
+    ...errorResponses('invalid_request', 'not_found'),
   },
 } as const;

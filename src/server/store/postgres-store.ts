@@ -68,6 +68,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     getJobWithResults: (userId, jobId) => jobs.getJobWithResults(userId, jobId),
     unfinishedJobIds: () => jobs.unfinishedJobIds(),
     pendingItems: (jobId, limit) => jobs.pendingItems(jobId, limit),
+    readResults: (jobId, page) => jobs.readResults(jobId, page),
 
     claimWork: (request) => work.claimWork(request),
     renewLeases: (leases, leaseMs) => work.renewLeases(leases, leaseMs),

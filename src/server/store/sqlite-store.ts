@@ -50,6 +50,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     getJobWithResults: async (userId, jobId) => jobs.getJobWithResults(userId, jobId),
     unfinishedJobIds: async () => jobs.unfinishedJobIds(),
     pendingItems: async (jobId, limit) => jobs.pendingItems(jobId, limit),
+    readResults: async (jobId, page) => jobs.readResults(jobId, page),
 
     claimWork: async (request) => work.claimWork(request),
     renewLeases: async (leases, leaseMs) => work.renewLeases(leases, leaseMs),

@@ -1,4 +1,4 @@
-import type { VerificationResult } from '../../engine/types.js';
+import type { VerificationResult, Verdict } from '../../engine/types.js';
 
 /**
  * Everything the service keeps, behind one interface, with two implementations: SQLite
@@ -134,6 +134,18 @@ export function itemDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
 }
 
+export interface ResultPageRequest {
+  after: number;
+  limit: number;
+  verdicts?: readonly Verdict[];
+}
+
+/** A stored result: its item's position and the result's JSON text. */
+export interface StoredResult {
+  position: number;
+  json: string;
+}
+
 /** An Idempotency-Key as a request presents it: the key, on which route, for which body. */
 export interface IdempotencyKey {
   key: string;
@@ -254,6 +266,13 @@ export interface Store {
   unfinishedJobIds(): Promise<string[]>;
   /** Items of a job that have no result yet. */
   pendingItems(jobId: string, limit: number): Promise<PendingItem[]>;
+  /**
+   * One page of a job's stored results, in job order: those after position `after` (-1 for the
+   * first page), at most `limit`, only of the given verdicts when some are given. Each is the
+   * result's JSON as stored (the interface's object, see resultJson), so that a long list is sent
+   * page by page without being parsed or held whole. No owner check: read the job first.
+   */
+  readResults(jobId: string, page: ResultPageRequest): Promise<StoredResult[]>;
 
   // work distribution (DESIGN.md §5): any number of runners, on any number of machines
   /**

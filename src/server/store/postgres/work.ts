@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { resultJson } from '../../../engine/types.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../store.js';
 import type { Database, Statements } from './database.js';
@@ -95,7 +96,7 @@ export class WorkRecords {
           results.map((each) => each.lease),
           results.map((each) => each.jobId),
           results.map((each) => each.position),
-          results.map((each) => JSON.stringify(each.result)),
+          results.map((each) => resultJson(each.result)),
         ],
       );
       const writtenPerJob = new Map<string, number>();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { resultJson } from '../../../engine/types.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../store.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import type { Connection } from './database.js';
@@ -84,7 +85,7 @@ export class WorkRecords {
     this.connection.db.transaction(() => {
       const writtenPerJob = new Map<string, number>();
       for (const { lease, jobId, position, result } of results) {
-        const written = this.sql.saveResult.run(JSON.stringify(result), jobId, position, lease).changes;
+        const written = this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes;
         writtenPerJob.set(jobId, (writtenPerJob.get(jobId) ?? 0) + written);
       }
       const completedAt = this.connection.timestamp();
