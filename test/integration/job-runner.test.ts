@@ -207,6 +207,23 @@ describe('the bulk job runner', () => {
     await expectEveryItemAnsweredOnce(store, userId, jobId, emails);
   });
 
+  it('renews its leases while it works: a second runner on the store never takes a chunk in progress over', async () => {
+    const dataDir = mkdtempSync(join(root, 'renew-'));
+    const emails = jobAddresses(200);
+    const first = openStore(dataDir);
+    const { userId, jobId } = await submit(first, emails);
+    for (const server of smtpServers) server.reset();
+    // Each domain's 50 addresses take seconds at one session per host; the leases last 300 ms
+    // and live only as long as their runner renews them.
+    const leaseMs = 300;
+    run({ store: first, leaseMs, idlePollMs: 50 });
+    run({ store: openStore(dataDir), leaseMs, idlePollMs: 50 });
+    await waitFor('the job to complete', async () => (await first.getJob(userId, jobId))?.status === 'completed');
+    await expectEveryItemAnsweredOnce(first, userId, jobId, emails);
+    const asked = emails.map((email) => smtpServers.reduce((sum, server) => sum + server.rcptCount(email), 0));
+    expect(asked.filter((count) => count !== 1)).toEqual([]);
+  });
+
   it('takes up every unfinished job on start, without being woken', async () => {
     const store = openStore(mkdtempSync(join(root, 'start-')));
     const jobs = [await submit(store, jobAddresses(8)), await submit(store, jobAddresses(4).slice(1))];
