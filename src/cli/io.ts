@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import { terminalSafe } from '../text/sanitize.js';
 import { UsageError } from './errors.js';
 
 /**
@@ -86,7 +87,10 @@ export function announceStdinRead(io: Io): void {
   io.stderr.write('reading addresses from stdin, one per line; Ctrl-D to end\n');
 }
 
-/** A message about a wait (rate limit, job, unreachable service): on stderr, also under --json; only --quiet silences it. */
+/**
+ * A message about a wait (rate limit, job, unreachable service): on stderr, also under --json; only
+ * --quiet silences it. It may quote the service's own words, so controls are shown, not obeyed.
+ */
 export function waitNotice(io: Io, message: string): void {
-  if (!io.quiet) io.stderr.write(`mailverify: ${message}\n`);
+  if (!io.quiet) io.stderr.write(`mailverify: ${terminalSafe(message)}\n`);
 }
