@@ -5,6 +5,7 @@ import type {
   BulkSubmission,
   CreatedToken,
   Health,
+  JobPage,
   JobProgress,
   JobWithResults,
   LoginResponse,
@@ -34,6 +35,8 @@ export interface ApiClient {
   submitBulk(emails: string[], options: { idempotencyKey: string }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
   job(jobId: string): Promise<JobWithResults>;
+  /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
+  jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
   account(): Promise<Account>;
   /** Exchanges credentials for a short-lived JWT; needs no token. */
   login(email: string, password: string): Promise<LoginResponse>;
@@ -76,6 +79,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       send({ method: 'POST', path: '/v1/bulk-verify', body: { emails }, idempotencyKey }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
     job: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}` }),
+    jobPage: (jobId, { limit, cursor }) => {
+      const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
+      return send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}?${query}` });
+    },
     account: () => send({ method: 'GET', path: '/v1/account' }),
     login: (email, password) =>
       send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),

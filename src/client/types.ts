@@ -31,6 +31,11 @@ export interface JobWithResults {
   results: VerificationResult[];
 }
 
+/** A page of a job's results (`?limit=&cursor=`): `next_cursor` asks for the next; null after the last, absent from a service that does not page. */
+export interface JobPage extends JobWithResults {
+  next_cursor?: string | null;
+}
+
 export interface RateLimit {
   limit: number;
   windowSeconds: number;

@@ -6,14 +6,16 @@
  * runner would, under a lease), so the test does not wait for 50,000 SMTP probes. Needs
  * `npm run build` first.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERDICTS, type VerificationResult } from '../../src/engine/types.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { openStore } from '../../src/server/store/open-store.js';
 import { call, expectProblem } from '../support/service-app.js';
-import { startService, type RunningService } from '../support/service.js';
+import { runCli, startService, type RunningService } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 const TOTAL = 50_000;
@@ -123,6 +125,22 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
     const rest = await get(`?result=catch_all&limit=6000&cursor=${first.body.next_cursor}`);
     expect(rest.body.results).toEqual(catchAll.slice(6000));
     expect(rest.body.next_cursor).toBeNull();
+  });
+
+  it('is fetched by `mailverify bulk results` in pages of 5,000, every result once', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mailverify-results-home-'));
+    try {
+      const env = { HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token };
+      const cli = await runCli(['--debug', 'bulk', 'results', jobId, '--format', 'ndjson'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const lines = cli.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as VerificationResult);
+      expect(lines.map((line) => line.email)).toEqual(expected.map((result) => result.email));
+      // --debug traces each request: `GET <url> [headers] → 200 in N ms`.
+      const pageRequests = cli.stderr.split('\n').filter((line) => /GET \S+\/v1\/bulk-verify\/[^/\s?]+\?limit=5000\S* .*→ 200/.test(line));
+      expect(pageRequests).toHaveLength(TOTAL / 5000);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('answers 400 problem+json for a bad verdict, page size, cursor or parameter', async () => {

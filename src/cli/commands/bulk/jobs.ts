@@ -140,10 +140,21 @@ export async function requireCompleted(client: ApiClient, jobIds: string[], resu
   throw new JobNotFinishedError(`still processing: ${jobsNamed(which)}`, `wait with: ${resume}`);
 }
 
+/** Results asked for at once: a large job comes in pages, so that no answer is tens of megabytes. */
+const RESULTS_PAGE = 5_000;
+
 /** Every result of the jobs, found by address; with `wait`, a service that does not answer is waited out as while polling. */
 export async function fetchResults(client: ApiClient, jobIds: string[], wait?: WaitOptions): Promise<ResultIndex> {
   const results = new ResultIndex();
-  const fetch = (id: string) => (wait ? throughOutages(() => client.job(id), client, wait, (message) => waitNotice(wait.io, message)) : client.job(id));
-  for (const id of jobIds) results.add((await fetch(id)).results);
+  const fetch = <T>(request: () => Promise<T>) => (wait ? throughOutages(request, client, wait, (message) => waitNotice(wait.io, message)) : request());
+  for (const id of jobIds) {
+    let cursor: string | undefined;
+    do {
+      const page = await fetch(() => client.jobPage(id, { limit: RESULTS_PAGE, cursor }));
+      results.add(page.results);
+      // Null after the last page; absent from a service that answers all results at once.
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
   return results;
 }
