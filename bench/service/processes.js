@@ -64,7 +64,7 @@ function waitForReady(child, ready = LISTENING) {
  * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25'], or more `serve` flags ('--no-worker')
  * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
  * @param {string} [databaseUrl] a PostgreSQL database for the store instead of SQLite in the data dir
- * @returns {Promise<{ url: string, token: string, storeArgs: string[], stop(): Promise<void>, kill(): Promise<void> }>}
+ * @returns {Promise<{ url: string, token: string, storeArgs: string[], dataDir: string, pid: number, stop(): Promise<void>, kill(): Promise<void> }>}
  *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs;
  *   `storeArgs` point `worker` and `admin` at the same store.
  */
@@ -88,7 +88,7 @@ export async function startMailverify(engineArgs, nodeFlags = [], databaseUrl) {
     const admin = (args) => run(process.execPath, [BIN, 'admin', ...storeArgs, ...args], { env });
     await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
     const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
-    return { url, token: stdout.trim(), storeArgs, stop, kill: stopWith('SIGKILL') };
+    return { url, token: stdout.trim(), storeArgs, dataDir, pid: child.pid, stop, kill: stopWith('SIGKILL') };
   } catch (error) {
     await stop();
     throw error;
@@ -113,7 +113,7 @@ export async function startWorker(storeArgs, engineArgs) {
 
 /**
  * The bare fastify baseline, answering with the given bodies.
- * @returns {Promise<{ url: string, stop(): Promise<void> }>}
+ * @returns {Promise<{ url: string, pid: number, stop(): Promise<void> }>}
  */
 export async function startBareServer(bodies) {
   const child = fork(new URL('./bare-server.js', import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -123,5 +123,5 @@ export async function startBareServer(bodies) {
     child.send(bodies);
   });
   child.removeAllListeners('exit');
-  return { url, stop: () => stopProcess(child) };
+  return { url, pid: child.pid, stop: () => stopProcess(child) };
 }
