@@ -34,7 +34,7 @@ const places: StoreFixture[] = [];
 
 beforeAll(async () => {
   const port = await freePort([SLOW_HOST, OTHER_HOST]);
-  const mailboxes = ['job', 'crash', 'big', 'small', 'single'].flatMap((prefix) =>
+  const mailboxes = ['job', 'crash', 'release', 'big', 'small', 'single'].flatMap((prefix) =>
     [SLOW_DOMAIN, OTHER_DOMAIN].flatMap((domain) => addresses(prefix, 3 * JOB_SIZE, domain).filter((email) => expectedVerdict(email) === 'valid')),
   );
   slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes, replyDelayMs: SLOW_REPLY_MS });
@@ -143,6 +143,25 @@ describe.each(STORE_KINDS)('three workers and an API-only service on one $name s
     expect(reprobed).toBeLessThanOrEqual(heldByVictim);
     // The survivors claimed everything the victim did not finish, and nothing twice between them.
     expect(itemsClaimed(pool[1]!) + itemsClaimed(pool[2]!)).toBeGreaterThanOrEqual(JOB_SIZE - heldByVictim);
+  });
+});
+
+describe('a worker stopped with SIGTERM', () => {
+  it('exits 0 and releases its leases: another worker finishes the job without waiting for them to expire', { timeout: 120_000 }, async () => {
+    const { api, token } = await service(['--no-worker']);
+    // Leases far longer than the test: only a release lets the second worker take the items over.
+    const [first] = await workers(api, 1, ['--lease-seconds', '600']);
+    const emails = addresses('release', JOB_SIZE);
+    const jobId = await submit(api, token, emails);
+    const atStop = await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed >= JOB_SIZE / 10);
+    expect(await first!.stop()).toBe(0);
+    running.splice(running.indexOf(first!), 1);
+    expect(atStop.status).toBe('processing');
+
+    const [second] = await workers(api, 1, ['--lease-seconds', '600']);
+    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.status === 'completed');
+    await expectEveryResultRight(api, token, jobId, emails);
+    expect(itemsClaimed(second!)).toBeGreaterThan(0);
   });
 });
 
