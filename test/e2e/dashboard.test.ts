@@ -8,6 +8,7 @@ import { launchBrowser, type Browser } from '../support/browser.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-http-server.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
+import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 /**
  * The dashboard in a real headless Chromium against the real service (the built CLI's `serve`),
@@ -45,19 +46,7 @@ let service: RunningService;
 let browser: Browser;
 /** An `mv_` token from `admin token create`: the API's view of what the dashboard did. */
 let adminToken: string;
-
-beforeAll(async () => {
-  world = await startMailWorld({ mailboxes: [ANN, INFO], unknownUserText: HOSTILE_TEXT });
-  service = await startService({ engineArgs: world.engineArgs });
-  adminToken = await service.createUser(EMAIL, { credits: CREDITS, rateLimit: 1_000, password: PASSWORD });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-  await world?.close();
-});
+let store: StoreFixture;
 
 async function api(path: string, token: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}) {
   const response = await request(`${service.baseUrl}${path}`, {
@@ -85,8 +74,24 @@ async function sessionCookie(): Promise<string> {
   return cookie.value;
 }
 
-describe('the dashboard in Chromium', () => {
+// Sessions, uploads and jobs live in the store: the same walk on each of the two.
+describe.each(STORE_KINDS)('the dashboard in Chromium on a $name store', (kind) => {
   const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    world = await startMailWorld({ mailboxes: [ANN, INFO], unknownUserText: HOSTILE_TEXT });
+    store = await kind.create();
+    service = await startService({ engineArgs: world.engineArgs, ...store.location });
+    adminToken = await service.createUser(EMAIL, { credits: CREDITS, rateLimit: 1_000, password: PASSWORD });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await store?.close();
+    await world?.close();
+  });
 
   it('signs in after a wrong password, and shows the balance', async () => {
     const { page } = browser;
