@@ -170,6 +170,31 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.getJob(owner.id, 'no-such-job')).toBeUndefined();
     });
 
+    it('reads stored results in pages after a position, in job order, only of the given verdicts', async () => {
+      const user = await addUser('pages@example.test', 10);
+      const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test']);
+      if (!created.ok) throw new Error('expected a job');
+      const { jobId } = created;
+      const chunk = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      // Results for all but position 2, the verdicts taking turns.
+      const verdicts = ['valid', 'invalid', 'valid', 'catch_all', 'valid'] as const;
+      await store.saveResults(
+        chunk.items
+          .filter((item) => item.position !== 2)
+          .map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: { ...resultFor(item.email), result: verdicts[item.position]! } })),
+      );
+      const page = async (after: number, limit: number, only?: Array<(typeof verdicts)[number]>) =>
+        (await store.readResults(jobId, { after, limit, verdicts: only })).map((row) => [row.position, (JSON.parse(row.json) as VerificationResult).email]);
+      expect(await page(-1, 2)).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+      expect(await page(1, 2)).toEqual([[3, 'd@x.test'], [4, 'e@x.test']]);
+      expect(await page(4, 2)).toEqual([]);
+      expect(await page(-1, 10, ['valid', 'catch_all'])).toEqual([[0, 'a@x.test'], [3, 'd@x.test'], [4, 'e@x.test']]);
+      expect(await page(0, 1, ['valid'])).toEqual([[4, 'e@x.test']]);
+      // The stored text is the interface's object, as sent.
+      const [first] = await store.readResults(jobId, { after: -1, limit: 1 });
+      expect(JSON.parse(first!.json)).toEqual({ ...resultFor('a@x.test'), result: 'valid' });
+    });
+
     it('keeps exactly one result per item, counts it once, and completes when every item has one', async () => {
       const user = await addUser('results@example.test', 5);
       const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
