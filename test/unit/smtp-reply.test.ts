@@ -49,6 +49,10 @@ describe('parseReply', () => {
     expect(reply('550 #5.1.0 Address rejected.')).toMatchObject({ enhanced: '5.1.0', text: 'Address rejected.' });
   });
 
+  it('reads a line that carries U+2028 or U+2029 (remote text is not ours to trust)', () => {
+    expect(reply('550 5.1.1 no such\u2029user\u2028here')).toMatchObject({ code: 550, enhanced: '5.1.1', text: 'no such\u2029user\u2028here' });
+  });
+
   it('rejects what is not an SMTP reply', () => {
     expect(() => reply('hello there')).toThrow(SmtpProtocolError);
     expect(() => reply('250-first\r\n550 second')).toThrow(SmtpProtocolError);

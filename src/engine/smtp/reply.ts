@@ -11,7 +11,8 @@ export interface SmtpReply {
   line: string;
 }
 
-const REPLY_LINE = /^(\d{3})([ -])(.*)$/;
+/** `s`: a line may carry U+2028/U+2029 (or a stray CR), which `.` alone would not match. */
+const REPLY_LINE = /^(\d{3})([ -])(.*)$/s;
 /** RFC 2034's enhanced code after the reply code; some servers write it `#5.1.0`. */
 const ENHANCED_CODE = /^#?([245]\.\d{1,3}\.\d{1,3})(?:\s+|$)/;
 
