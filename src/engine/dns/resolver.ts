@@ -38,6 +38,10 @@ const FAILURE_TTL_MS = 30_000;
 const TRIES = 2;
 /** Queries in flight at once: a list of 20,000 domains must not become 40,000 UDP packets in one burst. */
 const MAX_IN_FLIGHT = 256;
+/** Below this much budget left, an early c-ares timeout is final. */
+const MIN_RETRY_MS = 250;
+
+type Query<T> = (resolver: Resolver) => Promise<T[]>;
 
 /** NXDOMAIN and NODATA are answers about the name; the other failures say nothing about it. */
 export function isDefiniteFailure(failure: DnsFailure): boolean {
@@ -61,17 +65,16 @@ export class DnsClient {
   private readonly inFlight = new Semaphore(MAX_IN_FLIGHT);
 
   constructor(private readonly options: DnsClientOptions) {
-    this.resolver = new Resolver({ timeout: Math.max(50, Math.floor(options.timeoutMs / 3)), tries: TRIES });
-    if (options.servers.length > 0) this.resolver.setServers([...options.servers]);
+    this.resolver = this.channel(options.timeoutMs / 3, TRIES);
   }
 
   mx(name: string): Promise<DnsAnswer<MxRecord>> {
-    return this.lookup('MX', name, () => this.resolver.resolveMx(name));
+    return this.lookup('MX', name, (resolver) => resolver.resolveMx(name));
   }
 
   /** An MX lookup that neither reads nor fills the cache: for asking whether the resolver has changed its mind. */
   freshMx(name: string): Promise<DnsAnswer<MxRecord>> {
-    return this.inFlight.use(() => this.guarded(() => this.resolver.resolveMx(name)));
+    return this.inFlight.use(() => this.guarded((resolver) => resolver.resolveMx(name)));
   }
 
   /** Forgets every cached answer (they came from a resolver found lying). */
@@ -80,11 +83,11 @@ export class DnsClient {
   }
 
   ipv4(name: string): Promise<DnsAnswer<string>> {
-    return this.lookup('A', name, () => this.resolver.resolve4(name));
+    return this.lookup('A', name, (resolver) => resolver.resolve4(name));
   }
 
   ipv6(name: string): Promise<DnsAnswer<string>> {
-    return this.lookup('AAAA', name, () => this.resolver.resolve6(name));
+    return this.lookup('AAAA', name, (resolver) => resolver.resolve6(name));
   }
 
   /**
@@ -99,25 +102,45 @@ export class DnsClient {
     return v4.failure === 'NODATA' || v6.failure === 'NODATA' ? { ok: false, failure: 'NODATA' } : { ok: false, failure: 'NXDOMAIN' };
   }
 
-  private lookup<T>(type: string, name: string, query: () => Promise<T[]>): Promise<DnsAnswer<T>> {
+  private lookup<T>(type: string, name: string, query: Query<T>): Promise<DnsAnswer<T>> {
     const key = `${type} ${name.toLowerCase()}`;
     return this.cache.get(key, () => this.inFlight.use(() => this.guarded(query))) as Promise<DnsAnswer<T>>;
   }
 
-  /** Runs a query under the whole budget: c-ares's own timeouts are per try and only roughly kept. */
-  private async guarded<T>(query: () => Promise<T[]>): Promise<DnsAnswer<T>> {
+  /**
+   * Runs a query under the whole budget. c-ares's timeouts are per try and adaptive: after fast
+   * answers from a server it shortens them (c-ares ≥ 1.22), so a slow but real answer can fail with
+   * ETIMEOUT long before our budget is spent. Such an early timeout is asked once more on a fresh
+   * channel, whose one try waits for the rest of the budget.
+   */
+  private async guarded<T>(query: Query<T>): Promise<DnsAnswer<T>> {
+    const startedAt = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<DnsAnswer<T>>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, failure: 'TIMEOUT' }), this.options.timeoutMs);
     });
-    const answer = query().then(
-      (records): DnsAnswer<T> => (records.length > 0 ? { ok: true, records } : { ok: false, failure: 'NODATA' }),
-      (error: NodeJS.ErrnoException): DnsAnswer<T> => ({ ok: false, failure: FAILURE_BY_CODE[error.code ?? ''] ?? 'ERROR' }),
-    );
+    const ask = (resolver: Resolver): Promise<DnsAnswer<T>> =>
+      query(resolver).then(
+        (records): DnsAnswer<T> => (records.length > 0 ? { ok: true, records } : { ok: false, failure: 'NODATA' }),
+        (error: NodeJS.ErrnoException): DnsAnswer<T> => ({ ok: false, failure: FAILURE_BY_CODE[error.code ?? ''] ?? 'ERROR' }),
+      );
+    const answer = ask(this.resolver).then((first) => {
+      const remainingMs = this.options.timeoutMs - (Date.now() - startedAt);
+      if (first.ok || first.failure !== 'TIMEOUT' || remainingMs < MIN_RETRY_MS) return first;
+      return ask(this.channel(remainingMs, 1));
+    });
     try {
       return await Promise.race([answer, deadline]);
     } finally {
       clearTimeout(timer);
     }
   }
+
+  private channel(timeoutMs: number, tries: number): Resolver {
+    const resolver = new Resolver({ timeout: Math.max(50, Math.floor(timeoutMs)), tries });
+    if (this.options.servers.length > 0) resolver.setServers([...this.options.servers]);
+    return resolver;
+  }
+
+
 }
