@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DnsClient } from '../../src/engine/dns/resolver.js';
 import { createVerifier } from '../../src/engine/index.js';
 import type { VerificationResult } from '../../src/engine/types.js';
 
@@ -47,6 +48,12 @@ function greetingProblem(address: string): Promise<string | undefined> {
     socket.once('timeout', () => done(`${address}:25 sent no greeting`));
     socket.once('error', (error) => done(`${address}:25: ${error.message}`));
   });
+}
+
+/** Why the fixtures' dnsmasq cannot be used (it does not answer for the MTAs' domains), or undefined. */
+async function dnsProblem(): Promise<string | undefined> {
+  const answer = await new DnsClient({ servers: [DNS_SERVER], timeoutMs: PROBE_TIMEOUT_MS }).mx(MTAS[0]!.domain);
+  return answer.ok ? undefined : `${DNS_SERVER} answered MX ${MTAS[0]!.domain} with ${answer.failure}`;
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -101,7 +108,7 @@ function verify(email: string): Promise<VerificationResult> {
 
 describe.skipIf(!isRoot)('the engine against real Exim and OpenSMTPD', () => {
   beforeAll(async () => {
-    const problems = (await Promise.all(MTAS.map((mta) => greetingProblem(mta.address)))).filter(Boolean);
+    const problems = (await Promise.all([...MTAS.map((mta) => greetingProblem(mta.address)), dnsProblem()])).filter(Boolean);
     if (problems.length === 0) return;
     // Root can set them up: do it here rather than skip, and stop them again afterwards.
     console.warn(`mtas.test.ts: starting the MTA fixtures (${problems.join('; ')})`);
