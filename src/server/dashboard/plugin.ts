@@ -5,11 +5,6 @@ import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
-import type { Verifier } from '../../engine/types.js';
-import type { Authenticator } from '../auth/authenticate.js';
-import type { CredentialCheck } from '../auth/credentials.js';
-import type { RateLimiter } from '../rate-limit.js';
-import type { Store } from '../store/store.js';
 import { checkCsrf } from './csrf.js';
 import { jobPages } from './pages/jobs.js';
 import { listPages } from './pages/lists.js';
@@ -21,17 +16,10 @@ import { renderError, securityHeaders } from './render.js';
 import { signedInUser, type SignedIn } from './sessions.js';
 import { signedIn } from './signed-in.js';
 import { bufferUpload, MAX_UPLOAD_BYTES } from './upload.js';
+import type { DashboardConfig } from './config.js';
 
 /** The package's top-level web/: three levels up from src/server/dashboard/ and dist/server/dashboard/ alike. */
 const WEB_DIR = new URL('../../../web/', import.meta.url);
-export interface DashboardConfig {
-  store: Store;
-  verifier: Verifier;
-  authenticator: Authenticator;
-  checkCredentials: CredentialCheck;
-  limiter: RateLimiter;
-  onJobCreated: () => void;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,7 +6,7 @@ import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine
 import { ProblemError } from '../../errors.js';
 import { progressPercent } from '../../routes/bulk.js';
 import { openUploadedList, withListFile } from '../list-files.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
 

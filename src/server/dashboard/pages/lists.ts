@@ -6,7 +6,7 @@ import { MAX_BULK_EMAILS } from '../../schemas/bulk.js';
 import type { ListUpload } from '../../store/store.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { asListProblem, previewUploadedList, readUploadedList } from '../list-files.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
 import type { UploadedFile } from '../upload.js';

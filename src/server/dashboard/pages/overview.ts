@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { LedgerEntry } from '../../store/store.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ProblemError } from '../../errors.js';
 import { checkCsrf } from '../csrf.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { cookieValue, endSession, randomSecret, setCookie, signedInUser, startSession } from '../sessions.js';
 

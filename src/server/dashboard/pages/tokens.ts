@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { generateApiToken, hashApiToken } from '../../auth/api-tokens.js';
 import { ProblemError } from '../../errors.js';
 import { createTokenSchema } from '../../schemas/tokens.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
 

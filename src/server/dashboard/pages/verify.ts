@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
 import { verifySchema } from '../../schemas/verification.js';
 import { CSRF_FIELD } from '../csrf.js';
-import type { DashboardConfig } from '../plugin.js';
+import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
 
