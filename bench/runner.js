@@ -7,7 +7,9 @@
  *    that the per-process session limits, not the CPU, bound it;
  *  - a small job's completion and a single verify's latency while a large job runs, against idle.
  *
- *   node bench/runner.js [--quick] [--smtp-latency 20] [--dns-latency 5]
+ *   node bench/runner.js [--quick] [--part bulk] [--smtp-latency 20] [--dns-latency 5]
+ *
+ * `--part bulk` measures only the first figure (bulk against local), for work on that ratio alone.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
@@ -197,7 +199,7 @@ async function fairness(fixture, samples) {
   }
 }
 
-export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' } = {}) {
+export async function run({ quick = false, part, smtpLatency = '20', dnsLatency = '5' } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) return [missingRow(SECTION, 'job runner', BULK_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
   const sizes = quick ? SIZES.quick : SIZES.full;
@@ -206,7 +208,9 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' 
   const dir = await mkdtemp(join(fileURLToPath(WORK_DIR), 'runner-'));
   const fixture = await startWorldFixture(sizes.list, latency);
   try {
-    const rows = [await bulkAgainstLocal(fixture, dir), ...(await fairness(fixture, sizes.samples))];
+    const bulk = await bulkAgainstLocal(fixture, dir);
+    if (part === 'bulk') return [bulk];
+    const rows = [bulk, ...(await fairness(fixture, sizes.samples))];
     return [...rows, ...(await workerScaling(sizes.scaling, latency))];
   } finally {
     await fixture.close();

@@ -115,6 +115,7 @@ export function benchOptions(argv = process.argv.slice(2)) {
     options: {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
+      part: { type: 'string' },
       'smtp-latency': { type: 'string', default: '20' },
       'dns-latency': { type: 'string', default: '5' },
       'cpu-prof': { type: 'boolean', default: false },
@@ -123,6 +124,7 @@ export function benchOptions(argv = process.argv.slice(2)) {
   return {
     quick: values.quick,
     only: values.only,
+    part: values.part,
     smtpLatency: values['smtp-latency'],
     dnsLatency: values['dns-latency'],
     cpuProf: values['cpu-prof'],

@@ -8,8 +8,15 @@ import { duration } from '../../format.js';
 import { waitNotice, type Io } from '../../io.js';
 import { startProgress, type Progress } from './progress.js';
 
-/** Polls quickly at first (small jobs finish in a moment), then settles to be gentle on the rate limit. */
+/**
+ * Polls quickly at first (small jobs finish in a moment), then backs off to be gentle on the rate
+ * limit, but only to MOVING_POLL_MS while the jobs' progress moves: a job that is running can end
+ * at any poll, and every moment between its end and the next poll is added to the wait (at 2 s a
+ * large job's wait grew by a second on average). Jobs that stand still (queued behind others) are
+ * polled up to MAX_POLL_MS apart.
+ */
 const FIRST_POLL_MS = 250;
+const MOVING_POLL_MS = 500;
 const MAX_POLL_MS = 2_000;
 
 /**
@@ -119,12 +126,16 @@ export async function waitForJobs(
 ): Promise<JobProgress[]> {
   const progress = await startProgress(options.io, `waiting for ${jobsNamed(jobIds)}`, { lines: options.lines ?? true });
   try {
-    for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
+    let delay = FIRST_POLL_MS;
+    let previous: number | undefined;
+    for (;;) {
       const progresses = await throughOutages(() => progressOf(client, jobIds), client, options, (message) => progress.note(message));
       const { processed, total } = sumProgress(progresses);
       progress.update(processed, total);
       options.onPoll?.(progresses);
       if (progresses.every(isCompleted)) return progresses;
+      if (previous !== undefined) delay = Math.min(delay * 2, processed > previous ? MOVING_POLL_MS : MAX_POLL_MS);
+      previous = processed;
       await sleep(delay, undefined, { signal: options.signal });
     }
   } finally {
