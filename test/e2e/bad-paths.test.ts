@@ -96,6 +96,20 @@ describe('serve --data-dir that cannot be used', () => {
   });
 });
 
+describe('serve and worker with a proxy URL the engine refuses', () => {
+  const MALFORMED = 'socks5://127.0.17.1:1080/path';
+  const REFUSAL = 'engine option proxy: the proxy URL must not have a path';
+  const commands = { serve: ['serve', '--port', '0'], worker: ['worker'] };
+
+  it.each(Object.entries(commands))('%s --proxy with a path: exit 2, one line', async (_name, args) => {
+    expectOneLineExit2(await runBounded([...args, '--proxy', MALFORMED]), REFUSAL);
+  });
+
+  it.each(Object.entries(commands))('%s with MAILVERIFY_PROXY with a path: exit 2, one line', async (_name, args) => {
+    expectOneLineExit2(await runBounded(args, { env: { MAILVERIFY_PROXY: MALFORMED } }), REFUSAL);
+  });
+});
+
 describe('serve stops on a signal within 5 s in every state', () => {
   let world: MailWorld;
   const services: RunningService[] = [];

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
-import { engineOptionsFrom } from '../engine-flags.js';
+import { resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
@@ -44,7 +44,7 @@ function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
   const port = parsePort(flags.port);
-  const engine = engineOptionsFrom(command, env);
+  const engine = await resolvedEngineOptions(command, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const httpTimeouts = parseHttpTimeouts(flags);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);

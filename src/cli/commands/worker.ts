@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { engineOptionsFrom } from '../engine-flags.js';
+import { resolvedEngineOptions } from '../engine-flags.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
@@ -11,7 +11,7 @@ interface WorkerFlags extends StoreFlags {
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
 export async function runWorker(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<WorkerFlags>();
-  const engine = engineOptionsFrom(command, env);
+  const engine = await resolvedEngineOptions(command, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const shutdown = firstShutdownSignal();
