@@ -26,6 +26,11 @@ function unauthorizedHint(_error: UnauthorizedError, env: NodeJS.ProcessEnv): st
   return 'run `mailverify login`';
 }
 
+/** The csv layer's own hint, else, when another column may do, this CLI's way to name one. */
+function csvHint(error: CsvError): string | undefined {
+  return error.hint ?? (error.columnProblem ? 'name the column that holds the addresses with --column <name|number>' : undefined);
+}
+
 /**
  * DESIGN.md §4's exit codes for the errors of the client, config and csv layers, each with a hint at what to do next; first
  * match wins, so subclasses come first.
@@ -41,7 +46,7 @@ const MAPPINGS: Mapping[] = [
   { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
   { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
-  { type: CsvError, exitCode: ExitCode.usage, hint: (error: CsvError) => error.hint },
+  { type: CsvError, exitCode: ExitCode.usage, hint: csvHint },
 ];
 
 function messageOf(error: Error): string {

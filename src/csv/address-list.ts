@@ -66,8 +66,8 @@ export async function readAddressList(source: ListSource, options: { precheck: b
   });
   if (withAt === 0) {
     throw new CsvError(source.label, `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`, {
-      hint: 'name the column that holds them with --column <name|number>',
       namesFile: true,
+      columnProblem: true,
     });
   }
   return list;

@@ -55,7 +55,7 @@ function withHeader(index: number, firstRow: string[], hasHeader: boolean): Emai
   return hasHeader ? { index, hasHeader, header: firstRow } : { index, hasHeader };
 }
 
-/** `--column <name|number>`: a header name (any case), else a 1-based field number. */
+/** The column asked for by name: a header name (any case), else a 1-based field number. */
 function columnFromSpec(spec: string, firstRow: string[], plainText: boolean, file: string): EmailColumn {
   const wanted = spec.trim().toLowerCase();
   const byName = firstRow.findIndex((cell) => cell.trim().toLowerCase() === wanted);
@@ -63,15 +63,17 @@ function columnFromSpec(spec: string, firstRow: string[], plainText: boolean, fi
   if (/^\d+$/.test(wanted)) {
     const index = Number(wanted) - 1;
     if (index < 0 || index >= firstRow.length) {
-      throw new CsvError(file, `--column ${spec} is out of range: the rows have ${firstRow.length} ${firstRow.length === 1 ? 'field' : 'fields'}`);
+      throw new CsvError(file, `column ${spec} is out of range: the rows have ${firstRow.length} ${firstRow.length === 1 ? 'field' : 'fields'}`, {
+        columnProblem: true,
+      });
     }
     return withHeader(index, firstRow, firstRowIsHeader(firstRow, index, plainText));
   }
-  throw new CsvError(file, `no column named "${spec}"; columns seen: ${describeColumns(firstRow)}`);
+  throw new CsvError(file, `no column named "${spec}"; columns seen: ${describeColumns(firstRow)}`, { columnProblem: true });
 }
 
 /**
- * Finds the email column from the first rows of a list: `--column` when given, else a header
+ * Finds the email column from the first rows of a list: the one asked for when given, else a header
  * name, else the column whose values look most like addresses.
  */
 export function findEmailColumn(
@@ -87,9 +89,7 @@ export function findEmailColumn(
 
   const byContent = columnByContent(rows);
   if (byContent < 0) {
-    throw new CsvError(options.file, `no email column found; columns seen: ${describeColumns(firstRow)}`, {
-      hint: 'name it with --column <name|number>',
-    });
+    throw new CsvError(options.file, `no email column found; columns seen: ${describeColumns(firstRow)}`, { columnProblem: true });
   }
   return withHeader(byContent, firstRow, firstRowIsHeader(firstRow, byContent, options.plainText));
 }

@@ -311,11 +311,12 @@ describe('errors', () => {
     expect(submit.stderr).toContain(`${input}: line 3: unterminated quote`);
   });
 
-  it('a list without an email column exits 2 naming the columns seen', async () => {
+  it('a list without an email column exits 2 naming the columns seen, and the flag that names one', async () => {
     const input = await file('no-email.csv', 'name,phone\nAnn,555-0100\n');
     const submit = await cli.run(['bulk', 'submit', input]);
     expect(submit.code).toBe(2);
     expect(submit.stderr).toContain('no email column found; columns seen: "name", "phone"');
+    expect(submit.stderr).toContain('--column <name|number>');
   });
 });
 

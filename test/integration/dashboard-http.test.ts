@@ -153,10 +153,12 @@ describe('dashboard pages over HTTP', () => {
     const preview = await fetchPage(String(uploaded.headers.location), { cookie });
     expect(preview.status).toBe(200);
     expect(preview.text).toContain('no email column found');
+    expect(preview.text).not.toContain('--column');
     expect(preview.text).toContain('<option value="2">2: reach at</option>');
     expect(preview.text).not.toContain('Verify list');
     const second = await fetchPage(`${uploaded.headers.location}?column=2`, { cookie });
     expect(second.text).toContain('no addresses in column');
+    expect(second.text).not.toContain('--column');
     expect(second.text).not.toContain('Verify list');
   });
 

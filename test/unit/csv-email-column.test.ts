@@ -47,6 +47,6 @@ describe('findEmailColumn', () => {
   it('rejects a --column that is not there', () => {
     const rows = [['name', 'mail'], ['Ann', 'a@example.org']];
     expect(() => findEmailColumn(rows, { ...csv, column: 'work' })).toThrow('no column named "work"; columns seen: "name", "mail"');
-    expect(() => findEmailColumn(rows, { ...csv, column: '3' })).toThrow('--column 3 is out of range');
+    expect(() => findEmailColumn(rows, { ...csv, column: '3' })).toThrow('list.csv: column 3 is out of range');
   });
 });

@@ -117,7 +117,8 @@ describe('reading a list', () => {
     await expect(openListSource(path, { label: 'people.csv' })).rejects.toMatchObject({
       file: 'people.csv',
       message: 'people.csv: no email column found; columns seen: "name", "phone"',
-      hint: 'name it with --column <name|number>',
+      hint: undefined,
+      columnProblem: true,
     });
   });
 
@@ -150,7 +151,8 @@ describe('readAddressList', () => {
     const path = await file('name,email\nAnn,ann@example.org\nBob,bob@example.org\n');
     await expect(readAddressList(await openListSource(path, { label: 'people.csv', column: 'name' }), { precheck: true })).rejects.toMatchObject({
       message: 'no addresses in column "name" of people.csv (2 rows read)',
-      hint: expect.stringContaining('--column'),
+      hint: undefined,
+      columnProblem: true,
     });
   });
 

@@ -73,13 +73,17 @@ export async function previewUploadedList(upload: ListFile, column: string | und
 /**
  * A problem with the file itself (no email column, an unclosed quote on line N, a column out of
  * range, a gzip or UTF-16 file) as the 400 it is, in the CSV layer's own words, which name the
- * file and the line, and say what to do.
+ * file and the line, and say what to do; where another column may do, the dashboard's way to pick
+ * one (the preview page's choice), not the CLI's flag.
  */
 export async function asListProblem<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof CsvError) throw new ProblemError('invalid_request', error.hint ? `${error.message} (${error.hint})` : error.message);
+    if (error instanceof CsvError) {
+      const hint = error.hint ?? (error.columnProblem ? "go back to the list's page and choose the column that holds the addresses" : undefined);
+      throw new ProblemError('invalid_request', hint ? `${error.message} (${hint})` : error.message);
+    }
     throw error;
   }
 }
