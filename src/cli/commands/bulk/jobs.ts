@@ -12,8 +12,9 @@ import { startProgress, type Progress } from './progress.js';
  * Polls quickly at first (small jobs finish in a moment), then backs off to be gentle on the rate
  * limit, but only to MOVING_POLL_MS while the jobs' progress moves: a job that is running can end
  * at any poll, and every moment between its end and the next poll is added to the wait (at 2 s a
- * large job's wait grew by a second on average). Jobs that stand still (queued behind others) are
- * polled up to MAX_POLL_MS apart.
+ * large job's wait grew by a second on average). When less is left than the last interval
+ * processed, the end is near and polls go back to FIRST_POLL_MS. Jobs that stand still (queued
+ * behind others) are polled up to MAX_POLL_MS apart.
  */
 const FIRST_POLL_MS = 250;
 const MOVING_POLL_MS = 500;
@@ -114,6 +115,15 @@ async function throughOutages<T>(work: () => Promise<T>, client: ApiClient, opti
   }
 }
 
+/** The wait before the next poll, from the last one and what the jobs processed since the poll before. */
+function nextPollDelay(delay: number, previous: number, processed: number, total: number): number {
+  const moved = processed - previous;
+  // Everything processed but not yet marked completed is the nearest end of all.
+  if (total - processed <= Math.max(moved, 0)) return FIRST_POLL_MS;
+  if (moved <= 0) return Math.min(delay * 2, MAX_POLL_MS);
+  return Math.min(delay * 2, MOVING_POLL_MS);
+}
+
 /**
  * Polls the jobs until all are completed, showing one progress display for all of them (a
  * spinner, or lines unless `lines` is false) and calling `onPoll` (if given) with every answer.
@@ -134,7 +144,7 @@ export async function waitForJobs(
       progress.update(processed, total);
       options.onPoll?.(progresses);
       if (progresses.every(isCompleted)) return progresses;
-      if (previous !== undefined) delay = Math.min(delay * 2, processed > previous ? MOVING_POLL_MS : MAX_POLL_MS);
+      if (previous !== undefined) delay = nextPollDelay(delay, previous, processed, total);
       previous = processed;
       await sleep(delay, undefined, { signal: options.signal });
     }
