@@ -1,15 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { NetworkWatch } from '../engine/index.js';
-import type { Verifier } from '../engine/types.js';
+import type { AppConfig } from './app-config.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createCredentialCheck } from './auth/credentials.js';
 import { guardScope } from './auth/guard.js';
-import type { JwtIssuer } from './auth/jwt.js';
 import { dashboardRoutes } from './dashboard/plugin.js';
 import { handleError, notFoundHandler } from './errors.js';
-import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS, type HttpTimeouts } from './http-server.js';
+import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS } from './http-server.js';
 import { acceptOnlyJsonBodies } from './json-body.js';
-import { loggerOptions, type LogSettings } from './logging.js';
+import { loggerOptions } from './logging.js';
 import { logNetworkChanges } from './network-log.js';
 import { createRateLimiter } from './rate-limit.js';
 import { refuseTokensInQuery } from './secrets.js';
@@ -20,24 +18,9 @@ import { healthRoutes } from './routes/health.js';
 import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
-import type { Store } from './store/store.js';
 
 /** DESIGN.md §2: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-export interface AppConfig {
-  store: Store;
-  verifier: Verifier;
-  /** The engine's findings about its network, for /healthz and the log; none with a stand-in verifier. */
-  network?: NetworkWatch;
-  jwt: JwtIssuer;
-  /** Told when a bulk job was created, so the job runner starts on it without polling. */
-  onJobCreated: () => void;
-  /** Where to log; no logging when not given. */
-  log?: LogSettings;
-  /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
-  httpTimeouts?: Partial<HttpTimeouts>;
-}
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.

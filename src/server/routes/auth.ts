@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app.js';
+import type { AppConfig } from '../app-config.js';
 import type { CredentialCheck } from '../auth/credentials.js';
 import { loginSchema } from '../schemas/auth.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app.js';
+import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';

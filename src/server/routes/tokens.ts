@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app.js';
+import type { AppConfig } from '../app-config.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { currentUser } from '../auth/guard.js';

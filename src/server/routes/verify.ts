@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { VerificationResult, Verifier } from '../../engine/types.js';
-import type { AppConfig } from '../app.js';
+import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { chargeOnce, idempotencyKey, sendRecorded } from '../idempotency.js';

@@ -1,0 +1,21 @@
+import type { NetworkWatch } from '../engine/index.js';
+import type { Verifier } from '../engine/types.js';
+import type { JwtIssuer } from './auth/jwt.js';
+import type { HttpTimeouts } from './http-server.js';
+import type { LogSettings } from './logging.js';
+import type { Store } from './store/store.js';
+
+/** What buildApp (app.ts) is given, and what each route file takes of it; a module of its own so routes need not import the app that registers them. */
+export interface AppConfig {
+  store: Store;
+  verifier: Verifier;
+  /** The engine's findings about its network, for /healthz and the log; none with a stand-in verifier. */
+  network?: NetworkWatch;
+  jwt: JwtIssuer;
+  /** Told when a bulk job was created, so the job runner starts on it without polling. */
+  onJobCreated: () => void;
+  /** Where to log; no logging when not given. */
+  log?: LogSettings;
+  /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
+  httpTimeouts?: Partial<HttpTimeouts>;
+}
