@@ -57,6 +57,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
     smtp.reset();
     const wrong = loginProxy.url.replace(encodeURIComponent('s3cret:@pass'), 'wrong');
     const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: wrong })));
+    expect(results.size).toBe(ADDRESSES.length);
     for (const result of results.values()) {
       expect(result.result).toBe('unknown');
       expect(result.reason).toContain(`SOCKS5 proxy ${loginProxy.host}:${loginProxy.port}`);

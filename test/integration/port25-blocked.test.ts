@@ -77,9 +77,11 @@ describe('outbound SMTP dropped by the network', () => {
   it('is not concluded from refused connections: a refusal is an answer', async () => {
     const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS }));
     const results: { reason: string }[] = [];
-    await verifier.verifyMany(addresses((index) => `r${index}.refused.test`, 5), (result) => {
+    const refused = addresses((index) => `r${index}.refused.test`, 5);
+    await verifier.verifyMany(refused, (result) => {
       results.push(result);
     });
+    expect(results).toHaveLength(refused.length);
     expect(results.every((result) => /ECONNREFUSED/.test(result.reason))).toBe(true);
     expect(verifier.network.status().port25.state).not.toBe('blocked');
   });
