@@ -66,7 +66,9 @@ async function resultsOf(store: Store, userId: number, jobId: string): Promise<V
 /** Every item of the job has exactly one stored result, in job order, with the verdict its mailbox deserves. */
 async function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): Promise<void> {
   expect(await store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
-  expect(await store.pendingItems(jobId, emails.length)).toEqual([]);
+  // No item lacks a result: every position has one stored.
+  const stored = await store.readResults(jobId, { after: -1, limit: emails.length + 1 });
+  expect(stored.map((row) => row.position)).toEqual(emails.map((_, index) => index));
   const results = await resultsOf(store, userId, jobId);
   expect(results.map((result) => result.email)).toEqual(emails);
   expect(results.map((result) => result.result)).toEqual(emails.map(expectedVerdict));

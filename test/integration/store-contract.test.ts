@@ -138,14 +138,19 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('charges, creates the job and its items in one go, and refuses a short balance without writing anything', async () => {
       const user = await addUser('jobs@example.test', 3);
       expect(await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
-      expect(await store.unfinishedJobIds()).toEqual([]);
+      expect(await store.listJobs(user.id, 10)).toEqual([]);
+      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       expect(await store.ledger(user.id)).toHaveLength(1);
 
       const created = await store.createJob(user.id, ['a@x.test', 'b@x.test']);
       if (!created.ok) throw new Error('expected a job');
       expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
       expect(await store.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
-      expect((await store.pendingItems(created.jobId, 10)).map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+      // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
+      const chunk = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      expect(chunk).toMatchObject({ jobId: created.jobId, userId: user.id });
+      expect(chunk.items.map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       expect((await store.findUserById(user.id))!.balance).toBe(1);
       expect((await store.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
     });
@@ -155,7 +160,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await place.failItemInserts('boom@x.test');
       await expect(store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(/disk trouble/);
       expect((await store.findUserById(user.id))!.balance).toBe(10);
-      expect(await store.unfinishedJobIds()).toEqual([]);
+      expect(await store.listJobs(user.id, 10)).toEqual([]);
+      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       await expectLedgerAddsUp(user.id);
       // The key was not recorded either: it is free for another request.
       expect(await store.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
@@ -200,15 +206,21 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
       if (!created.ok) throw new Error('expected a job');
       const { jobId } = created;
-      const { lease } = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      let { lease } = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       const save = (position: number, email: string, reason?: string) => ({ lease, jobId, position, result: resultFor(email, reason) });
+      const jobStatuses = async () => (await store.listJobs(user.id, 10)).map((job) => [job.id, job.status]);
 
       await store.saveResults([save(1, 'b@x.test', 'first')]);
       // The same item verified again under its lease: the first result stays, nothing is counted twice.
       await store.saveResults([save(1, 'b@x.test', 'second'), save(0, 'a@x.test')]);
       expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
-      expect((await store.pendingItems(jobId, 10)).map((item) => item.position)).toEqual([2]);
-      expect(await store.unfinishedJobIds()).toEqual([jobId]);
+      // Only position 2 still lacks a result: given back, it is all a new claim hands out.
+      await store.releaseLeases([lease]);
+      const rest = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      expect(rest.jobId).toBe(jobId);
+      expect(rest.items.map((item) => item.position)).toEqual([2]);
+      expect(await jobStatuses()).toEqual([[jobId, 'processing']]);
+      lease = rest.lease;
 
       await store.saveResults([save(2, 'c@x.test')]);
       const { job, results } = (await store.getJobWithResults(user.id, jobId))!;
@@ -216,7 +228,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(results.map((result) => [result.email, result.reason])).toEqual([
         ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
       ]);
-      expect(await store.unfinishedJobIds()).toEqual([]);
+      expect(await jobStatuses()).toEqual([[jobId, 'completed']]);
+      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       await store.saveResults([save(2, 'c@x.test', 'late')]);
   expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
     });
@@ -227,8 +240,14 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const created = await store.createJob(user.id, emails);
       if (!created.ok) throw new Error('expected a job');
       expect(created.queued).toBe(50_000);
-      const pending = await store.pendingItems(created.jobId, 100_000);
+      // Claimed until nothing is left (a chunk is one domain's items), every item turns up once, at its position.
+      const pending = [];
+      for (let chunk = await store.claimWork({ maxItems: 100_000, leaseMs: 60_000 }); chunk; chunk = await store.claimWork({ maxItems: 100_000, leaseMs: 60_000 })) {
+        pending.push(...chunk.items);
+      }
+      pending.sort((a, b) => a.position - b.position);
       expect(pending).toHaveLength(50_000);
+      expect(pending.every((item, index) => item.jobId === created.jobId && item.position === index && item.email === emails[index])).toBe(true);
       expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test' });
       expect((await store.findUserById(user.id))!.balance).toBe(0);
     });

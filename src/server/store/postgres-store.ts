@@ -66,8 +66,6 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     createJob: (userId, emails, key) => jobs.createJob(userId, emails, key),
     getJob: (userId, jobId) => jobs.getJob(userId, jobId),
     getJobWithResults: (userId, jobId) => jobs.getJobWithResults(userId, jobId),
-    unfinishedJobIds: () => jobs.unfinishedJobIds(),
-    pendingItems: (jobId, limit) => jobs.pendingItems(jobId, limit),
     readResults: (jobId, page) => jobs.readResults(jobId, page),
 
     claimWork: (request) => work.claimWork(request),

@@ -48,8 +48,6 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     createJob: async (userId, emails, key) => jobs.createJob(userId, emails, key),
     getJob: async (userId, jobId) => jobs.getJob(userId, jobId),
     getJobWithResults: async (userId, jobId) => jobs.getJobWithResults(userId, jobId),
-    unfinishedJobIds: async () => jobs.unfinishedJobIds(),
-    pendingItems: async (jobId, limit) => jobs.pendingItems(jobId, limit),
     readResults: async (jobId, page) => jobs.readResults(jobId, page),
 
     claimWork: async (request) => work.claimWork(request),

@@ -262,10 +262,6 @@ export interface Store {
    * is the number of results); undefined as for getJob.
    */
   getJobWithResults(userId: number, jobId: string): Promise<{ job: JobProgress; results: VerificationResult[] } | undefined>;
-  /** Jobs with items still lacking a result (the runner resumes these after a restart). */
-  unfinishedJobIds(): Promise<string[]>;
-  /** Items of a job that have no result yet. */
-  pendingItems(jobId: string, limit: number): Promise<PendingItem[]>;
   /**
    * One page of a job's stored results, in job order: those after position `after` (-1 for the
    * first page), at most `limit`, only of the given verdicts when some are given. Each is the

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
 import { replayedJob, toJob, type JobRow } from '../records.js';
-import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type PendingItem, type ResultPageRequest, type StoredResult } from '../store.js';
+import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type ResultPageRequest, type StoredResult } from '../store.js';
 import type { Database, Statements } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
@@ -62,11 +62,6 @@ export class JobRecords {
     }, 'repeatable read');
   }
 
-  async unfinishedJobIds(): Promise<string[]> {
-    const rows = await this.db.sql.rows<{ id: string }>('SELECT id FROM jobs WHERE completed_at IS NULL ORDER BY created_at, id');
-    return rows.map((row) => row.id);
-  }
-
   async readResults(jobId: string, { after, limit, verdicts }: ResultPageRequest): Promise<StoredResult[]> {
     // A page of results: a range of the primary key; the verdict is read from the stored JSON.
     return this.db.sql.rows<StoredResult>(
@@ -75,13 +70,5 @@ export class JobRecords {
        ORDER BY position LIMIT $3`,
       [jobId, after, limit, verdicts ?? null],
     );
-  }
-
-  async pendingItems(jobId: string, limit: number): Promise<PendingItem[]> {
-    const rows = await this.db.sql.rows<{ position: number; email: string }>(
-      'SELECT position, email FROM job_items WHERE job_id = $1 AND result IS NULL ORDER BY position LIMIT $2',
-      [jobId, limit],
-    );
-    return rows.map((row) => ({ jobId, position: row.position, email: row.email }));
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
 import { replayedJob, toJob, type JobRow } from '../records.js';
-import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type PendingItem, type ResultPageRequest, type StoredResult } from '../store.js';
+import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type ResultPageRequest, type StoredResult } from '../store.js';
 import type { Connection } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
@@ -26,7 +26,6 @@ export class JobRecords {
       resultsOf: prepare<{ result: string }>(
         'SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position',
       ),
-      unfinishedJobs: prepare<{ id: string }>('SELECT id FROM jobs WHERE completed_at IS NULL ORDER BY created_at, id'),
       // A page of results: a range of the primary key; the verdict is read from the stored JSON.
       resultPage: prepare<StoredResult>(
         'SELECT position, result AS json FROM job_items WHERE job_id = ? AND position > ? AND result IS NOT NULL ORDER BY position LIMIT ?',
@@ -35,9 +34,6 @@ export class JobRecords {
         `SELECT position, result AS json FROM job_items
          WHERE job_id = ? AND position > ? AND result IS NOT NULL AND result ->> '$.result' IN (SELECT value FROM json_each(?))
          ORDER BY position LIMIT ?`,
-      ),
-      pendingOf: prepare<{ position: number; email: string }>(
-        'SELECT position, email FROM job_items WHERE job_id = ? AND result IS NULL ORDER BY position LIMIT ?',
       ),
     };
   }
@@ -74,16 +70,8 @@ export class JobRecords {
     })();
   }
 
-  unfinishedJobIds(): string[] {
-    return this.sql.unfinishedJobs.all().map((row) => row.id);
-  }
-
   readResults(jobId: string, { after, limit, verdicts }: ResultPageRequest): StoredResult[] {
     if (verdicts === undefined) return this.sql.resultPage.all(jobId, after, limit);
     return this.sql.resultPageOf.all(jobId, after, JSON.stringify(verdicts), limit);
-  }
-
-  pendingItems(jobId: string, limit: number): PendingItem[] {
-    return this.sql.pendingOf.all(jobId, limit).map((row) => ({ jobId, position: row.position, email: row.email }));
   }
 }
