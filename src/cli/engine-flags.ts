@@ -15,9 +15,10 @@ interface EngineFlag {
   list?: boolean;
 }
 
-const integer =
-  (min: number, max: number): Parse =>
-  (raw, name) => {
+/** A flag's whole number within [min, max], or a usage error naming the flag. */
+export const integer =
+  (min: number, max: number) =>
+  (raw: string, name: string): number => {
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min || value > max) {
       throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);

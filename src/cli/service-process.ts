@@ -1,4 +1,6 @@
 import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
+import { LOG_LEVELS } from '../server/logging.js';
+import { integer } from './engine-flags.js';
 import { ExitCode, UsageError } from './errors.js';
 
 /**
@@ -6,7 +8,6 @@ import { ExitCode, UsageError } from './errors.js';
  * for a stop signal, and ending the process once closed.
  */
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 /**
  * How long work in flight at a shutdown signal may take to finish before the process exits
@@ -18,7 +19,7 @@ const MAX_LEASE_SECONDS = 86_400;
 
 export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const level = (flag ?? env.MAILVERIFY_LOG_LEVEL ?? 'warn').trim().toLowerCase();
-  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
   return level;
 }
 
@@ -26,11 +27,7 @@ export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv):
 export function parseLeaseMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
   const fromEnv = env.MAILVERIFY_LEASE_SECONDS?.trim();
   const raw = flag ?? (fromEnv === '' ? undefined : fromEnv) ?? String(DEFAULT_LEASE_SECONDS);
-  const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_LEASE_SECONDS) {
-    throw new UsageError(`--lease-seconds must be a whole number from 1 to ${MAX_LEASE_SECONDS}, got "${raw}"`);
-  }
-  return seconds * 1_000;
+  return integer(1, MAX_LEASE_SECONDS)(raw, '--lease-seconds') * 1_000;
 }
 
 /**

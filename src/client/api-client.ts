@@ -7,7 +7,6 @@ import type {
   Health,
   JobPage,
   JobProgress,
-  JobWithResults,
   LoginResponse,
   TokenInfo,
   VerificationResult,
@@ -34,7 +33,6 @@ export interface ApiClient {
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
   submitBulk(emails: string[], options: { idempotencyKey: string }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
-  job(jobId: string): Promise<JobWithResults>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
   account(): Promise<Account>;
@@ -78,7 +76,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     submitBulk: (emails, { idempotencyKey }) =>
       send({ method: 'POST', path: '/v1/bulk-verify', body: { emails }, idempotencyKey }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
-    job: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}` }),
     jobPage: (jobId, { limit, cursor }) => {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
       return send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}?${query}` });

@@ -9,9 +9,10 @@ import { checkFormat } from './checks/format.js';
 import { findMailRoute } from './checks/mail-route.js';
 import { describeDnsFailure, DnsClient } from './dns/resolver.js';
 import { checkResolver, RESOLVER_CANARIES, untruthfulResolverReason } from './dns/sanity.js';
-import { createDialer, DialError, type Dialer } from './net/egress.js';
+import { dialerFor, DialError, type Dialer } from './net/egress.js';
 import { isPrivateAddress } from './net/private-address.js';
 import { describeProxy, parseProxyUrl } from './net/proxy-url.js';
+import { blockedPortReason } from './net/port25.js';
 import { SmtpConnection } from './smtp/connection.js';
 import { SmtpError } from './smtp/errors.js';
 import type { EngineOptions } from './types.js';
@@ -101,19 +102,19 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], option
   }
   const failures = answers.map((answer, index) => `${usable[index]!.host}: ${(answer as { error: string }).error}`).join('; ');
   if (answers.every((answer) => 'timedOut' in answer && answer.timedOut)) {
-    return problem(check, `outbound port ${options.smtpPort} appears blocked on this network: no mail host answered (${failures}); use --proxy or run where port ${options.smtpPort} is open`);
+    return problem(check, blockedPortReason(options.smtpPort, `no mail host answered (${failures})`));
   }
   return problem(check, `no mail host answered: ${failures}`);
 }
 
-async function diagnoseProxy(options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
+async function diagnoseProxy(dial: Dialer, options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
   if (options.proxy === null) return skipped('proxy', 'not set: SMTP connections go out directly');
   const proxy = parseProxyUrl(options.proxy);
   const name = `${describeProxy(proxy)}${proxy.username === undefined ? '' : ' (with username and password)'}`;
   const target = targets.find((each): each is { host: string; address: string } => 'address' in each);
   if (!target) return problem('proxy', `${name} cannot be tried: no mail host address to ask it for`);
   try {
-    const socket = await createDialer({ proxy, sourceAddress: options.sourceAddress })(target.address, options.smtpPort, options.connectTimeoutMs);
+    const socket = await dial(target.address, options.smtpPort, options.connectTimeoutMs);
     socket.destroy();
     return ok('proxy', `${name} relays to ${target.host} (${target.address}) port ${options.smtpPort}`);
   } catch (error) {
@@ -145,13 +146,13 @@ async function diagnoseMailFrom(dns: DnsClient, mailFrom: string): Promise<Diagn
 export async function diagnoseNetwork(options: EngineOptions, diagnose: DiagnoseOptions = {}): Promise<Diagnosis[]> {
   const dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
   const servers = options.dnsServers.length > 0 ? options.dnsServers : new Resolver().getServers();
-  const dial = createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress });
+  const dial = dialerFor(options);
   const targets = await mailTargets(dns, options, diagnose.mailHosts);
   return Promise.all([
     diagnoseResolver(dns, servers),
     diagnoseSmtpPort(dial, targets, options),
     diagnoseHelo(dns, options.heloName),
     diagnoseMailFrom(dns, options.mailFrom),
-    diagnoseProxy(options, targets),
+    diagnoseProxy(dial, options, targets),
   ]);
 }

@@ -1,6 +1,9 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import { redactSecrets, redactSecretsIn } from './secrets.js';
 
+/** pino's levels, most severe first, and `silent`: what `--log-level` takes. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 /** Where the service logs (pino JSON lines) and from which level. */
 export interface LogSettings {
   level: string;

@@ -117,7 +117,7 @@ describe('the API client over HTTP', () => {
     [500, 'internal', ServerError],
   ])('maps %i to its error type with the problem code and detail', async (status, code, type) => {
     const client = await clientFor([{ status, json: problem(status, code) }], { retry: { maxAttempts: 1 } });
-    const error = await client.job('j').catch((caught: unknown) => caught);
+    const error = await client.jobPage('j', { limit: 1 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(type);
     expect(error).toMatchObject({ status, code, detail: `detail of ${code}` });
     await client.close();

@@ -1,11 +1,13 @@
 import type { Command, Option } from 'commander';
+import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
 import { VERDICTS } from '../../engine/types.js';
+import { LOG_LEVELS } from '../../server/logging.js';
 import { UsageError } from '../errors.js';
 import { createIo } from '../io.js';
 import { commandPath } from '../help/examples.js';
 import { TOPICS } from '../help/topics.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** What may follow a flag that takes a value: words, files, directories, or nothing known. */
 type Values = { words: readonly string[] } | 'files' | 'dirs' | 'none';
@@ -14,8 +16,8 @@ type Values = { words: readonly string[] } | 'files' | 'dirs' | 'none';
 const FLAG_VALUES: Record<string, Values> = {
   '--only': { words: VERDICTS },
   '--fail-on': { words: VERDICTS },
-  '--format': { words: ['csv', 'json', 'ndjson'] },
-  '--log-level': { words: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  '--format': { words: OUTPUT_FORMATS },
+  '--log-level': { words: LOG_LEVELS },
   '--output': 'files',
   '--input': 'files',
   '--data-dir': 'dirs',

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
-import { resolvedEngineOptions } from '../engine-flags.js';
-import { CliError, ExitCode, UsageError } from '../errors.js';
+import { integer, resolvedEngineOptions } from '../engine-flags.js';
+import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
@@ -20,20 +20,15 @@ interface ServeFlags extends StoreFlags {
 /** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
 const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
 
-function parsePort(raw: string): number {
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
-  return port;
-}
+const parsePort = (raw: string) => integer(0, 65_535)(raw, '--port');
+/** The longest timer Node keeps: a longer HTTP timeout would fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The HTTP timeouts given as flags (whole milliseconds above 0); the server's defaults for the others. */
 function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
   const timeouts: Partial<HttpTimeouts> = {};
   const read = (key: keyof HttpTimeouts, flag: string, raw: string | undefined) => {
-    if (raw === undefined) return;
-    const ms = Number(raw);
-    if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`${flag} takes a whole number of milliseconds above 0, got "${raw}"`);
-    timeouts[key] = ms;
+    if (raw !== undefined) timeouts[key] = integer(1, MAX_TIMEOUT_MS)(raw, flag);
   };
   read('headersMs', '--headers-timeout', flags.headersTimeout);
   read('requestMs', '--request-timeout', flags.requestTimeout);

@@ -2,10 +2,9 @@ import { PromiseCache } from '../cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
-import { createDialer } from '../net/egress.js';
+import { dialerFor } from '../net/egress.js';
 import { NetworkStatusBoard } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
-import { parseProxyUrl } from '../net/proxy-url.js';
 import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions } from '../smtp/session.js';
@@ -53,7 +52,7 @@ export class VerifierContext {
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
       dial: this.port25.watch(
-        createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress }),
+        dialerFor(options),
       ),
     };
     this.sessions = new Semaphore(options.concurrency);

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { SocksClient } from 'socks';
-import { describeProxy, type ProxySettings } from './proxy-url.js';
+import type { EngineOptions } from '../types.js';
+import { describeProxy, parseProxyUrl, type ProxySettings } from './proxy-url.js';
 
 /** How SMTP connections leave this host: directly or through a SOCKS5 proxy, from a chosen address or any. */
 export interface EgressSettings {
@@ -70,4 +71,9 @@ function dialThroughProxy(proxy: ProxySettings, sourceAddress: string | null): D
 
 export function createDialer(settings: EgressSettings): Dialer {
   return settings.proxy ? dialThroughProxy(settings.proxy, settings.sourceAddress) : dialDirect(settings.sourceAddress);
+}
+
+/** The dialer the engine's options ask for (`proxy` as given by the user, checked by validateOptions). */
+export function dialerFor(options: Pick<EngineOptions, 'proxy' | 'sourceAddress'>): Dialer {
+  return createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress });
 }

@@ -6,6 +6,11 @@ const BLOCKED_AFTER_HOSTS = 3;
 /** While blocked, one real connection is tried this often, to notice the port open again. */
 export const RECHECK_MS = 60_000;
 
+/** What a user is told when port `port` looks blocked, and what to do about it. */
+export function blockedPortReason(port: number, detail: string): string {
+  return `outbound port ${port} appears blocked on this network: ${detail}; use --proxy or run where port ${port} is open`;
+}
+
 interface Clock {
   now(): number;
 }
@@ -61,9 +66,8 @@ export class Port25Watch {
     this.timedOut.add(address);
     if (this.blockedReason !== null || this.timedOut.size < BLOCKED_AFTER_HOSTS) return;
     const hosts = [...this.timedOut].slice(0, BLOCKED_AFTER_HOSTS).join(', ');
-    this.blockedReason =
-      `outbound port ${this.port} appears blocked on this network: connections to ${this.timedOut.size} mail hosts (${hosts}) ` +
-      `all timed out and none got through; use --proxy or run where port ${this.port} is open (see \`mailverify doctor\`)`;
+    const detail = `connections to ${this.timedOut.size} mail hosts (${hosts}) all timed out and none got through`;
+    this.blockedReason = `${blockedPortReason(this.port, detail)} (see \`mailverify doctor\`)`;
     this.nextRecheckAt = this.clock.now() + RECHECK_MS;
     this.board.set('port25', { state: 'blocked', reason: this.blockedReason });
   }
