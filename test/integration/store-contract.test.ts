@@ -350,6 +350,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await add('email:a@example.test', 60, -1)).toBe(1);
       expect(await add('ip:127.0.0.1', 60, 1)).toBe(1);
       expect(await add('never@example.test', 60, 0)).toBe(0);
+      // Reading writes nothing: no row is left for an address that was only looked up.
+      expect(await place.query("SELECT key FROM login_windows WHERE key = 'never@example.test'")).toEqual([]);
       expect(await add('email:a@example.test', 120, 1)).toBe(1);
       const windows = () => place.query('SELECT DISTINCT window_start FROM login_windows ORDER BY 1');
       // A longer window (an account's) outlives the start of shorter ones...

@@ -19,6 +19,11 @@ export class LimitRecords {
   }
 
   async addToLoginCount(key: string, windowStart: number, delta: number): Promise<number> {
+    // Reading a counter writes nothing: no row for every address someone tried.
+    if (delta === 0) {
+      const row = await this.db.sql.row<{ count: number }>('SELECT count FROM login_windows WHERE window_start = $1 AND key = $2', [windowStart, key]);
+      return row?.count ?? 0;
+    }
     const { count } = (await this.db.sql.row<{ count: number }>(
       `INSERT INTO login_windows (window_start, key, count) VALUES ($1, $2, $3)
        ON CONFLICT (window_start, key) DO UPDATE SET count = login_windows.count + excluded.count

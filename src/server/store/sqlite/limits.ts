@@ -19,6 +19,7 @@ export class LimitRecords {
          ON CONFLICT (window_start, key) DO UPDATE SET count = count + excluded.count
          RETURNING count`,
       ),
+      loginCount: prepare<{ count: number }>('SELECT count FROM login_windows WHERE window_start = ? AND key = ?'),
       pruneLoginWindows: prepare('DELETE FROM login_windows WHERE window_start < ?'),
     };
   }
@@ -32,6 +33,8 @@ export class LimitRecords {
   }
 
   addToLoginCount(key: string, windowStart: number, delta: number): number {
+    // Reading a counter writes nothing: no row for every address someone tried.
+    if (delta === 0) return this.sql.loginCount.get(windowStart, key)?.count ?? 0;
     const { count } = this.sql.addToLoginCount.get(windowStart, key, delta)!;
     // The first attempt under a key in a window: a moment to drop every window too old for any counter.
     if (count === 1 && delta === 1) this.sql.pruneLoginWindows.run(windowStart - LOGIN_WINDOW_MAX_SECONDS);
