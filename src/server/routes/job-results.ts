@@ -71,12 +71,16 @@ async function* jobBody(store: Store, job: JobProgress, selection: Selection): A
   const wanted = limit ?? Number.POSITIVE_INFINITY;
   let after = selection.after;
   let sent = 0;
-  let exhausted = false;
+  /** Whether results follow the last one sent: a paged answer's last read asks for one row more to know. */
+  let more = false;
   let chunk = `{${field('id', job.id)},${field('total', job.total)},"results":[`;
   while (sent < wanted) {
     const pageRows = Math.min(PAGE_ROWS, wanted - sent);
-    const rows = await store.readResults(job.id, { after, limit: pageRows, verdicts });
-    for (const row of rows) {
+    const lastRead = limit !== undefined && pageRows === wanted - sent;
+    const rows = await store.readResults(job.id, { after, limit: lastRead ? pageRows + 1 : pageRows, verdicts });
+    more = rows.length > pageRows;
+    const page = more ? rows.slice(0, pageRows) : rows;
+    for (const row of page) {
       chunk += sent > 0 ? `,${row.json}` : row.json;
       sent += 1;
       if (chunk.length >= CHUNK_CHARS) {
@@ -84,20 +88,14 @@ async function* jobBody(store: Store, job: JobProgress, selection: Selection): A
         chunk = '';
       }
     }
-    if (rows.length > 0) after = rows.at(-1)!.position;
-    if (rows.length < pageRows) {
-      exhausted = true;
-      break;
-    }
+    if (page.length > 0) after = page.at(-1)!.position;
+    if (page.length < pageRows) break;
   }
   const whole = limit === undefined && verdicts === undefined;
   const processed = whole ? sent : job.processed;
   const status = whole ? (sent >= job.total ? 'completed' : 'processing') : job.status;
   let tail = `${chunk}],${field('status', status)},${field('processed', processed)}`;
-  if (limit !== undefined) {
-    const more = !exhausted && (await store.readResults(job.id, { after, limit: 1, verdicts })).length > 0;
-    tail += `,${field('next_cursor', more ? encodeCursor(after) : null)}`;
-  }
+  if (limit !== undefined) tail += `,${field('next_cursor', more ? encodeCursor(after) : null)}`;
   yield `${tail}}`;
 }
 
