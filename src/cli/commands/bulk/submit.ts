@@ -72,7 +72,7 @@ async function checkBalance(client: ApiClient, needed: number): Promise<void> {
  */
 interface Submitted {
   source: ListSource;
-  fingerprint: FileFingerprint;
+  fingerprint: FileFingerprint | undefined;
   column: string | undefined;
   addresses: string[];
 }
@@ -118,8 +118,9 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     const client = session.authenticatedClient();
     const path = file === '-' ? await bufferStdin(io) : resolve(file);
     const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
-    // Taken before the read, so that an edit while it runs counts as a change at merge-back.
-    const fingerprint = await fingerprintOf(path);
+    // Taken before the read, so that an edit while it runs counts as a change at merge-back; stdin's
+    // private copy is edited by nobody, so it is not hashed (a second read of the whole list).
+    const fingerprint = file === '-' ? undefined : await fingerprintOf(path);
     const list = await readAddressList(source, { precheck: flags.precheck });
     for (const line of describeList(list, source.label)) session.notice(line);
 
