@@ -59,8 +59,8 @@ async function jobWithResults(service) {
   const { openStore } = await import('../dist/server/store/open-store.js');
   const store = await openStore({ dataDir: service.dataDir });
   try {
-    for (let chunk = await store.claimWork({ maxItems: TOTAL, leaseMs: 600_000 }); chunk; chunk = await store.claimWork({ maxItems: TOTAL, leaseMs: 600_000 })) {
-      await store.saveResults(chunk.items.map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: resultAt(item.position, item.email) })));
+    for (let chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 }); chunk; chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 })) {
+      await store.work.saveResults(chunk.items.map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: resultAt(item.position, item.email) })));
     }
   } finally {
     await store.close();

@@ -57,7 +57,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
   // and a user's requests count against one rate limit whichever way they come.
   const authenticator = createAuthenticator(config.store, config.jwt);
   const checkCredentials = createCredentialCheck(config.store);
-  const limiter = createRateLimiter(config.store);
+  const limiter = createRateLimiter(config.store.limits);
 
   healthRoutes(app, config.network);
   if (config.network) {

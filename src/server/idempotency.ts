@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { StoreError, type IdempotencyKey, type IdempotencyRecord, type KeyedCharge, type Store } from './store/store.js';
+import { StoreError, type IdempotencyKey, type IdempotencyRecord, type AccountStore, type KeyedCharge } from './store/store.js';
 import { insufficientTokens, ProblemError } from './errors.js';
 
 /**
@@ -54,14 +54,14 @@ export function sendRecorded(reply: FastifyReply, record: IdempotencyRecord): Fa
  * it, then replays its response; if it runs too long the repeat gets a 409 to retry later.
  */
 export async function chargeOnce(
-  store: Store,
+  accounts: AccountStore,
   userId: number,
   amount: number,
   key: IdempotencyKey,
 ): Promise<Extract<KeyedCharge, { kind: 'charged' | 'recorded' }>> {
   const deadline = Date.now() + RUNNING_WAIT_MS;
   for (;;) {
-    const outcome = await unlessConflicting(() => store.chargeWithKey(userId, amount, 'verify', key));
+    const outcome = await unlessConflicting(() => accounts.chargeWithKey(userId, amount, 'verify', key));
     if (outcome.kind === 'short') throw insufficientTokens(outcome);
     if (outcome.kind !== 'running') return outcome;
     if (Date.now() > deadline) {

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Caller } from './auth/authenticate.js';
-import type { Store } from './store/store.js';
+import type { LimitStore } from './store/store.js';
 import { ProblemError } from './errors.js';
 
 /** The fixed window `nowMs` falls in: its start (epoch seconds) and the whole seconds left until it ends (at least 1). */
@@ -52,12 +52,12 @@ export interface RateLimiter {
  * slice empty too: each then reserves its own, and every reservation adds to what the window
  * holds (nothing is overwritten), so what the store granted is never lost or spent twice.
  */
-export function createRateLimiter(store: Store): RateLimiter {
+export function createRateLimiter(limits: LimitStore): RateLimiter {
   const reservations = new Map<number, Reservation>();
 
   async function reserve(caller: Caller, reservation: Reservation): Promise<void> {
     const wanted = Math.max(1, Math.floor(caller.rateLimit / RESERVATION_SHARE));
-    const total = await store.reserveRequests(caller.id, reservation.windowStart, wanted);
+    const total = await limits.reserveRequests(caller.id, reservation.windowStart, wanted);
     const granted = Math.max(0, Math.min(wanted, caller.rateLimit - (total - wanted)));
     reservation.counted = Math.max(reservation.counted, Math.min(total, caller.rateLimit));
     reservation.unused += granted;

@@ -36,7 +36,7 @@ export interface RunningServer {
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const store = await openStore(options);
-  const jwt = await createJwtIssuer(await store.signingSecret());
+  const jwt = await createJwtIssuer(await store.install.signingSecret());
   const { createVerifier } = await import('../engine/index.js');
   const verifier = createVerifier(options.engine);
   const app = buildApp({
@@ -49,7 +49,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
   });
-  const runner = options.worker ? startJobRunner({ store, verifier, log: app.log, leaseMs: options.leaseMs }) : undefined;
+  const runner = options.worker ? startJobRunner({ queue: store.work, verifier, log: app.log, leaseMs: options.leaseMs }) : undefined;
 
   async function close(): Promise<void> {
     // Both at once: stop taking requests (those in flight are answered, idle keep-alive connections

@@ -27,7 +27,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const log = pino({ level: options.logLevel }, process.stderr);
   const verifier = createVerifier(options.engine);
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const runner = startJobRunner({ store, verifier, log, leaseMs: options.leaseMs });
+  const runner = startJobRunner({ queue: store.work, verifier, log, leaseMs: options.leaseMs });
   return {
     async close() {
       try {

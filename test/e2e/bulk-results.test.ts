@@ -52,17 +52,17 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
     place = await kind.create();
     const store = await openStore(place.location);
     try {
-      const user = await store.createUser({ email: 'big@example.test', passwordHash: null, balance: TOTAL, rateLimit: 10_000, rateWindowSeconds: 1 });
+      const user = await store.accounts.createUser({ email: 'big@example.test', passwordHash: null, balance: TOTAL, rateLimit: 10_000, rateWindowSeconds: 1 });
       token = generateApiToken();
-      await store.createApiToken(user.id, 'test', hashApiToken(token));
-      const created = await store.createJob(user.id, expected.map((result) => result.email));
+      await store.tokens.createApiToken(user.id, 'test', hashApiToken(token));
+      const created = await store.jobs.createJob(user.id, expected.map((result) => result.email));
       if (!created.ok) throw new Error('the job was not created');
       jobId = created.jobId;
       for (;;) {
-        const chunk = await store.claimWork({ maxItems: TOTAL, leaseMs: 600_000 });
+        const chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 });
         if (!chunk) break;
         const answers = chunk.items.map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: expected[item.position]! }));
-        await store.saveResults(answers);
+        await store.work.saveResults(answers);
       }
     } finally {
       await store.close();

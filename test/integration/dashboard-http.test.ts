@@ -170,7 +170,7 @@ describe('dashboard pages over HTTP', () => {
     const second = await fetchPage('/verify', { method: 'POST', cookie, form: { _csrf: csrf, email: `ann@${MAIL_DOMAIN}` } });
     expect(second.status).toBe(429);
     expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await app.store.findUserByEmail('fay@example.test'))?.balance).toBe(9);
+    expect((await app.store.accounts.findUserByEmail('fay@example.test'))?.balance).toBe(9);
   });
 
   it('reloads a running job page by itself (no script needed), and shows results once the job completes', async () => {
@@ -206,7 +206,7 @@ describe('dashboard pages over HTTP', () => {
     // A second click on "Verify list" is the same job, paid once.
     const again = await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } });
     expect(again.headers.location).toBe(jobPath);
-    const user = await app.store.findUserByEmail('dana@example.test');
+    const user = await app.store.accounts.findUserByEmail('dana@example.test');
     expect(user?.balance).toBe(9);
 
     const erin = await signedInAs('erin@example.test');

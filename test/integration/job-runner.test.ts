@@ -37,16 +37,16 @@ function openStore(dataDir: string): Store {
   return store;
 }
 
-function run(options: Partial<JobRunnerOptions> & { store: Store }): JobRunner {
-  const runner = startJobRunner({ verifier, log: silentLog, ...options });
+function run({ store, ...options }: Partial<JobRunnerOptions> & { store: Store }): JobRunner {
+  const runner = startJobRunner({ verifier, log: silentLog, ...options, queue: store.work });
   cleanup.unshift(() => runner.stop());
   return runner;
 }
 
 /** A job for a fresh user with exactly enough credits. */
 async function submit(store: Store, emails: string[]): Promise<{ userId: number; jobId: string }> {
-  const user = await store.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
-  const created = await store.createJob(user.id, emails);
+  const user = await store.accounts.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
+  const created = await store.jobs.createJob(user.id, emails);
   if (!created.ok) throw new Error('the job was not created');
   return { userId: user.id, jobId: created.jobId };
 }
@@ -60,14 +60,14 @@ async function waitFor(what: string, condition: () => Promise<boolean>, timeoutM
 }
 
 async function resultsOf(store: Store, userId: number, jobId: string): Promise<VerificationResult[]> {
-  return (await store.getJobWithResults(userId, jobId))!.results;
+  return (await store.jobs.getJobWithResults(userId, jobId))!.results;
 }
 
 /** Every item of the job has exactly one stored result, in job order, with the verdict its mailbox deserves. */
 async function expectEveryItemAnsweredOnce(store: Store, userId: number, jobId: string, emails: string[]): Promise<void> {
-  expect(await store.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
+  expect(await store.jobs.getJob(userId, jobId)).toMatchObject({ status: 'completed', total: emails.length, processed: emails.length });
   // No item lacks a result: every position has one stored.
-  const stored = await store.readResults(jobId, { after: -1, limit: emails.length + 1 });
+  const stored = await store.jobs.readResults(jobId, { after: -1, limit: emails.length + 1 });
   expect(stored.map((row) => row.position)).toEqual(emails.map((_, index) => index));
   const results = await resultsOf(store, userId, jobId);
   expect(results.map((result) => result.email)).toEqual(emails);
@@ -116,18 +116,18 @@ describe('the bulk job runner', () => {
     // Woken in the same tick it started: the wake must not be lost while its first round ends.
     const early = await submit(store, emails);
     runner.wake();
-    await waitFor('the first job to complete', async () => (await store.getJob(early.userId, early.jobId))?.status === 'completed', 10_000);
+    await waitFor('the first job to complete', async () => (await store.jobs.getJob(early.userId, early.jobId))?.status === 'completed', 10_000);
     // Woken from idle.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const idle = await submit(store, jobAddresses(3));
     runner.wake();
-    await waitFor('the second job to complete', async () => (await store.getJob(idle.userId, idle.jobId))?.status === 'completed', 10_000);
+    await waitFor('the second job to complete', async () => (await store.jobs.getJob(idle.userId, idle.jobId))?.status === 'completed', 10_000);
 
     const results = await resultsOf(store, early.userId, early.jobId);
     expect(results.map((result) => result.email)).toEqual(emails);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 12).map(expectedVerdict), 'invalid', 'invalid']);
     expect(results.every((result) => result.reason.length > 0)).toBe(true);
-    expect((await store.ledger(early.userId)).filter((entry) => entry.reason === 'bulk')).toHaveLength(1);
+    expect((await store.accounts.ledger(early.userId)).filter((entry) => entry.reason === 'bulk')).toHaveLength(1);
     await expectEveryItemAnsweredOnce(store, idle.userId, idle.jobId, jobAddresses(3));
   });
 
@@ -138,27 +138,27 @@ describe('the bulk job runner', () => {
     const { userId, jobId } = await submit(first, emails);
 
     const runner = run({ store: first, batchSize: 10, flushIntervalMs: 50 });
-    await waitFor('some results to be written', async () => (await first.getJob(userId, jobId))!.processed >= 20);
+    await waitFor('some results to be written', async () => (await first.jobs.getJob(userId, jobId))!.processed >= 20);
     await runner.stop();
-    const atStop = (await first.getJob(userId, jobId))!;
+    const atStop = (await first.jobs.getJob(userId, jobId))!;
     expect(atStop.status).toBe('processing');
     const savedBeforeStop = await resultsOf(first, userId, jobId);
     expect(savedBeforeStop).toHaveLength(atStop.processed);
     // A stopped runner writes nothing more, though the engine may still be answering.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await first.getJob(userId, jobId))!.processed).toBe(atStop.processed);
+    expect((await first.jobs.getJob(userId, jobId))!.processed).toBe(atStop.processed);
     await first.close();
     cleanup.pop();
 
     // "Restart": a new store on the same file and a new runner, which finds the job by itself.
     const second = openStore(dataDir);
     run({ store: second, idlePollMs: 60_000 });
-    await waitFor('the resumed job to complete', async () => (await second.getJob(userId, jobId))!.status === 'completed');
+    await waitFor('the resumed job to complete', async () => (await second.jobs.getJob(userId, jobId))!.status === 'completed');
     await expectEveryItemAnsweredOnce(second, userId, jobId, emails);
     const resultsByEmail = new Map((await resultsOf(second, userId, jobId)).map((result) => [result.email, result]));
     for (const saved of savedBeforeStop) expect(resultsByEmail.get(saved.email)).toEqual(saved);
-    expect((await second.ledger(userId)).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
-    expect((await second.findUserById(userId))!.balance).toBe(0);
+    expect((await second.accounts.ledger(userId)).map((entry) => entry.reason)).toEqual(['grant', 'bulk']);
+    expect((await second.accounts.findUserById(userId))!.balance).toBe(0);
   });
 
   it('stores an unknown verdict for an address the engine throws on, and finishes the job', async () => {
@@ -176,7 +176,7 @@ describe('the bulk job runner', () => {
     const emails = [...jobAddresses(6), poisoned];
     const { userId, jobId } = await submit(store, emails);
     run({ store, verifier: faulty, log: { info: () => {}, error: (_details, message) => errors.push(message) } });
-    await waitFor('the job to complete', async () => (await store.getJob(userId, jobId))?.status === 'completed');
+    await waitFor('the job to complete', async () => (await store.jobs.getJob(userId, jobId))?.status === 'completed');
 
     const results = await resultsOf(store, userId, jobId);
     expect(results.map((result) => result.result)).toEqual([...emails.slice(0, 6).map(expectedVerdict), 'unknown']);
@@ -192,15 +192,15 @@ describe('the bulk job runner', () => {
     // Watches the real store's writes (and what a poller would read after each), changing nothing.
     const batches: number[] = [];
     const processedAfterWrite: number[] = [];
-    const saveResults = store.saveResults.bind(store);
-    store.saveResults = async (results) => {
+    const saveResults = store.work.saveResults.bind(store.work);
+    store.work.saveResults = async (results) => {
       await saveResults(results);
       batches.push(results.length);
-      processedAfterWrite.push((await store.getJob(userId, jobId))!.processed);
+      processedAfterWrite.push((await store.jobs.getJob(userId, jobId))!.processed);
     };
     // A flush interval far beyond the test: only full batches and the end of a chunk (one per domain) write.
     run({ store, batchSize: 25, flushIntervalMs: 60_000, idlePollMs: 60_000 });
-    await waitFor('the job to complete', async () => (await store.getJob(userId, jobId))?.status === 'completed');
+    await waitFor('the job to complete', async () => (await store.jobs.getJob(userId, jobId))?.status === 'completed');
     expect(batches.reduce((sum, size) => sum + size, 0)).toBe(120);
     expect(batches.filter((size) => size === 25).length).toBeGreaterThanOrEqual(3);
     expect(batches.every((size) => size <= 25)).toBe(true);
@@ -220,7 +220,7 @@ describe('the bulk job runner', () => {
     const leaseMs = 300;
     run({ store: first, leaseMs, idlePollMs: 50 });
     run({ store: openStore(dataDir), leaseMs, idlePollMs: 50 });
-    await waitFor('the job to complete', async () => (await first.getJob(userId, jobId))?.status === 'completed');
+    await waitFor('the job to complete', async () => (await first.jobs.getJob(userId, jobId))?.status === 'completed');
     await expectEveryItemAnsweredOnce(first, userId, jobId, emails);
     const asked = emails.map((email) => smtpServers.reduce((sum, server) => sum + server.rcptCount(email), 0));
     expect(asked.filter((count) => count !== 1)).toEqual([]);
@@ -230,7 +230,7 @@ describe('the bulk job runner', () => {
     const store = openStore(mkdtempSync(join(root, 'start-')));
     const jobs = [await submit(store, jobAddresses(8)), await submit(store, jobAddresses(4).slice(1))];
     run({ store, idlePollMs: 60_000 });
-    await waitFor('both jobs to complete', async () => (await Promise.all(jobs.map(({ userId, jobId }) => store.getJob(userId, jobId)))).every((job) => job?.status === 'completed'));
+    await waitFor('both jobs to complete', async () => (await Promise.all(jobs.map(({ userId, jobId }) => store.jobs.getJob(userId, jobId)))).every((job) => job?.status === 'completed'));
     await expectEveryItemAnsweredOnce(store, jobs[0]!.userId, jobs[0]!.jobId, jobAddresses(8));
     await expectEveryItemAnsweredOnce(store, jobs[1]!.userId, jobs[1]!.jobId, jobAddresses(4).slice(1));
   });

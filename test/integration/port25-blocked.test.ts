@@ -104,7 +104,7 @@ describe('outbound SMTP dropped by the network', () => {
       store,
       verifier,
       network: verifier.network,
-      jwt: await createJwtIssuer(await store.signingSecret()),
+      jwt: await createJwtIssuer(await store.install.signingSecret()),
       onJobCreated: () => undefined,
       log: { level: 'warn', stream: { write: (line) => void lines.push(line) } },
     });

@@ -38,19 +38,19 @@ describe.each(STORE_KINDS)('on the $name store', (kind) => {
       expect(reply.contentType).toMatch(/^application\/problem\+json/);
       expect(reply.body).toMatchObject({ status: 402, code: 'insufficient_tokens', balance: 0, required: 1 });
       expect(await balanceOf(token)).toBe(0);
-      expect(await app.store.ledger(user.id)).toEqual([]);
+      expect(await app.store.accounts.ledger(user.id)).toEqual([]);
     });
 
     it('answers 402 on a bulk job the balance does not cover, creating no job and charging nothing', async () => {
       const { token, user } = await app.createUser('short@example.org', { credits: 2 });
-      const jobsBefore = await app.store.listJobs(user.id, 10);
+      const jobsBefore = await app.store.jobs.listJobs(user.id, 10);
       const reply = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: ['a@x.test', 'b@x.test', 'c@x.test', 'A@X.TEST'] } });
       expect(reply.status).toBe(402);
       expect(reply.body).toMatchObject({ code: 'insufficient_tokens', balance: 2, required: 3 });
       expect(await balanceOf(token)).toBe(2);
-      expect(await app.store.listJobs(user.id, 10)).toEqual(jobsBefore);
+      expect(await app.store.jobs.listJobs(user.id, 10)).toEqual(jobsBefore);
       expect(jobsBefore).toEqual([]);
-      expect((await app.store.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant']);
+      expect((await app.store.accounts.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant']);
     });
 
     it('50 concurrent verifications on a balance of 20: exactly 20 succeed, 30 get 402, the ledger adds up', async () => {
@@ -60,7 +60,7 @@ describe.each(STORE_KINDS)('on the $name store', (kind) => {
       expect(statuses.filter((status) => status === 200)).toHaveLength(20);
       expect(statuses.filter((status) => status === 402)).toHaveLength(30);
       expect(await balanceOf(token)).toBe(0);
-      const ledger = await app.store.ledger(user.id);
+      const ledger = await app.store.accounts.ledger(user.id);
       expect(ledger.filter((entry) => entry.reason === 'verify')).toHaveLength(20);
       expect(ledger.reduce((sum, entry) => sum + entry.delta, 0)).toBe(0);
       expect(ledger.every((entry) => entry.balanceAfter >= 0)).toBe(true);
@@ -88,7 +88,7 @@ describe.each(STORE_KINDS)('on the $name store', (kind) => {
       const { token, user } = await app.createUser('topup@example.org', { credits: 0 });
       const request = { token, json: { emails: [alice, `x@${MAIL_DOMAIN}`] }, headers: { 'idempotency-key': 'after-top-up' } };
       expect((await app.call('POST', '/v1/bulk-verify', request)).status).toBe(402);
-      await app.store.grantCredits(user.id, 2);
+      await app.store.accounts.grantCredits(user.id, 2);
       const paid = await app.call('POST', '/v1/bulk-verify', request);
       expect(paid.status).toBe(200);
       expect((await app.call('POST', '/v1/bulk-verify', request)).body).toEqual(paid.body);
@@ -184,7 +184,7 @@ describe.each(STORE_KINDS)('on the $name store', (kind) => {
       expect(reply.body).toMatchObject({ status: 500, code: 'internal' });
       expect(JSON.stringify(reply.body)).not.toMatch(/exploded|deadbeef/);
       expect((await app.call('GET', '/v1/account', { token })).body.balance).toBe(2);
-      expect((await app.store.ledger(user.id)).map((entry) => [entry.reason, entry.delta, entry.balanceAfter])).toEqual([
+      expect((await app.store.accounts.ledger(user.id)).map((entry) => [entry.reason, entry.delta, entry.balanceAfter])).toEqual([
         ['grant', 3, 3],
         ['verify', -1, 2],
         ['verify', -1, 1],

@@ -16,7 +16,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   }
 
   async function addUser(email: string, balance: number): Promise<User> {
-    return store.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 });
+    return store.accounts.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 });
   }
 
   function resultFor(email: string, reason = 'test'): VerificationResult {
@@ -33,9 +33,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
   /** The ledger must explain the balance: every change is a row, and their sum is what is left. */
   async function expectLedgerAddsUp(userId: number): Promise<void> {
-    const entries = await store.ledger(userId);
+    const entries = await store.accounts.ledger(userId);
     const sum = entries.reduce((total, entry) => total + entry.delta, 0);
-    expect(sum).toBe((await store.findUserById(userId))!.balance);
+    expect(sum).toBe((await store.accounts.findUserById(userId))!.balance);
     expect(entries.at(-1)?.balanceAfter ?? 0).toBe(sum);
   }
 
@@ -51,23 +51,23 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('keeps the data of the store when it is opened again', async () => {
       const user = await addUser('keep@example.test', 7);
       const again = await open();
-      expect(await again.findUserByEmail('KEEP@example.test')).toEqual(user);
+      expect(await again.accounts.findUserByEmail('KEEP@example.test')).toEqual(user);
     });
   });
 
   describe('users and credits', () => {
     it('finds users case-insensitively and refuses a second user with the same address', async () => {
       const user = await addUser('Mixed@Example.test', 0);
-      expect((await store.findUserByEmail('mixed@example.test'))?.id).toBe(user.id);
+      expect((await store.accounts.findUserByEmail('mixed@example.test'))?.id).toBe(user.id);
       await expect(addUser('MIXED@example.test', 0)).rejects.toThrow(StoreError);
-      expect((await store.listUsers()).map((each) => each.email)).toEqual(['Mixed@Example.test']);
+      expect((await store.accounts.listUsers()).map((each) => each.email)).toEqual(['Mixed@Example.test']);
     });
 
     it('never lets a grant take a balance below zero', async () => {
       const user = await addUser('grant@example.test', 5);
-      expect(await store.grantCredits(user.id, -5)).toBe(0);
-      await expect(store.grantCredits(user.id, -1)).rejects.toThrow(expect.objectContaining({ code: 'negative_balance' }));
-      await expect(store.grantCredits(9_999, 1)).rejects.toThrow(expect.objectContaining({ code: 'user_not_found' }));
+      expect(await store.accounts.grantCredits(user.id, -5)).toBe(0);
+      await expect(store.accounts.grantCredits(user.id, -1)).rejects.toThrow(expect.objectContaining({ code: 'negative_balance' }));
+      await expect(store.accounts.grantCredits(9_999, 1)).rejects.toThrow(expect.objectContaining({ code: 'user_not_found' }));
       await expectLedgerAddsUp(user.id);
     });
 
@@ -80,7 +80,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await Promise.all(
         Array.from({ length: 200 }, async (_, index) => {
           await new Promise((resolve) => setImmediate(resolve));
-          const outcome = await connections[index % connections.length]!.charge(user.id, 1 + (index % 3), 'verify');
+          const outcome = await connections[index % connections.length]!.accounts.charge(user.id, 1 + (index % 3), 'verify');
           if (outcome.ok) granted += 1 + (index % 3);
           else {
             refused += 1;
@@ -90,17 +90,17 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       );
       expect(granted).toBeLessThanOrEqual(100);
       expect(refused).toBeGreaterThan(0);
-      expect((await store.findUserById(user.id))!.balance).toBe(100 - granted);
-      expect((await store.findUserById(user.id))!.balance).toBeLessThan(3);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(100 - granted);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBeLessThan(3);
       await expectLedgerAddsUp(user.id);
     });
 
     it('refunds with a ledger row', async () => {
       const user = await addUser('refund@example.test', 1);
-      expect(await store.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
-      expect(await store.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
-      expect(await store.refund(user.id, 1)).toBe(1);
-      expect((await store.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
+      expect(await store.accounts.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
+      expect(await store.accounts.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
+      expect(await store.accounts.refund(user.id, 1)).toBe(1);
+      expect((await store.accounts.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
       await expectLedgerAddsUp(user.id);
     });
   });
@@ -109,147 +109,150 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('finds a live token by hash, lists it, and forgets it once revoked', async () => {
       const user = await addUser('tokens@example.test', 0);
       const other = await addUser('other@example.test', 0);
-      const token = await store.createApiToken(user.id, 'laptop', 'hash-1');
-      expect(await store.findApiTokenByHash('hash-1')).toMatchObject({ id: token.id, userId: user.id, name: 'laptop' });
-      expect((await store.findApiTokenByHash('hash-1'))?.lastUsedAt).toBe(clock.toISOString());
-      expect((await store.listApiTokens(user.id)).map((each) => each.id)).toEqual([token.id]);
-      expect(await store.revokeApiToken(other.id, token.id)).toBe(false);
-      expect(await store.revokeApiToken(user.id, token.id)).toBe(true);
-      expect(await store.revokeApiToken(user.id, token.id)).toBe(false);
-      expect(await store.findApiTokenByHash('hash-1')).toBeUndefined();
-      expect(await store.listApiTokens(user.id)).toEqual([]);
+      const token = await store.tokens.createApiToken(user.id, 'laptop', 'hash-1');
+      expect(await store.tokens.findApiTokenByHash('hash-1')).toMatchObject({ id: token.id, userId: user.id, name: 'laptop' });
+      expect((await store.tokens.findApiTokenByHash('hash-1'))?.lastUsedAt).toBe(clock.toISOString());
+      expect((await store.tokens.listApiTokens(user.id)).map((each) => each.id)).toEqual([token.id]);
+      expect(await store.tokens.revokeApiToken(other.id, token.id)).toBe(false);
+      expect(await store.tokens.revokeApiToken(user.id, token.id)).toBe(true);
+      expect(await store.tokens.revokeApiToken(user.id, token.id)).toBe(false);
+      expect(await store.tokens.findApiTokenByHash('hash-1')).toBeUndefined();
+      expect(await store.tokens.listApiTokens(user.id)).toEqual([]);
     });
 
     it('rewrites a token\'s last use at most once a minute, so that authenticating is not a write per request', async () => {
       const user = await addUser('busy-token@example.test', 0);
-      await store.createApiToken(user.id, 'ci', 'hash-2');
+      await store.tokens.createApiToken(user.id, 'ci', 'hash-2');
       const firstUse = clock.toISOString();
-      expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
+      expect((await store.tokens.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
       clock = new Date(clock.getTime() + 59_000);
-      expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
-      expect((await store.listApiTokens(user.id))[0]?.lastUsedAt).toBe(firstUse);
+      expect((await store.tokens.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(firstUse);
+      expect((await store.tokens.listApiTokens(user.id))[0]?.lastUsedAt).toBe(firstUse);
       clock = new Date(clock.getTime() + 1_000);
-      expect((await store.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(clock.toISOString());
-      expect((await store.listApiTokens(user.id))[0]?.lastUsedAt).toBe(clock.toISOString());
+      expect((await store.tokens.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(clock.toISOString());
+      expect((await store.tokens.listApiTokens(user.id))[0]?.lastUsedAt).toBe(clock.toISOString());
     });
   });
 
   describe('bulk jobs', () => {
     it('charges, creates the job and its items in one go, and refuses a short balance without writing anything', async () => {
       const user = await addUser('jobs@example.test', 3);
-      expect(await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
-      expect(await store.listJobs(user.id, 10)).toEqual([]);
-      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
-      expect(await store.ledger(user.id)).toHaveLength(1);
+      expect(await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test'])).toEqual({ ok: false, balance: 3, required: 4 });
+      expect(await store.jobs.listJobs(user.id, 10)).toEqual([]);
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
+      expect(await store.accounts.ledger(user.id)).toHaveLength(1);
 
-      const created = await store.createJob(user.id, ['a@x.test', 'b@x.test']);
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test']);
       if (!created.ok) throw new Error('expected a job');
       expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(await store.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
+      expect(await store.jobs.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
       // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
-      const chunk = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       expect(chunk).toMatchObject({ jobId: created.jobId, userId: user.id });
       expect(chunk.items.map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
-      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
-      expect((await store.findUserById(user.id))!.balance).toBe(1);
-      expect((await store.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(1);
+      expect((await store.accounts.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
     });
 
     it('rolls the charge back when writing the items fails half-way', async () => {
       const user = await addUser('atomic@example.test', 10);
       await place.failItemInserts('boom@x.test');
-      await expect(store.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(/disk trouble/);
-      expect((await store.findUserById(user.id))!.balance).toBe(10);
-      expect(await store.listJobs(user.id, 10)).toEqual([]);
-      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
+      await expect(store.jobs.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(/disk trouble/);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(10);
+      expect(await store.jobs.listJobs(user.id, 10)).toEqual([]);
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       await expectLedgerAddsUp(user.id);
       // The key was not recorded either: it is free for another request.
-      expect(await store.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
+      expect(await store.jobs.createJob(user.id, ['a@x.test'], { key: 'k', route: 'bulk', requestHash: 'other' })).toMatchObject({ ok: true, replayed: false });
     });
 
     it('shows a job only to its owner', async () => {
       const owner = await addUser('owner@example.test', 5);
       const stranger = await addUser('stranger@example.test', 5);
-      const created = await store.createJob(owner.id, ['a@x.test']);
+      const created = await store.jobs.createJob(owner.id, ['a@x.test']);
       if (!created.ok) throw new Error('expected a job');
-      expect(await store.getJob(stranger.id, created.jobId)).toBeUndefined();
-      expect(await store.getJob(owner.id, 'no-such-job')).toBeUndefined();
+      expect(await store.jobs.getJob(stranger.id, created.jobId)).toBeUndefined();
+      expect(await store.jobs.getJob(owner.id, 'no-such-job')).toBeUndefined();
     });
 
     it('reads stored results in pages after a position, in job order, only of the given verdicts', async () => {
       const user = await addUser('pages@example.test', 10);
-      const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test']);
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test']);
       if (!created.ok) throw new Error('expected a job');
       const { jobId } = created;
-      const chunk = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       // Results for all but position 2, the verdicts taking turns.
       const verdicts = ['valid', 'invalid', 'valid', 'catch_all', 'valid'] as const;
-      await store.saveResults(
+      await store.work.saveResults(
         chunk.items
           .filter((item) => item.position !== 2)
           .map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: { ...resultFor(item.email), result: verdicts[item.position]! } })),
       );
       const page = async (after: number, limit: number, only?: Array<(typeof verdicts)[number]>) =>
-        (await store.readResults(jobId, { after, limit, verdicts: only })).map((row) => [row.position, (JSON.parse(row.json) as VerificationResult).email]);
+        (await store.jobs.readResults(jobId, { after, limit, verdicts: only })).map((row) => [row.position, (JSON.parse(row.json) as VerificationResult).email]);
       expect(await page(-1, 2)).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
       expect(await page(1, 2)).toEqual([[3, 'd@x.test'], [4, 'e@x.test']]);
       expect(await page(4, 2)).toEqual([]);
       expect(await page(-1, 10, ['valid', 'catch_all'])).toEqual([[0, 'a@x.test'], [3, 'd@x.test'], [4, 'e@x.test']]);
       expect(await page(0, 1, ['valid'])).toEqual([[4, 'e@x.test']]);
       // The stored text is the interface's object, as sent.
-      const [first] = await store.readResults(jobId, { after: -1, limit: 1 });
+      const [first] = await store.jobs.readResults(jobId, { after: -1, limit: 1 });
       expect(JSON.parse(first!.json)).toEqual({ ...resultFor('a@x.test'), result: 'valid' });
+      // The counts per verdict of what is stored, position 2 (no result yet) counted nowhere.
+      const counts = Object.fromEntries((await store.jobs.verdictCounts(jobId)).map((each) => [each.verdict, each.count]));
+      expect(counts).toEqual({ valid: 2, invalid: 1, catch_all: 1 });
     });
 
     it('keeps exactly one result per item, counts it once, and completes when every item has one', async () => {
       const user = await addUser('results@example.test', 5);
-      const created = await store.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
       if (!created.ok) throw new Error('expected a job');
       const { jobId } = created;
-      let { lease } = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      let { lease } = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       const save = (position: number, email: string, reason?: string) => ({ lease, jobId, position, result: resultFor(email, reason) });
-      const jobStatuses = async () => (await store.listJobs(user.id, 10)).map((job) => [job.id, job.status]);
+      const jobStatuses = async () => (await store.jobs.listJobs(user.id, 10)).map((job) => [job.id, job.status]);
 
-      await store.saveResults([save(1, 'b@x.test', 'first')]);
+      await store.work.saveResults([save(1, 'b@x.test', 'first')]);
       // The same item verified again under its lease: the first result stays, nothing is counted twice.
-      await store.saveResults([save(1, 'b@x.test', 'second'), save(0, 'a@x.test')]);
-      expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
+      await store.work.saveResults([save(1, 'b@x.test', 'second'), save(0, 'a@x.test')]);
+      expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'processing', processed: 2 });
       // Only position 2 still lacks a result: given back, it is all a new claim hands out.
-      await store.releaseLeases([lease]);
-      const rest = (await store.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      await store.work.releaseLeases([lease]);
+      const rest = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       expect(rest.jobId).toBe(jobId);
       expect(rest.items.map((item) => item.position)).toEqual([2]);
       expect(await jobStatuses()).toEqual([[jobId, 'processing']]);
       lease = rest.lease;
 
-      await store.saveResults([save(2, 'c@x.test')]);
-      const { job, results } = (await store.getJobWithResults(user.id, jobId))!;
+      await store.work.saveResults([save(2, 'c@x.test')]);
+      const { job, results } = (await store.jobs.getJobWithResults(user.id, jobId))!;
       expect(job).toMatchObject({ status: 'completed', processed: 3, total: 3 });
       expect(results.map((result) => [result.email, result.reason])).toEqual([
         ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
       ]);
       expect(await jobStatuses()).toEqual([[jobId, 'completed']]);
-      expect(await store.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
-      await store.saveResults([save(2, 'c@x.test', 'late')]);
-  expect(await store.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
+      await store.work.saveResults([save(2, 'c@x.test', 'late')]);
+  expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
     });
 
     it('stores a 50,000-address job with every item in place', async () => {
       const user = await addUser('big@example.test', 50_000);
       const emails = Array.from({ length: 50_000 }, (_, index) => `user${index}@domain${index % 200}.test`);
-      const created = await store.createJob(user.id, emails);
+      const created = await store.jobs.createJob(user.id, emails);
       if (!created.ok) throw new Error('expected a job');
       expect(created.queued).toBe(50_000);
       // Claimed until nothing is left (a chunk is one domain's items), every item turns up once, at its position.
       const pending = [];
-      for (let chunk = await store.claimWork({ maxItems: 100_000, leaseMs: 60_000 }); chunk; chunk = await store.claimWork({ maxItems: 100_000, leaseMs: 60_000 })) {
+      for (let chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 }); chunk; chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 })) {
         pending.push(...chunk.items);
       }
       pending.sort((a, b) => a.position - b.position);
       expect(pending).toHaveLength(50_000);
       expect(pending.every((item, index) => item.jobId === created.jobId && item.position === index && item.email === emails[index])).toBe(true);
       expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test' });
-      expect((await store.findUserById(user.id))!.balance).toBe(0);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(0);
     });
   });
 
@@ -259,78 +262,78 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('answers a replayed job submission with the first job and charges once; another body conflicts', async () => {
       const user = await addUser('idem@example.test', 10);
       const key = { key: 'key-1', route: 'POST /v1/bulk-verify', requestHash: 'hash-a' };
-      const first = await store.createJob(user.id, ['a@x.test', 'b@x.test'], key);
+      const first = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test'], key);
       expect(first).toMatchObject({ ok: true, queued: 2, replayed: false });
-      expect(await store.createJob(user.id, ['a@x.test', 'b@x.test'], key)).toEqual({ ...first, replayed: true });
-      expect((await store.findUserById(user.id))!.balance).toBe(8);
-      await expect(store.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).rejects.toThrow(
+      expect(await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test'], key)).toEqual({ ...first, replayed: true });
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(8);
+      await expect(store.jobs.createJob(user.id, ['c@x.test'], { ...key, requestHash: 'hash-b' })).rejects.toThrow(
         expect.objectContaining({ code: 'idempotency_conflict' }),
       );
-      expect((await store.findUserById(user.id))!.balance).toBe(8);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(8);
     });
 
     it('charges a keyed request once: the first claims the key, repeats see it running, then its recorded response', async () => {
       const user = await addUser('claim@example.test', 5);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
-      await expect(store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).rejects.toThrow(
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+      await expect(store.accounts.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).rejects.toThrow(
         expect.objectContaining({ code: 'idempotency_conflict' }),
       );
-      await store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
-      expect((await store.findUserById(user.id))!.balance).toBe(4);
-      expect((await store.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+      await store.idempotency.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(4);
+      expect((await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
     });
 
     it('claims nothing on a short balance, and frees the key when the charge is refunded', async () => {
       const user = await addUser('release@example.test', 0);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
-      await store.grantCredits(user.id, 1);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
+      await store.accounts.grantCredits(user.id, 1);
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
       // The work failed: the token comes back and a retry with the key runs (and pays) afresh.
-      expect(await store.refund(user.id, 1, null, verifyKey)).toBe(1);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+      expect(await store.accounts.refund(user.id, 1, null, verifyKey)).toBe(1);
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
       await expectLedgerAddsUp(user.id);
     });
 
     it('of identical keyed requests on several connections at once, charges and runs exactly one', async () => {
       const user = await addUser('race-key@example.test', 10);
       const connections = [store, await open(), await open(), await open()];
-      const charges = await Promise.all(connections.flatMap((each) => [each, each].map((one) => one.chargeWithKey(user.id, 1, 'verify', verifyKey))));
+      const charges = await Promise.all(connections.flatMap((each) => [each, each].map((one) => one.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey))));
       expect(charges.filter((outcome) => outcome.kind === 'charged')).toHaveLength(1);
       expect(charges.filter((outcome) => outcome.kind === 'running')).toHaveLength(charges.length - 1);
       const bulkKey = { key: 'race-bulk', route: 'POST /v1/bulk-verify', requestHash: 'hash-a' };
-      const jobs = await Promise.all(connections.map((each) => each.createJob(user.id, ['a@x.test', 'b@x.test'], bulkKey)));
+      const jobs = await Promise.all(connections.map((each) => each.jobs.createJob(user.id, ['a@x.test', 'b@x.test'], bulkKey)));
       expect(new Set(jobs.map((job) => job.ok && job.jobId)).size).toBe(1);
       expect(jobs.filter((job) => job.ok && !job.replayed)).toHaveLength(1);
-      expect((await store.findUserById(user.id))!.balance).toBe(10 - 1 - 2);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(10 - 1 - 2);
       await expectLedgerAddsUp(user.id);
     });
 
     it("takes over the claim of a run that died, without charging again", async () => {
       const user = await addUser('takeover@example.test', 5);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
       clock = new Date(clock.getTime() + IDEMPOTENCY_CLAIM_TTL_MS - 1);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
       clock = new Date(clock.getTime() + 1);
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
       // The new claim is the taker's: a third request sees it running.
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
-      expect((await store.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
+      expect((await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
     });
 
     it('keeps records per user and route, and ignores and prunes them after 24 hours', async () => {
       const user = await addUser('ttl@example.test', 0);
       const other = await addUser('ttl2@example.test', 0);
-      await store.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"a":1}' });
-      expect(await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { body: '{"a":1}' } });
+      await store.idempotency.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"a":1}' });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { body: '{"a":1}' } });
       // Not recorded for them, so each would be a new request, charged (and refused: no credits).
-      expect((await store.chargeWithKey(other.id, 1, 'verify', verifyKey)).kind).toBe('short');
-      expect((await store.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, route: 'POST /v1/bulk-verify' })).kind).toBe('short');
+      expect((await store.accounts.chargeWithKey(other.id, 1, 'verify', verifyKey)).kind).toBe('short');
+      expect((await store.accounts.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, route: 'POST /v1/bulk-verify' })).kind).toBe('short');
 
       clock = new Date(clock.getTime() + IDEMPOTENCY_TTL_MS + 1);
-      expect((await store.chargeWithKey(user.id, 1, 'verify', verifyKey)).kind).toBe('short');
-      await store.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
+      expect((await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).kind).toBe('short');
+      await store.idempotency.saveIdempotency({ userId: other.id, key: 'x', route: 'POST /v1/verify', requestHash: 'h', statusCode: 200, body: '{}' });
       expect(await place.query('SELECT user_id FROM idempotency')).toEqual([{ user_id: other.id }]);
     });
   });
@@ -339,13 +342,13 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('adds reserved requests per user and window, and answers the running total', async () => {
       const user = await addUser('rate@example.test', 0);
       const other = await addUser('rate2@example.test', 0);
-      expect([await store.reserveRequests(user.id, 100, 1), await store.reserveRequests(user.id, 100, 5), await store.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
-      expect(await store.reserveRequests(other.id, 100, 3)).toBe(3);
-      expect(await store.reserveRequests(user.id, 101, 2)).toBe(2);
+      expect([await store.limits.reserveRequests(user.id, 100, 1), await store.limits.reserveRequests(user.id, 100, 5), await store.limits.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
+      expect(await store.limits.reserveRequests(other.id, 100, 3)).toBe(3);
+      expect(await store.limits.reserveRequests(user.id, 101, 2)).toBe(2);
     });
 
     it('counts login attempts per key and window (up, back down, or only read), dropping windows past the longest', async () => {
-      const add = (key: string, windowStart: number, delta: number) => store.addToLoginCount(key, windowStart, delta);
+      const add = (key: string, windowStart: number, delta: number) => store.limits.addToLoginCount(key, windowStart, delta);
       expect([await add('email:a@example.test', 60, 1), await add('email:a@example.test', 60, 1), await add('email:a@example.test', 60, 0)]).toEqual([1, 2, 2]);
       expect(await add('email:a@example.test', 60, -1)).toBe(1);
       expect(await add('ip:127.0.0.1', 60, 1)).toBe(1);
@@ -364,26 +367,26 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
   describe('data version', () => {
     it("moves when another connection changes a rate limit or revokes a token, not for this store's own new user", async () => {
-      const before = await store.dataVersion();
+      const before = await store.install.dataVersion();
       const user = await addUser('mine@example.test', 1);
-      expect(await store.dataVersion()).toBe(before);
+      expect(await store.install.dataVersion()).toBe(before);
       const elsewhere = await open();
-      await elsewhere.setRateLimit(user.id, 5, 1);
+      await elsewhere.accounts.setRateLimit(user.id, 5, 1);
       // PostgreSQL's notification arrives on its own connection, a moment after the commit.
-      await expect.poll(() => store.dataVersion()).not.toBe(before);
-      const moved = await store.dataVersion();
-      const token = await store.createApiToken(user.id, 'cli', 'hash-dv');
-      await elsewhere.revokeApiToken(user.id, token.id);
-      await expect.poll(() => store.dataVersion()).not.toBe(moved);
+      await expect.poll(() => store.install.dataVersion()).not.toBe(before);
+      const moved = await store.install.dataVersion();
+      const token = await store.tokens.createApiToken(user.id, 'cli', 'hash-dv');
+      await elsewhere.tokens.revokeApiToken(user.id, token.id);
+      await expect.poll(() => store.install.dataVersion()).not.toBe(moved);
     });
   });
 
   describe('signing secret', () => {
     it('is made once and is the same for every connection', async () => {
-      const secret = await store.signingSecret();
+      const secret = await store.install.signingSecret();
       expect(secret.length).toBeGreaterThanOrEqual(32);
-      expect(await (await open()).signingSecret()).toEqual(secret);
-      expect(await store.signingSecret()).toEqual(secret);
+      expect(await (await open()).install.signingSecret()).toEqual(secret);
+      expect(await store.install.signingSecret()).toEqual(secret);
     });
   });
 
@@ -394,16 +397,16 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   /** A job (for a new user unless `owner` is given); the clock moves on so that "oldest job" is defined. */
   async function submitJob(emails: string[], owner?: number): Promise<{ userId: number; jobId: string }> {
     const userId = owner ?? (await addUser(`owner${++owners}@example.test`, 1_000_000)).id;
-    const created = await store.createJob(userId, emails);
+    const created = await store.jobs.createJob(userId, emails);
     if (!created.ok) throw new Error('the job was not created');
     later(1);
     return { userId, jobId: created.jobId };
   }
-  const claim = (maxItems = 100, skipDomains?: string[]) => store.claimWork({ maxItems, leaseMs: LEASE_MS, skipDomains });
+  const claim = (maxItems = 100, skipDomains?: string[]) => store.work.claimWork({ maxItems, leaseMs: LEASE_MS, skipDomains });
   const emailsOf = (chunk: WorkChunk | undefined) => chunk?.items.map((item) => item.email);
   const answers = (chunk: WorkChunk, reason: string) =>
     chunk.items.map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: resultFor(item.email, reason) }));
-  const reasons = async (userId: number, jobId: string) => (await store.getJobWithResults(userId, jobId))!.results.map((result) => result.reason);
+  const reasons = async (userId: number, jobId: string) => (await store.jobs.getJobWithResults(userId, jobId))!.results.map((result) => result.reason);
 
   describe('claiming work', () => {
     it('hands out one domain of one job per chunk, in job order within it, never the same item twice', async () => {
@@ -436,10 +439,10 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(taken.items).toEqual(lost.items);
       expect(taken.lease).not.toBe(lost.lease);
 
-      await store.saveResults(answers(lost, 'from the lost lease'));
-      expect(await store.getJob(userId, jobId)).toMatchObject({ processed: 0, status: 'processing' });
-      await store.saveResults(answers(taken, 'from the new lease'));
-      expect(await store.getJob(userId, jobId)).toMatchObject({ processed: 2, status: 'completed' });
+      await store.work.saveResults(answers(lost, 'from the lost lease'));
+      expect(await store.jobs.getJob(userId, jobId)).toMatchObject({ processed: 0, status: 'processing' });
+      await store.work.saveResults(answers(taken, 'from the new lease'));
+      expect(await store.jobs.getJob(userId, jobId)).toMatchObject({ processed: 2, status: 'completed' });
       expect(await reasons(userId, jobId)).toEqual(['from the new lease', 'from the new lease']);
     });
 
@@ -448,7 +451,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const renewed = (await claim())!;
       const expiring = (await claim())!;
       later(LEASE_MS / 2);
-      await store.renewLeases([renewed.lease], LEASE_MS);
+      await store.work.renewLeases([renewed.lease], LEASE_MS);
       later(LEASE_MS / 2);
       expect((await claim())?.items).toEqual(expiring.items);
       expect(await claim()).toBeUndefined();
@@ -461,20 +464,20 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const lost = (await claim())!;
       later(LEASE_MS);
       const taken = (await claim())!;
-      await store.renewLeases([lost.lease], LEASE_MS);
-      await store.saveResults(answers(lost, 'lost'));
-      await store.saveResults(answers(taken, 'taken'));
+      await store.work.renewLeases([lost.lease], LEASE_MS);
+      await store.work.saveResults(answers(lost, 'lost'));
+      await store.work.saveResults(answers(taken, 'taken'));
       expect(await reasons(userId, jobId)).toEqual(['taken']);
     });
 
     it('makes released items claimable at once, except those with a result', async () => {
       const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test', 'a3@a.test']);
       const chunk = (await claim())!;
-      await store.saveResults(answers(chunk, 'done').slice(0, 1));
-      await store.releaseLeases([chunk.lease]);
+      await store.work.saveResults(answers(chunk, 'done').slice(0, 1));
+      await store.work.releaseLeases([chunk.lease]);
       expect(emailsOf(await claim())).toEqual(['a2@a.test', 'a3@a.test']);
       // A result arriving after the release does not count: the items are someone else's now.
-      await store.saveResults(answers(chunk, 'after release'));
+      await store.work.saveResults(answers(chunk, 'after release'));
       expect(await reasons(userId, jobId)).toEqual(['done']);
     });
 
@@ -482,9 +485,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const one = await submitJob(['a1@a.test', 'a2@a.test']);
       const two = await submitJob(['x1@x.test']);
       const chunks = [(await claim())!, (await claim())!];
-      await store.saveResults(chunks.flatMap((chunk) => answers(chunk, 'ok')));
-      expect(await store.getJob(one.userId, one.jobId)).toMatchObject({ processed: 2, status: 'completed' });
-      expect(await store.getJob(two.userId, two.jobId)).toMatchObject({ processed: 1, status: 'completed' });
+      await store.work.saveResults(chunks.flatMap((chunk) => answers(chunk, 'ok')));
+      expect(await store.jobs.getJob(one.userId, one.jobId)).toMatchObject({ processed: 2, status: 'completed' });
+      expect(await store.jobs.getJob(two.userId, two.jobId)).toMatchObject({ processed: 1, status: 'completed' });
     });
   });
 
@@ -519,18 +522,18 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('finds a session by its id hash until it expires or is deleted, pruning expired ones at the next sign-in', async () => {
       const user = await addUser('session@example.com', 0);
       const expiresAt = new Date(clock.getTime() + 60_000);
-      await store.createSession({ idHash: 'a'.repeat(64), userId: user.id, csrfSecret: 'csrf-a', expiresAt });
-      await store.createSession({ idHash: 'b'.repeat(64), userId: user.id, csrfSecret: 'csrf-b', expiresAt });
-      expect(await store.findSession('a'.repeat(64))).toMatchObject({ userId: user.id, csrfSecret: 'csrf-a', expiresAt: expiresAt.toISOString() });
-      expect(await store.findSession('c'.repeat(64))).toBeUndefined();
+      await store.dashboard.createSession({ idHash: 'a'.repeat(64), userId: user.id, csrfSecret: 'csrf-a', expiresAt });
+      await store.dashboard.createSession({ idHash: 'b'.repeat(64), userId: user.id, csrfSecret: 'csrf-b', expiresAt });
+      expect(await store.dashboard.findSession('a'.repeat(64))).toMatchObject({ userId: user.id, csrfSecret: 'csrf-a', expiresAt: expiresAt.toISOString() });
+      expect(await store.dashboard.findSession('c'.repeat(64))).toBeUndefined();
 
-      await store.deleteSession('a'.repeat(64));
-      expect(await store.findSession('a'.repeat(64))).toBeUndefined();
-      expect(await store.findSession('b'.repeat(64))).toBeDefined();
+      await store.dashboard.deleteSession('a'.repeat(64));
+      expect(await store.dashboard.findSession('a'.repeat(64))).toBeUndefined();
+      expect(await store.dashboard.findSession('b'.repeat(64))).toBeDefined();
 
       clock = new Date(expiresAt.getTime());
-      expect(await store.findSession('b'.repeat(64))).toBeUndefined();
-      await store.createSession({ idHash: 'd'.repeat(64), userId: user.id, csrfSecret: 'csrf-d', expiresAt: new Date(clock.getTime() + 60_000) });
+      expect(await store.dashboard.findSession('b'.repeat(64))).toBeUndefined();
+      await store.dashboard.createSession({ idHash: 'd'.repeat(64), userId: user.id, csrfSecret: 'csrf-d', expiresAt: new Date(clock.getTime() + 60_000) });
       expect(await place.query('SELECT id_hash FROM sessions')).toEqual([{ id_hash: 'd'.repeat(64) }]);
     });
 
@@ -538,27 +541,27 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const owner = await addUser('owner@example.com', 10);
       const other = await addUser('other@example.com', 10);
       const content = Buffer.from('email\r\nann@example.org\r\n');
-      const uploadId = await store.createUpload(owner.id, 'list.csv', content);
-      expect(await store.findUpload(other.id, uploadId)).toBeUndefined();
-      expect(await store.findUpload(owner.id, uploadId)).toMatchObject({ fileName: 'list.csv', content, column: null, jobId: null });
+      const uploadId = await store.dashboard.createUpload(owner.id, 'list.csv', content);
+      expect(await store.dashboard.findUpload(other.id, uploadId)).toBeUndefined();
+      expect(await store.dashboard.findUpload(owner.id, uploadId)).toMatchObject({ fileName: 'list.csv', content, column: null, jobId: null });
 
-      const api = await store.createJob(owner.id, ['bob@example.org']);
+      const api = await store.jobs.createJob(owner.id, ['bob@example.org']);
       clock = new Date(clock.getTime() + 1_000);
-      const fromFile = await store.createJob(owner.id, ['ann@example.org']);
+      const fromFile = await store.jobs.createJob(owner.id, ['ann@example.org']);
       if (!api.ok || !fromFile.ok) throw new Error('jobs not created');
-      await store.attachUploadToJob(owner.id, uploadId, fromFile.jobId, '1');
-      await store.attachUploadToJob(owner.id, uploadId, api.jobId, '2');
-      expect(await store.findUploadOfJob(owner.id, fromFile.jobId)).toMatchObject({ id: uploadId, column: '1' });
-      expect(await store.findUploadOfJob(owner.id, api.jobId)).toBeUndefined();
-      expect(await store.findUploadOfJob(other.id, fromFile.jobId)).toBeUndefined();
+      await store.dashboard.attachUploadToJob(owner.id, uploadId, fromFile.jobId, '1');
+      await store.dashboard.attachUploadToJob(owner.id, uploadId, api.jobId, '2');
+      expect(await store.dashboard.findUploadOfJob(owner.id, fromFile.jobId)).toMatchObject({ id: uploadId, column: '1' });
+      expect(await store.dashboard.findUploadOfJob(owner.id, api.jobId)).toBeUndefined();
+      expect(await store.dashboard.findUploadOfJob(other.id, fromFile.jobId)).toBeUndefined();
 
-      const listed = await store.listJobs(owner.id, 10);
+      const listed = await store.jobs.listJobs(owner.id, 10);
       expect(listed.map((job) => [job.id, job.fileName, job.status, job.total])).toEqual([
         [fromFile.jobId, 'list.csv', 'processing', 1],
         [api.jobId, null, 'processing', 1],
       ]);
-      expect(await store.listJobs(owner.id, 1)).toHaveLength(1);
-      expect(await store.listJobs(other.id, 10)).toEqual([]);
+      expect(await store.jobs.listJobs(owner.id, 1)).toHaveLength(1);
+      expect(await store.jobs.listJobs(other.id, 10)).toEqual([]);
     });
   });
 });

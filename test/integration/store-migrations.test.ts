@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../src/server/store/migrations.js';
+import { MIGRATIONS, migrate } from '../../src/server/store/sqlite/migrations.js';
 import { openPostgresStore } from '../../src/server/store/postgres-store.js';
 import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrations.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
@@ -43,7 +43,7 @@ describe('the SQLite store', () => {
   });
 
   it('brings an existing file forward through new migrations, leaving its rows intact', async () => {
-    const user = await open().createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
+    const user = await open().accounts.createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     const next = [...MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
     expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
@@ -64,7 +64,7 @@ describe('the SQLite store', () => {
               INSERT INTO job_items (job_id, position, email) VALUES ('old-job', 0, 'a@One.test'), ('old-job', 1, 'b@two.test'), ('old-job', 2, 'c@one.test');`);
     raw.close();
     const store = open();
-    const claim = () => store.claimWork({ maxItems: 100, leaseMs: 60_000 });
+    const claim = () => store.work.claimWork({ maxItems: 100, leaseMs: 60_000 });
     expect(await claim()).toMatchObject({ jobId: 'old-job', domain: 'one.test', items: [{ position: 0 }, { position: 2 }] });
     expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
   });
@@ -107,7 +107,7 @@ describe('the PostgreSQL store', () => {
   });
 
   it('brings a database forward through new migrations, leaving its rows intact', async () => {
-    const user = await (await open()).createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
+    const user = await (await open()).accounts.createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
     const pool = new pg.Pool({ connectionString: database.url });
     try {
       const next = [...PG_MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];

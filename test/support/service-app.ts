@@ -153,10 +153,10 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-app-')));
   const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
-  const jwtSecret = await store.signingSecret();
+  const jwtSecret = await store.install.signingSecret();
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
-  const runner = startJobRunner({ store, verifier, log: silentLog, idlePollMs: 200 });
+  const runner = startJobRunner({ queue: store.work, verifier, log: silentLog, idlePollMs: 200 });
   const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log, httpTimeouts: options.httpTimeouts });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -168,9 +168,9 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     jwtSecret,
     async createUser(email, { credits, rateLimit = 10_000, windowSeconds = 1, password }) {
       const passwordHash = password === undefined ? null : await hashPassword(password);
-      const user = await store.createUser({ email, passwordHash, balance: credits, rateLimit, rateWindowSeconds: windowSeconds });
+      const user = await store.accounts.createUser({ email, passwordHash, balance: credits, rateLimit, rateWindowSeconds: windowSeconds });
       const token = generateApiToken();
-      await store.createApiToken(user.id, 'test', hashApiToken(token));
+      await store.tokens.createApiToken(user.id, 'test', hashApiToken(token));
       return { user, token };
     },
     call: (method, path, callOptions) => call(baseUrl, method, path, callOptions),

@@ -93,7 +93,7 @@ async function withStore<T>(flags: AdminFlags, work: (store: Store) => Promise<T
 }
 
 async function findUser(store: Store, email: string): Promise<User> {
-  const user = await store.findUserByEmail(email.trim());
+  const user = await store.accounts.findUserByEmail(email.trim());
   if (!user) throw new CliError(`no user ${email}`, ExitCode.notFound, 'add one with `mailverify admin user add <email>`');
   return user;
 }
@@ -120,14 +120,14 @@ export async function runAdminUserAdd(email: string, command: Command): Promise<
   // Hashing happens before the store is opened, so the write lock is held only for the insert.
   const passwordHash = flags.passwordStdin ? await hashPassword(await readPasswordLine(out.stdin)) : null;
   const user = await withStore(flags, (store) =>
-    store.createUser({ email: address, passwordHash, balance: credits, rateLimit, rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS }),
+    store.accounts.createUser({ email: address, passwordHash, balance: credits, rateLimit, rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS }),
   );
   printUser(out, user);
 }
 
 export async function runAdminUserList(command: Command): Promise<void> {
   const { flags, out } = setup(command);
-  const users = await withStore(flags, (store) => store.listUsers());
+  const users = await withStore(flags, (store) => store.accounts.listUsers());
   if (out.json) {
     out.stdout.write(`${toSafeJson(users.map(publicUser))}\n`);
     return;
@@ -153,7 +153,7 @@ export async function runAdminCreditsAdd(email: string, amount: string, command:
   if (delta === 0) throw new UsageError('the number of credits must not be 0');
   const user = await withStore(flags, async (store) => {
     const found = await findUser(store, email);
-    return { ...found, balance: await store.grantCredits(found.id, delta) };
+    return { ...found, balance: await store.accounts.grantCredits(found.id, delta) };
   });
   printUser(out, user);
 }
@@ -166,7 +166,7 @@ export async function runAdminRateLimitSet(email: string, limit: string, command
   const user = await withStore(flags, async (store) => {
     const found = await findUser(store, email);
     const windowSeconds = window ?? found.rateWindowSeconds;
-    await store.setRateLimit(found.id, requests, windowSeconds);
+    await store.accounts.setRateLimit(found.id, requests, windowSeconds);
     return { ...found, rateLimit: requests, rateWindowSeconds: windowSeconds };
   });
   printUser(out, user);
@@ -175,6 +175,6 @@ export async function runAdminRateLimitSet(email: string, limit: string, command
 export async function runAdminTokenCreate(email: string, command: Command): Promise<void> {
   const { flags, out } = setup(command);
   const token = generateApiToken();
-  await withStore(flags, async (store) => store.createApiToken((await findUser(store, email)).id, flags.name ?? 'admin', hashApiToken(token)));
+  await withStore(flags, async (store) => store.tokens.createApiToken((await findUser(store, email)).id, flags.name ?? 'admin', hashApiToken(token)));
   out.stdout.write(`${token}\n`);
 }

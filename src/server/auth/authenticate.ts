@@ -55,7 +55,7 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     const now = performance.now();
     if (now - versionCheckedAt < DATA_VERSION_CHECK_MS) return;
     versionCheckedAt = now;
-    const version = await store.dataVersion();
+    const version = await store.install.dataVersion();
     if (version === seenVersion) return;
     seenVersion = version;
     owners.clear();
@@ -66,7 +66,7 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     const hash = hashApiToken(token);
     let owner = owners.get(hash);
     if (owner === undefined) {
-      const record = await store.findApiTokenByHash(hash);
+      const record = await store.tokens.findApiTokenByHash(hash);
       if (record === undefined) return undefined;
       owner = { userId: record.userId, tokenId: record.id };
       owners.set(hash, owner);
@@ -77,7 +77,7 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
   async function callerOf(userId: number): Promise<Caller | undefined> {
     let caller = callers.get(userId);
     if (caller === undefined) {
-      const user = await store.findUserById(userId);
+      const user = await store.accounts.findUserById(userId);
       if (user === undefined) return undefined;
       caller = { id: user.id, rateLimit: user.rateLimit, rateWindowSeconds: user.rateWindowSeconds };
       callers.set(userId, caller);

@@ -14,14 +14,14 @@ export type CredentialCheck = (email: string, password: string, clientIp: string
  * unknown address is checked against a throwaway hash, so that the answer takes as long as for a
  * wrong password and does not tell which addresses have accounts; both are the same 401.
  */
-export function createCredentialCheck(store: Store): CredentialCheck {
+export function createCredentialCheck(store: Pick<Store, 'accounts' | 'limits'>): CredentialCheck {
   let decoyHash: Promise<string> | undefined;
   const decoy = () => (decoyHash ??= hashPassword(randomBytes(16).toString('hex')));
 
   return async (rawEmail, password, clientIp, reply) => {
     const email = rawEmail.trim();
-    const attempt = await admitLoginAttempt(store, email, clientIp, reply);
-    const user = await store.findUserByEmail(email);
+    const attempt = await admitLoginAttempt(store.limits, email, clientIp, reply);
+    const user = await store.accounts.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await decoy()));
     if (!user || user.passwordHash === null || !valid) {
       await attempt.failed();

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
 import { fixedWindow, rateLimited } from '../rate-limit.js';
-import type { Store } from '../store/store.js';
+import type { LimitStore } from '../store/store.js';
 
 /**
  * Login limits that an attacker cannot turn against an account's owner. Refusals (429) are keyed
@@ -42,22 +42,22 @@ export interface LoginAttempt {
  * only failures count. The counts live in the store, shared by every instance. Behind a reverse
  * proxy every client has the proxy's address unless fastify is told to trust it.
  */
-export async function admitLoginAttempt(store: Store, email: string, clientAddress: string, reply: FastifyReply, nowMs = Date.now()): Promise<LoginAttempt> {
+export async function admitLoginAttempt(limits: LimitStore, email: string, clientAddress: string, reply: FastifyReply, nowMs = Date.now()): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
   const account = `account:${email.toLowerCase()}`;
   const perAddress = [`${account} from:${clientAddress}`, `from:${clientAddress}`];
-  const [pair, address] = await Promise.all(perAddress.map((key) => store.addToLoginCount(key, windowStart, 1)));
+  const [pair, address] = await Promise.all(perAddress.map((key) => limits.addToLoginCount(key, windowStart, 1)));
   if (pair! > LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS || address! > LOGIN_FAILURES_PER_ADDRESS) {
     throw rateLimited(reply, resetSeconds, `Too many failed logins from this address; retry in ${resetSeconds} s.`);
   }
   const accountWindow = fixedWindow(nowMs, ACCOUNT_WINDOW_SECONDS).windowStart;
-  await sleep(loginDelayMs(await store.addToLoginCount(account, accountWindow, 0)));
+  await sleep(loginDelayMs(await limits.addToLoginCount(account, accountWindow, 0)));
   return {
     async succeeded() {
-      await Promise.all(perAddress.map((key) => store.addToLoginCount(key, windowStart, -1)));
+      await Promise.all(perAddress.map((key) => limits.addToLoginCount(key, windowStart, -1)));
     },
     async failed() {
-      await store.addToLoginCount(account, accountWindow, 1);
+      await limits.addToLoginCount(account, accountWindow, 1);
     },
   };
 }

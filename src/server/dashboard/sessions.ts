@@ -41,7 +41,7 @@ export function setCookie(request: FastifyRequest, reply: FastifyReply, cookie: 
 export async function startSession(store: Store, request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
   const sessionId = randomSecret();
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await store.createSession({ idHash: sessionIdHash(sessionId), userId, csrfSecret: randomSecret(), expiresAt });
+  await store.dashboard.createSession({ idHash: sessionIdHash(sessionId), userId, csrfSecret: randomSecret(), expiresAt });
   setCookie(request, reply, { name: SESSION_COOKIE, value: sessionId, expires: expiresAt });
 }
 
@@ -49,13 +49,13 @@ export async function startSession(store: Store, request: FastifyRequest, reply:
 export async function signedInUser(store: Store, request: FastifyRequest): Promise<SignedIn | undefined> {
   const sessionId = cookieValue(request, SESSION_COOKIE);
   if (sessionId === undefined || sessionId === '') return undefined;
-  const session = await store.findSession(sessionIdHash(sessionId));
-  const user = session && (await store.findUserById(session.userId));
+  const session = await store.dashboard.findSession(sessionIdHash(sessionId));
+  const user = session && (await store.accounts.findUserById(session.userId));
   return user && session ? { user, session } : undefined;
 }
 
 /** Deletes the session in the store (the old cookie opens nothing any more) and in the browser. */
 export async function endSession(store: Store, request: FastifyRequest, reply: FastifyReply, session: DashboardSession): Promise<void> {
-  await store.deleteSession(session.idHash);
+  await store.dashboard.deleteSession(session.idHash);
   setCookie(request, reply, { name: SESSION_COOKIE, value: '', expires: new Date(0) });
 }

@@ -1,4 +1,4 @@
-import type { LeasedResult, Store } from '../store/store.js';
+import type { LeasedResult, WorkQueue } from '../store/store.js';
 
 /**
  * Collects results (of every chunk a runner works) and writes them in batches: when `batchSize`
@@ -12,7 +12,7 @@ export class ResultBatcher {
   private written: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly store: Store,
+    private readonly queue: WorkQueue,
     private readonly batchSize: number,
     private readonly flushIntervalMs: number,
     /** A failed write drops its batch (those items stay pending) and is reported here, never thrown into the engine. */
@@ -32,7 +32,7 @@ export class ResultBatcher {
     if (this.waiting.length > 0) {
       const batch = this.waiting;
       this.waiting = [];
-      this.written = this.written.then(() => this.store.saveResults(batch)).catch(this.onWriteError);
+      this.written = this.written.then(() => this.queue.saveResults(batch)).catch(this.onWriteError);
     }
     return this.written;
   }

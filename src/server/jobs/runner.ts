@@ -1,5 +1,5 @@
 import { NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
-import type { Store, WorkChunk } from '../store/store.js';
+import type { WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 
 /** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
@@ -12,7 +12,8 @@ export interface JobRunnerLog {
 export const DEFAULT_LEASE_SECONDS = 60;
 
 export interface JobRunnerOptions {
-  store: Store;
+  /** Where chunks of bulk work are claimed and their results written. */
+  queue: WorkQueue;
   verifier: Verifier;
   log: JobRunnerLog;
   /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
@@ -81,7 +82,7 @@ interface HeldChunk {
  * the store keeps only an item's first result. Any number of runners may share one store.
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
-  const { store, verifier, log } = options;
+  const { queue, verifier, log } = options;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_SECONDS * 1_000;
   const chunkSize = options.chunkSize ?? 250;
   const maxItemsInFlight = options.maxItemsInFlight ?? 5_000;
@@ -99,14 +100,14 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Waits that stop() cuts short: the engine calls in flight. */
   const onStop = new Set<() => void>();
 
-  const batcher = new ResultBatcher(store, options.batchSize ?? 100, options.flushIntervalMs ?? 250, (error) => {
+  const batcher = new ResultBatcher(queue, options.batchSize ?? 100, options.flushIntervalMs ?? 250, (error) => {
     troubled = true;
     log.error({ err: error }, 'could not write verification results; those items will be verified again');
   });
 
   const renewal = setInterval(() => {
     if (held.size === 0) return;
-    store.renewLeases([...held.keys()], leaseMs).catch((error: unknown) => {
+    queue.renewLeases([...held.keys()], leaseMs).catch((error: unknown) => {
       log.error({ err: error }, 'could not renew the leases of the work in hand; others may take it over');
     });
   }, leaseMs / 3);
@@ -192,7 +193,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       log.error({ err: error, jobId: chunk.jobId }, 'a chunk of a job failed; its items will be verified again');
     } finally {
       await batcher.flush();
-      await store.releaseLeases([chunk.lease]).catch((error: unknown) => {
+      await queue.releaseLeases([chunk.lease]).catch((error: unknown) => {
         log.error({ err: error, jobId: chunk.jobId }, 'could not release a lease; its items wait for it to expire');
       });
       held.delete(chunk.lease);
@@ -208,10 +209,10 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.
         await new Promise((resolve) => setImmediate(resolve));
-        const chunk = await store.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains() });
+        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains() });
         if (!chunk) break;
         if (stopped) {
-          await store.releaseLeases([chunk.lease]);
+          await queue.releaseLeases([chunk.lease]);
           break;
         }
         log.info({ jobId: chunk.jobId, domain: chunk.domain, items: chunk.items.length }, 'verifying a chunk of a bulk job');

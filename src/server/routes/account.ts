@@ -7,7 +7,7 @@ import { accountSchema } from '../schemas/account.js';
 export function accountRoutes(app: FastifyInstance, { store }: AppConfig): void {
   app.get('/v1/account', { schema: accountSchema }, async (request) => {
     // Read fresh, not from the authentication cache: the balance moves with every charge.
-    const user = await store.findUserById(currentUser(request).id);
+    const user = await store.accounts.findUserById(currentUser(request).id);
     if (user === undefined) throw new ProblemError('unauthorized', 'The account of this token no longer exists.');
     return {
       email: user.email,

@@ -40,7 +40,7 @@ export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppCon
     const key = idempotencyKey(request, ROUTE);
     // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
     // repeat of the key finds the first job in there, however close behind it came.
-    const created = await unlessConflicting(() => store.createJob(user.id, distinctEmails(request.body.emails), key));
+    const created = await unlessConflicting(() => store.jobs.createJob(user.id, distinctEmails(request.body.emails), key));
     if (!created.ok) throw insufficientTokens(created);
     if (created.replayed) markReplayed(reply);
     else onJobCreated();
@@ -48,16 +48,16 @@ export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppCon
   });
 
   app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
-    const job = await store.getJob(currentUser(request).id, request.params.job_id);
+    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
     return { job_id: job.id, status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
   });
 
   app.get<{ Params: JobParams; Querystring: ResultsQuery }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
     const selection = selectionOf(request.query);
-    const job = await store.getJob(currentUser(request).id, request.params.job_id);
+    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
     // Streamed, not serialised from the schema: the rows are the interface's objects as stored.
-    return reply.type('application/json; charset=utf-8').send(jobResultsStream(store, job, selection));
+    return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection));
   });
 }

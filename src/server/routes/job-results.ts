@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Verdict } from '../../engine/types.js';
 import { ProblemError } from '../errors.js';
-import type { JobProgress, Store } from '../store/store.js';
+import type { JobProgress, JobStore } from '../store/store.js';
 
 /**
  * `GET /v1/bulk-verify/{id}` as a stream: the body is written page by page from the store, so a
@@ -66,7 +66,7 @@ const field = (name: string, value: unknown) => `${JSON.stringify(name)}:${JSON.
  * are those of the results sent (results keep arriving while it is written: the job's own counts,
  * read first, could disagree with the list). A filtered or paged answer gives the job's counts.
  */
-async function* jobBody(store: Store, job: JobProgress, selection: Selection): AsyncGenerator<string> {
+async function* jobBody(jobs: JobStore, job: JobProgress, selection: Selection): AsyncGenerator<string> {
   const { verdicts, limit } = selection;
   const wanted = limit ?? Number.POSITIVE_INFINITY;
   let after = selection.after;
@@ -77,7 +77,7 @@ async function* jobBody(store: Store, job: JobProgress, selection: Selection): A
   while (sent < wanted) {
     const pageRows = Math.min(PAGE_ROWS, wanted - sent);
     const lastRead = limit !== undefined && pageRows === wanted - sent;
-    const rows = await store.readResults(job.id, { after, limit: lastRead ? pageRows + 1 : pageRows, verdicts });
+    const rows = await jobs.readResults(job.id, { after, limit: lastRead ? pageRows + 1 : pageRows, verdicts });
     more = rows.length > pageRows;
     const page = more ? rows.slice(0, pageRows) : rows;
     for (const row of page) {
@@ -99,6 +99,6 @@ async function* jobBody(store: Store, job: JobProgress, selection: Selection): A
   yield `${tail}}`;
 }
 
-export function jobResultsStream(store: Store, job: JobProgress, selection: Selection): Readable {
-  return Readable.from(jobBody(store, job, selection), { objectMode: false });
+export function jobResultsStream(jobs: JobStore, job: JobProgress, selection: Selection): Readable {
+  return Readable.from(jobBody(jobs, job, selection), { objectMode: false });
 }

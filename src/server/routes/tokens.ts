@@ -9,17 +9,17 @@ import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schem
 export function tokenRoutes(app: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
   app.post<{ Body: { name: string } }>('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
     const token = generateApiToken();
-    const record = await store.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token));
+    const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token));
     // The only time the secret is ever shown: only its hash is kept.
     return reply.code(201).send({ id: record.id, name: record.name, token, createdAt: record.createdAt });
   });
 
   app.get('/v1/tokens', { schema: listTokensSchema }, async (request) => ({
-    tokens: (await store.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
+    tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
   }));
 
   app.delete<{ Params: { id: string } }>('/v1/tokens/:id', { schema: revokeTokenSchema }, async (request, reply) => {
-    if (!(await store.revokeApiToken(currentUser(request).id, request.params.id))) {
+    if (!(await store.tokens.revokeApiToken(currentUser(request).id, request.params.id))) {
       throw new ProblemError('not_found', `No live token ${request.params.id}.`);
     }
     authenticator.forgetToken(request.params.id);

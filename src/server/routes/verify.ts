@@ -5,7 +5,7 @@ import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { chargeOnce, idempotencyKey, sendRecorded } from '../idempotency.js';
 import { verifySchema } from '../schemas/verification.js';
-import type { IdempotencyKey, Store } from '../store/store.js';
+import type { AccountStore, IdempotencyKey } from '../store/store.js';
 
 const ROUTE = 'POST /v1/verify';
 export const VERIFY_COST = 1;
@@ -15,7 +15,7 @@ export const VERIFY_COST = 1;
  * an engine fault gives the token back (and frees the key) and is answered as a 500.
  */
 export async function verifyPaid(
-  { store, verifier, log }: { store: Store; verifier: Verifier; log: FastifyBaseLogger },
+  { accounts, verifier, log }: { accounts: AccountStore; verifier: Verifier; log: FastifyBaseLogger },
   userId: number,
   email: string,
   key?: IdempotencyKey,
@@ -24,15 +24,15 @@ export async function verifyPaid(
     // Someone is waiting for this answer: it goes ahead of bulk work in the engine.
     return await verifier.verify(email, { priority: 'interactive' });
   } catch (error) {
-    await store.refund(userId, VERIFY_COST, null, key);
+    await accounts.refund(userId, VERIFY_COST, null, key);
     log.error({ err: error }, 'engine failed; token refunded');
     throw new ProblemError('internal', 'The verification failed on our side; the token was refunded.');
   }
 }
 
 /** Takes VERIFY_COST from the balance, or throws the 402. */
-export async function chargeForVerify(store: Store, userId: number): Promise<void> {
-  const charged = await store.charge(userId, VERIFY_COST, 'verify');
+export async function chargeForVerify(accounts: AccountStore, userId: number): Promise<void> {
+  const charged = await accounts.charge(userId, VERIFY_COST, 'verify');
   if (!charged.ok) throw insufficientTokens(charged);
 }
 
@@ -43,13 +43,13 @@ export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfi
     // The charge comes first and is atomic (with claiming the key, when there is one), so
     // concurrent requests can never overspend or pay twice; an engine fault gives the token back.
     if (key) {
-      const charged = await chargeOnce(store, user.id, VERIFY_COST, key);
+      const charged = await chargeOnce(store.accounts, user.id, VERIFY_COST, key);
       if (charged.kind === 'recorded') return sendRecorded(reply, charged.record);
     } else {
-      await chargeForVerify(store, user.id);
+      await chargeForVerify(store.accounts, user.id);
     }
-    const result = await verifyPaid({ store, verifier, log: request.log }, user.id, request.body.email, key);
-    if (key) await store.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
+    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log }, user.id, request.body.email, key);
+    if (key) await store.idempotency.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
     return result;
   });
 }

@@ -41,54 +41,18 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   const db = new Database(pool, options.now ?? (() => new Date()));
   const idempotency = new IdempotencyRecords(db);
   const users = new UserRecords(db, idempotency);
-  const tokens = new TokenRecords(db);
-  const jobs = new JobRecords(db, users, idempotency);
-  const limits = new LimitRecords(db);
-  const work = new WorkRecords(db);
-  const dashboard = new DashboardRecords(db);
   return {
-    createUser: (user) => users.createUser(user),
-    findUserByEmail: (email) => users.findUserByEmail(email),
-    findUserById: (id) => users.findUserById(id),
-    listUsers: () => users.listUsers(),
-    setRateLimit: (userId, limit, windowSeconds) => users.setRateLimit(userId, limit, windowSeconds),
-    grantCredits: (userId, delta) => users.grantCredits(userId, delta),
-    charge: (userId, amount, reason, jobId) => users.charge(userId, amount, reason, jobId),
-    chargeWithKey: (userId, amount, reason, key) => users.chargeWithKey(userId, amount, reason, key),
-    refund: (userId, amount, jobId, releaseKey) => users.refund(userId, amount, jobId, releaseKey),
-    ledger: (userId) => users.ledger(userId),
-
-    createApiToken: (userId, name, tokenHash) => tokens.createApiToken(userId, name, tokenHash),
-    findApiTokenByHash: (tokenHash) => tokens.findApiTokenByHash(tokenHash),
-    listApiTokens: (userId) => tokens.listApiTokens(userId),
-    revokeApiToken: (userId, tokenId) => tokens.revokeApiToken(userId, tokenId),
-
-    createJob: (userId, emails, key) => jobs.createJob(userId, emails, key),
-    getJob: (userId, jobId) => jobs.getJob(userId, jobId),
-    getJobWithResults: (userId, jobId) => jobs.getJobWithResults(userId, jobId),
-    readResults: (jobId, page) => jobs.readResults(jobId, page),
-
-    claimWork: (request) => work.claimWork(request),
-    renewLeases: (leases, leaseMs) => work.renewLeases(leases, leaseMs),
-    releaseLeases: (leases) => work.releaseLeases(leases),
-    saveResults: (results) => work.saveResults(results),
-
-    saveIdempotency: (record) => idempotency.saveIdempotency(record),
-
-    reserveRequests: (userId, windowStart, count) => limits.reserveRequests(userId, windowStart, count),
-    addToLoginCount: (key, windowStart, delta) => limits.addToLoginCount(key, windowStart, delta),
-
-    createSession: (session) => dashboard.createSession(session),
-    findSession: (idHash) => dashboard.findSession(idHash),
-    deleteSession: (idHash) => dashboard.deleteSession(idHash),
-    createUpload: (userId, fileName, content) => dashboard.createUpload(userId, fileName, content),
-    findUpload: (userId, uploadId) => dashboard.findUpload(userId, uploadId),
-    findUploadOfJob: (userId, jobId) => dashboard.findUploadOfJob(userId, jobId),
-    attachUploadToJob: (userId, uploadId, jobId, column) => dashboard.attachUploadToJob(userId, uploadId, jobId, column),
-    listJobs: (userId, limit) => dashboard.listJobs(userId, limit),
-
-    dataVersion: async () => changes.version,
-    signingSecret: () => signingSecret(db),
+    accounts: users,
+    tokens: new TokenRecords(db),
+    jobs: new JobRecords(db, users, idempotency),
+    work: new WorkRecords(db),
+    idempotency,
+    limits: new LimitRecords(db),
+    dashboard: new DashboardRecords(db),
+    install: {
+      dataVersion: async () => changes.version,
+      signingSecret: () => signingSecret(db),
+    },
     async close() {
       await changes.close();
       await pool.end();

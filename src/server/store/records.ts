@@ -1,5 +1,5 @@
-import type { ApiTokenRecord, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './store.js';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './store.js';
+import type { ApiTokenRecord, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './model.js';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './model.js';
 
 /**
  * What both implementations share below the Store interface: the rows as the schemas hold them

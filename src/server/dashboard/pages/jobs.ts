@@ -6,6 +6,7 @@ import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine
 import { ProblemError } from '../../errors.js';
 import { progressPercent } from '../../routes/bulk.js';
 import { openUploadedList, withListFile } from '../list-files.js';
+import type { VerdictCount } from '../../store/store.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';
@@ -18,13 +19,9 @@ const REFRESH_SECONDS = 2;
 const jobParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } };
 const downloadQuery = { type: 'object', properties: { only: { type: 'string', enum: [...VERDICTS] } } };
 
-export interface VerdictCount {
-  verdict: Verdict;
-  count: number;
-}
-
-export function breakdown(results: VerificationResult[]): VerdictCount[] {
-  return VERDICTS.map((verdict) => ({ verdict, count: results.filter((result) => result.result === verdict).length }));
+/** Every verdict with its count, in the order the chart shows them (verdicts with none as 0). */
+function breakdown(counts: readonly VerdictCount[]): VerdictCount[] {
+  return VERDICTS.map((verdict) => ({ verdict, count: counts.find((each) => each.verdict === verdict)?.count ?? 0 }));
 }
 
 /** A file name for the download: the upload's, with a suffix, reduced to what every browser and shell takes. */
@@ -38,25 +35,29 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
   const noSuchJob = () => new ProblemError('not_found', 'No such job.');
 
   async function jobOf(userId: number, jobId: string) {
-    const found = await store.getJobWithResults(userId, jobId);
+    const found = await store.jobs.getJobWithResults(userId, jobId);
     if (!found) throw noSuchJob();
     return found;
   }
 
   app.get<{ Params: { id: string } }>('/jobs/:id', { schema: { params: jobParams } }, async (request, reply) => {
     const userId = signedIn(request).user.id;
-    // While the job runs the page reloads every few seconds: it reads the progress alone, not
-    // every result so far (a 50,000-address job would be read whole at each reload).
-    const progress = await store.getJob(userId, request.params.id);
-    if (!progress) throw noSuchJob();
-    const { job, results } = progress.status === 'completed' ? await jobOf(userId, progress.id) : { job: progress, results: [] };
-    const upload = await store.findUploadOfJob(userId, job.id);
+    // While the job runs the page reloads every few seconds: it reads the progress alone. Once it
+    // completes, the counts per verdict and the first page of results: never the whole job (up
+    // to 50,000 results), which only the download reads.
+    const job = await store.jobs.getJob(userId, request.params.id);
+    if (!job) throw noSuchJob();
+    const [counts, page] =
+      job.status === 'completed'
+        ? await Promise.all([store.jobs.verdictCounts(job.id), store.jobs.readResults(job.id, { after: -1, limit: RESULTS_SHOWN })])
+        : [[], []];
+    const upload = await store.dashboard.findUploadOfJob(userId, job.id);
     return renderPage(request, reply, 'job', {
       title: upload ? `Job: ${upload.fileName}` : 'Job',
       job,
       percent: progressPercent(job),
-      breakdown: breakdown(results),
-      results: results.slice(0, RESULTS_SHOWN),
+      breakdown: breakdown(counts),
+      results: page.map((row) => JSON.parse(row.json) as VerificationResult),
       refreshSeconds: job.status === 'processing' ? REFRESH_SECONDS : 0,
     });
   });
@@ -70,7 +71,7 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
       const userId = signedIn(request).user.id;
       const { job, results } = await jobOf(userId, request.params.id);
       if (job.status !== 'completed') throw new ProblemError('not_found', 'The job is still running: the download is ready once it completes.');
-      const upload = await store.findUploadOfJob(userId, job.id);
+      const upload = await store.dashboard.findUploadOfJob(userId, job.id);
       const only = request.query.only;
       const options = { format: 'csv' as const, results: new ResultIndex().add(results), ...(only ? { only: [only] } : {}) };
       // Streamed as it is written: the temp copy of the upload lives until the last row is out.

@@ -26,13 +26,13 @@ function isUploadedFile(value: unknown): value is UploadedFile {
 
 export function listPages(app: FastifyInstance, { store, onJobCreated }: DashboardConfig): void {
   async function uploadOf(userId: number, id: string): Promise<ListUpload> {
-    const upload = await store.findUpload(userId, id);
+    const upload = await store.dashboard.findUpload(userId, id);
     if (!upload) throw new ProblemError('not_found', 'No such uploaded list.');
     return upload;
   }
 
   app.get('/lists', async (request, reply) => {
-    const jobs = await store.listJobs(signedIn(request).user.id, JOBS_SHOWN);
+    const jobs = await store.jobs.listJobs(signedIn(request).user.id, JOBS_SHOWN);
     return renderPage(request, reply, 'lists', { title: 'Lists', jobs });
   });
 
@@ -43,7 +43,7 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
     const name = file.name.trim() || 'list';
     // Read once before keeping it, so that a file that is no list at all is refused at once.
     await asListProblem(() => previewUploadedList({ fileName: name, content: file.content }, undefined));
-    const id = await store.createUpload(signedIn(request).user.id, name, file.content);
+    const id = await store.dashboard.createUpload(signedIn(request).user.id, name, file.content);
     return reply.redirect(`/lists/uploads/${id}`, 303);
   });
 
@@ -89,9 +89,9 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
         throw new ProblemError('payload_too_large', `${upload.fileName} holds ${list.addresses.length} distinct addresses; at most ${MAX_BULK_EMAILS} fit in one job. Split the file.`);
       }
       const key = { key: `upload:${upload.id}`, route: 'dashboard list', requestHash: createHash('sha256').update(column).digest('hex') };
-      const created = await unlessConflicting(() => store.createJob(userId, list.addresses, key));
+      const created = await unlessConflicting(() => store.jobs.createJob(userId, list.addresses, key));
       if (!created.ok) throw insufficientTokens(created);
-      await store.attachUploadToJob(userId, upload.id, created.jobId, column);
+      await store.dashboard.attachUploadToJob(userId, upload.id, created.jobId, column);
       if (!created.replayed) onJobCreated();
       return reply.redirect(`/jobs/${created.jobId}`, 303);
     },

@@ -31,7 +31,7 @@ export function usageByDay(entries: LedgerEntry[]): UsageDay[] {
 export function overviewPages(app: FastifyInstance, { store }: DashboardConfig): void {
   app.get('/', async (request, reply) => {
     const { user } = signedIn(request);
-    const ledger = await store.ledger(user.id);
+    const ledger = await store.accounts.ledger(user.id);
     return renderPage(request, reply, 'overview', {
       title: 'Overview',
       balance: user.balance,

@@ -21,7 +21,7 @@ const revokeSchema = {
 
 export function tokenPages(app: FastifyInstance, { store, authenticator }: DashboardConfig): void {
   async function tokensPage(request: FastifyRequest, reply: FastifyReply, created?: { name: string; token: string }) {
-    const tokens = await store.listApiTokens(signedIn(request).user.id);
+    const tokens = await store.tokens.listApiTokens(signedIn(request).user.id);
     return renderPage(request, reply, 'tokens', { title: 'API tokens', tokens, created: created ?? null });
   }
 
@@ -32,12 +32,12 @@ export function tokenPages(app: FastifyInstance, { store, authenticator }: Dashb
   app.post<{ Body: { name: string } }>('/tokens', { schema: createSchema }, async (request, reply) => {
     const name = request.body.name.trim();
     const token = generateApiToken();
-    await store.createApiToken(signedIn(request).user.id, name, hashApiToken(token));
+    await store.tokens.createApiToken(signedIn(request).user.id, name, hashApiToken(token));
     return tokensPage(request, reply, { name, token });
   });
 
   app.post<{ Params: { id: string } }>('/tokens/:id/revoke', { schema: revokeSchema }, async (request, reply) => {
-    if (!(await store.revokeApiToken(signedIn(request).user.id, request.params.id))) {
+    if (!(await store.tokens.revokeApiToken(signedIn(request).user.id, request.params.id))) {
       throw new ProblemError('not_found', 'No such token: it may have been revoked already.');
     }
     authenticator.forgetToken(request.params.id);

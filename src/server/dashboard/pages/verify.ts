@@ -17,8 +17,8 @@ export function verifyPages(app: FastifyInstance, { store, verifier }: Dashboard
   app.post<{ Body: { email: string } }>('/verify', { schema: verifyFormSchema }, async (request, reply) => {
     const userId = signedIn(request).user.id;
     const email = request.body.email.trim();
-    await chargeForVerify(store, userId);
-    const result = await verifyPaid({ store, verifier, log: request.log }, userId, email);
+    await chargeForVerify(store.accounts, userId);
+    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log }, userId, email);
     return renderPage(request, reply, 'verify', { title: 'Verify an address', result, email });
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { toJobSummary, toSession, toUpload, type JobSummaryRow, type SessionRow, type UploadRow } from '../records.js';
-import type { DashboardSession, JobSummary, ListUpload, NewSession } from '../store.js';
+import { toSession, toUpload, type SessionRow, type UploadRow } from '../records.js';
+import type { DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Database } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
@@ -47,14 +47,5 @@ export class DashboardRecords {
     await this.db.sql.run('UPDATE list_uploads SET job_id = $1, column_spec = $2 WHERE id = $3 AND user_id = $4 AND job_id IS NULL', [
       jobId, column, uploadId, userId,
     ]);
-  }
-
-  async listJobs(userId: number, limit: number): Promise<JobSummary[]> {
-    const rows = await this.db.sql.rows<JobSummaryRow>(
-      `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-       WHERE jobs.user_id = $1 ORDER BY jobs.created_at DESC, jobs.id LIMIT $2`,
-      [userId, limit],
-    );
-    return rows.map(toJobSummary);
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { StoreError } from '../store.js';
+import { StoreError } from '../model.js';
 
 /** Connections one process keeps to the database at most: enough for a node's concurrent requests and runner. */
 const POOL_SIZE = 10;

@@ -1,5 +1,5 @@
 import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
-import { StoreError, type IdempotencyKey, type IdempotencyRecord } from '../store.js';
+import type { IdempotencyKey, IdempotencyRecord } from '../model.js';
 import type { Database, Statements } from './database.js';
 
 /** Idempotency-Key claims and recorded responses. The `sql` argument is a transaction's, when part of one. */
@@ -11,13 +11,12 @@ export class IdempotencyRecords {
     await this.writeIdempotency(sql, record);
   }
 
-  /** The claim or response holding this key within its 24 h; a StoreError `idempotency_conflict` when it was for another request. */
-  async liveKey(sql: Statements, userId: number, { key, route, requestHash }: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
+  /** The claim or response holding this key within its 24 h, whatever request it was for. */
+  async liveKey(sql: Statements, userId: number, { key, route }: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
     const row = await sql.row<IdempotencyRow>(
       'SELECT * FROM idempotency WHERE user_id = $1 AND key = $2 AND route = $3 AND created_at >= $4',
       [userId, key, route, idempotencyCutoff(this.db.now())],
     );
-    if (row && row.request_hash !== requestHash) throw new StoreError('idempotency_conflict', `Idempotency-Key ${key} was used with another request`);
     return row && toIdempotency(row);
   }
 

@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
-import { replayedJob, toJob, type JobRow } from '../records.js';
-import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type ResultPageRequest, type StoredResult } from '../store.js';
+import * as flows from '../flows/credits.js';
+import type { JobSteps } from '../flows/credits.js';
+import { runAwaiting } from '../flows/flow.js';
+import {
+  itemDomain,
+  type IdempotencyKey,
+  type JobCreation,
+  type JobProgress,
+  type JobSummary,
+  type ResultPageRequest,
+  type StoredResult,
+  type VerdictCount,
+} from '../model.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
 import type { Database, Statements } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
@@ -15,33 +27,26 @@ export class JobRecords {
   ) {}
 
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): Promise<JobCreation> {
-    return this.db.transaction(async (sql): Promise<JobCreation> => {
-      if (idempotency) {
-        // The user's row is held until commit: a repeat of the key on any node waits, then finds this job.
-        await this.users.lockUser(sql, userId);
-        const earlier = await this.idempotency.liveKey(sql, userId, idempotency);
-        if (earlier) return replayedJob(earlier);
-      }
-      const jobId = randomUUID();
-      if ((await this.users.takeCredits(sql, userId, emails.length, 'bulk', jobId)) === undefined) {
-        return this.users.shortOf(sql, userId, emails.length);
-      }
-      const createdAt = this.db.timestamp();
-      await sql.run('INSERT INTO jobs (id, user_id, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5)', [
-        jobId, userId, emails.length, createdAt, emails.length === 0 ? createdAt : null,
-      ]);
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(itemDomain), createdAt: this.db.timestamp(), idempotency };
+    return this.db.transaction((sql) => runAwaiting(flows.createJob(this.steps(sql), job)));
+  }
+
+  private steps(sql: Statements): JobSteps {
+    return {
+      ...this.users.steps(sql),
+      insertJob: async ({ id, userId, total, createdAt, completedAt }) =>
+        void (await sql.run('INSERT INTO jobs (id, user_id, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5)', [
+          id, userId, total, createdAt, completedAt,
+        ])),
       // One statement for the whole list, its order giving the positions.
-      await sql.run(
-        `INSERT INTO job_items (job_id, position, email, domain)
-         SELECT $1, ordinality - 1, email, domain FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS list (email, domain)`,
-        [jobId, emails, emails.map(itemDomain)],
-      );
-      if (idempotency) {
-        const ack = { userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: emails.length }) };
-        await this.idempotency.saveIdempotency(ack, sql);
-      }
-      return { ok: true, jobId, queued: emails.length, replayed: false };
-    });
+      insertItems: async (jobId, emails, domains) =>
+        void (await sql.run(
+          `INSERT INTO job_items (job_id, position, email, domain)
+           SELECT $1, ordinality - 1, email, domain FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS list (email, domain)`,
+          [jobId, emails, domains],
+        )),
+      saveKey: (record) => this.idempotency.saveIdempotency(record, sql),
+    };
   }
 
   async getJob(userId: number, jobId: string, sql: Statements = this.db.sql): Promise<JobProgress | undefined> {
@@ -70,5 +75,22 @@ export class JobRecords {
        ORDER BY position LIMIT $3`,
       [jobId, after, limit, verdicts ?? null],
     );
+  }
+
+  async verdictCounts(jobId: string): Promise<VerdictCount[]> {
+    const rows = await this.db.sql.rows<{ verdict: VerdictCount['verdict']; count: string }>(
+      "SELECT result::json ->> 'result' AS verdict, count(*) AS count FROM job_items WHERE job_id = $1 AND result IS NOT NULL GROUP BY 1",
+      [jobId],
+    );
+    return rows.map((row) => ({ verdict: row.verdict, count: Number(row.count) }));
+  }
+
+  async listJobs(userId: number, limit: number): Promise<JobSummary[]> {
+    const rows = await this.db.sql.rows<JobSummaryRow>(
+      `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+       WHERE jobs.user_id = $1 ORDER BY jobs.created_at DESC, jobs.id LIMIT $2`,
+      [userId, limit],
+    );
+    return rows.map(toJobSummary);
   }
 }

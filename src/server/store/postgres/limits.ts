@@ -1,4 +1,4 @@
-import { LOGIN_WINDOW_MAX_SECONDS } from '../store.js';
+import { LOGIN_WINDOW_MAX_SECONDS } from '../model.js';
 import type { Database } from './database.js';
 
 /** Fixed-window counters: requests per user and login attempts per address or client IP. */

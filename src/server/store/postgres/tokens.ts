@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lastUseIsStale, toToken, type TokenRow } from '../records.js';
-import type { ApiTokenRecord } from '../store.js';
+import type { ApiTokenRecord } from '../model.js';
 import { isForeignKeyViolation, noSuchUser, type Database } from './database.js';
 
 /** API tokens, kept as SHA-256 hashes. */

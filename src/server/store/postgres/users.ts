@@ -1,4 +1,7 @@
-import { CLAIMED, claimIsAbandoned, toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
+import * as flows from '../flows/credits.js';
+import type { CreditSteps } from '../flows/credits.js';
+import { runAwaiting } from '../flows/flow.js';
+import { toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
 import {
   StoreError,
   type ChargeOutcome,
@@ -7,7 +10,7 @@ import {
   type LedgerEntry,
   type NewUser,
   type User,
-} from '../store.js';
+} from '../model.js';
 import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 
@@ -63,32 +66,11 @@ export class UserRecords {
   }
 
   charge(userId: number, amount: number, reason: 'verify', jobId: string | null = null): Promise<ChargeOutcome> {
-    return this.db.transaction(async (sql): Promise<ChargeOutcome> => {
-      const taken = await this.takeCredits(sql, userId, amount, reason, jobId);
-      return taken === undefined ? this.shortOf(sql, userId, amount) : { ok: true, balance: taken };
-    });
+    return this.db.transaction((sql) => runAwaiting(flows.charge(this.steps(sql), userId, amount, reason, jobId)));
   }
 
   chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): Promise<KeyedCharge> {
-    const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
-    return this.db.transaction(async (sql): Promise<KeyedCharge> => {
-      await this.lockUser(sql, userId);
-      const held = await this.idempotency.liveKey(sql, userId, key);
-      if (held) {
-        if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
-        if (!claimIsAbandoned(held, this.db.now())) return { kind: 'running' };
-        // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
-        await this.idempotency.writeIdempotency(sql, claim);
-        return { kind: 'charged', balance: (await this.findUserById(userId, sql))!.balance };
-      }
-      const balance = await this.takeCredits(sql, userId, amount, reason, null);
-      if (balance === undefined) {
-        const short = await this.shortOf(sql, userId, amount);
-        return { kind: 'short', balance: short.balance, required: short.required };
-      }
-      await this.idempotency.writeIdempotency(sql, claim);
-      return { kind: 'charged', balance };
-    });
+    return this.db.transaction((sql) => runAwaiting(flows.chargeWithKey(this.steps(sql), userId, amount, reason, key, this.db.now())));
   }
 
   refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number> {
@@ -105,29 +87,23 @@ export class UserRecords {
     return (await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger);
   }
 
-  /**
-   * Holds the user's row until the transaction ends, so that of two requests with one
-   * Idempotency-Key (on any nodes) the second reads the key only after the first has claimed it.
-   */
-  async lockUser(sql: Statements, userId: number): Promise<void> {
-    await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-  }
-
-  /** The new balance, or undefined (and nothing written) when the balance does not cover `amount`. */
-  async takeCredits(sql: Statements, userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Promise<number | undefined> {
-    const taken = await sql.row<{ balance: number }>(
-      'UPDATE users SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance',
-      [amount, userId],
-    );
-    if (!taken) return undefined;
-    await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId);
-    return taken.balance;
-  }
-
-  async shortOf(sql: Statements, userId: number, required: number): Promise<{ ok: false; balance: number; required: number }> {
-    const user = await this.findUserById(userId, sql);
-    if (!user) throw noSuchUser(userId);
-    return { ok: false, balance: user.balance, required };
+  /** The statements the shared credit flows run (flows/credits.ts) on a transaction's connection, for this part and the job part. */
+  steps(sql: Statements): CreditSteps {
+    return {
+      lockUser: async (userId) => void (await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])),
+      balanceOf: async (userId) => (await this.findUserById(userId, sql))?.balance,
+      takeCredits: async (userId, amount, reason, jobId) => {
+        const taken = await sql.row<{ balance: number }>(
+          'UPDATE users SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance',
+          [amount, userId],
+        );
+        if (!taken) return undefined;
+        await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId);
+        return taken.balance;
+      },
+      keyRecord: (userId, key) => this.idempotency.liveKey(sql, userId, key),
+      writeKey: (record) => this.idempotency.writeIdempotency(sql, record),
+    };
   }
 
   /** An admin's grant (or removal): never below zero. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { toJobSummary, toSession, toUpload, type JobSummaryRow, type SessionRow, type UploadRow } from '../records.js';
-import type { DashboardSession, JobSummary, ListUpload, NewSession } from '../store.js';
+import { toSession, toUpload, type SessionRow, type UploadRow } from '../records.js';
+import type { DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Connection } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
@@ -18,10 +18,6 @@ export class DashboardRecords {
       uploadOf: prepare<UploadRow>('SELECT * FROM list_uploads WHERE id = ? AND user_id = ?'),
       uploadOfJob: prepare<UploadRow>('SELECT * FROM list_uploads WHERE job_id = ? AND user_id = ?'),
       attachUpload: prepare('UPDATE list_uploads SET job_id = ?, column_spec = ? WHERE id = ? AND user_id = ? AND job_id IS NULL'),
-      jobsOf: prepare<JobSummaryRow>(
-        `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-         WHERE jobs.user_id = ? ORDER BY jobs.created_at DESC, jobs.id LIMIT ?`,
-      ),
     };
   }
 
@@ -59,9 +55,5 @@ export class DashboardRecords {
 
   attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): void {
     this.sql.attachUpload.run(jobId, column, uploadId, userId);
-  }
-
-  listJobs(userId: number, limit: number): JobSummary[] {
-    return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
   }
 }

@@ -1,5 +1,5 @@
 import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
-import { StoreError, type IdempotencyKey, type IdempotencyRecord } from '../store.js';
+import type { IdempotencyKey, IdempotencyRecord } from '../model.js';
 import type { Connection } from './database.js';
 
 /** Idempotency-Key claims and recorded responses. */
@@ -32,10 +32,9 @@ export class IdempotencyRecords {
     }).immediate();
   }
 
-  /** The claim or response holding this key within its 24 h; a StoreError `idempotency_conflict` when it was for another request. */
-  liveKey(userId: number, { key, route, requestHash }: IdempotencyKey): IdempotencyRecord | undefined {
+  /** The claim or response holding this key within its 24 h, whatever request it was for. */
+  liveKey(userId: number, { key, route }: IdempotencyKey): IdempotencyRecord | undefined {
     const row = this.sql.idempotencyOf.get(userId, key, route, idempotencyCutoff(this.connection.now()));
-    if (row && row.request_hash !== requestHash) throw new StoreError('idempotency_conflict', `Idempotency-Key ${key} was used with another request`);
     return row && toIdempotency(row);
   }
 

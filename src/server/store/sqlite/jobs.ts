@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
-import { replayedJob, toJob, type JobRow } from '../records.js';
-import { itemDomain, type IdempotencyKey, type JobCreation, type JobProgress, type ResultPageRequest, type StoredResult } from '../store.js';
+import * as flows from '../flows/credits.js';
+import type { JobSteps } from '../flows/credits.js';
+import { runNow } from '../flows/flow.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
+import {
+  itemDomain,
+  type IdempotencyKey,
+  type JobCreation,
+  type JobProgress,
+  type JobSummary,
+  type ResultPageRequest,
+  type StoredResult,
+  type VerdictCount,
+} from '../model.js';
 import type { Connection } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
@@ -9,11 +21,12 @@ import type { UserRecords } from './users.js';
 /** Bulk jobs, their items and the results the runner stores for them. */
 export class JobRecords {
   private readonly sql;
+  private readonly steps: JobSteps;
 
   constructor(
     private readonly connection: Connection,
-    private readonly users: UserRecords,
-    private readonly idempotency: IdempotencyRecords,
+    users: UserRecords,
+    idempotency: IdempotencyRecords,
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
@@ -21,6 +34,14 @@ export class JobRecords {
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare(
         "INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)",
+      ),
+      verdictCounts: prepare<VerdictCount>(
+        `SELECT result ->> '$.result' AS verdict, count(*) AS count FROM job_items
+         WHERE job_id = ? AND result IS NOT NULL GROUP BY 1`,
+      ),
+      jobsOf: prepare<JobSummaryRow>(
+        `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+         WHERE jobs.user_id = ? ORDER BY jobs.created_at DESC, jobs.id LIMIT ?`,
       ),
       jobOf: prepare<JobRow>('SELECT * FROM jobs WHERE id = ? AND user_id = ?'),
       resultsOf: prepare<{ result: string }>(
@@ -36,24 +57,17 @@ export class JobRecords {
          ORDER BY position LIMIT ?`,
       ),
     };
+    this.steps = {
+      ...users.steps,
+      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.total, job.createdAt, job.completedAt),
+      insertItems: (jobId, emails, domains) => void this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email, at) => [email, domains[at]]))),
+      saveKey: (record) => idempotency.saveIdempotency(record),
+    };
   }
 
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
-    return this.connection.db.transaction((): JobCreation => {
-      if (idempotency) {
-        const earlier = this.idempotency.liveKey(userId, idempotency);
-        if (earlier) return replayedJob(earlier);
-      }
-      const jobId = randomUUID();
-      if (this.users.takeCredits(userId, emails.length, 'bulk', jobId) === undefined) return this.users.shortOf(userId, emails.length);
-      const createdAt = this.connection.timestamp();
-      this.sql.insertJob.run(jobId, userId, emails.length, createdAt, emails.length === 0 ? createdAt : null);
-      this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email) => [email, itemDomain(email)])));
-      if (idempotency) {
-        this.idempotency.saveIdempotency({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId, queued: emails.length }) });
-      }
-      return { ok: true, jobId, queued: emails.length, replayed: false };
-    }).immediate();
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(itemDomain), createdAt: this.connection.timestamp(), idempotency };
+    return this.connection.db.transaction(() => runNow(flows.createJob(this.steps, job))).immediate();
   }
 
   getJob(userId: number, jobId: string): JobProgress | undefined {
@@ -73,5 +87,13 @@ export class JobRecords {
   readResults(jobId: string, { after, limit, verdicts }: ResultPageRequest): StoredResult[] {
     if (verdicts === undefined) return this.sql.resultPage.all(jobId, after, limit);
     return this.sql.resultPageOf.all(jobId, after, JSON.stringify(verdicts), limit);
+  }
+
+  verdictCounts(jobId: string): VerdictCount[] {
+    return this.sql.verdictCounts.all(jobId);
+  }
+
+  listJobs(userId: number, limit: number): JobSummary[] {
+    return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SIGNING_SECRET_BYTES } from '../store.js';
+import { SIGNING_SECRET_BYTES } from '../model.js';
 
 export const SECRET_FILE = 'jwt-secret';
 

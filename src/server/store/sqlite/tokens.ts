@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lastUseIsStale, toToken, type TokenRow } from '../records.js';
-import { StoreError, type ApiTokenRecord } from '../store.js';
+import { StoreError, type ApiTokenRecord } from '../model.js';
 import type { Connection } from './database.js';
 import type { UserRecords } from './users.js';
 

@@ -1,4 +1,7 @@
-import { CLAIMED, claimIsAbandoned, toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
+import * as flows from '../flows/credits.js';
+import type { CreditSteps } from '../flows/credits.js';
+import { runNow } from '../flows/flow.js';
+import { toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
 import {
   StoreError,
   type ChargeOutcome,
@@ -7,13 +10,15 @@ import {
   type LedgerEntry,
   type NewUser,
   type User,
-} from '../store.js';
+} from '../model.js';
 import type { Connection } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 
 /** Users, their credits and the ledger of every move of credits. */
 export class UserRecords {
   private readonly sql;
+  /** The statements the shared credit flows run (flows/credits.ts), for this part and the job part. */
+  readonly steps: CreditSteps;
 
   constructor(
     private readonly connection: Connection,
@@ -40,6 +45,19 @@ export class UserRecords {
         'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       ledgerOf: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? ORDER BY id'),
+    };
+    this.steps = {
+      // The IMMEDIATE transaction every flow runs in holds the whole file already.
+      lockUser: () => undefined,
+      balanceOf: (userId) => this.sql.userById.get(userId)?.balance,
+      takeCredits: (userId, amount, reason, jobId) => {
+        const taken = this.sql.takeCredits.get(amount, userId, amount);
+        if (!taken) return undefined;
+        this.writeLedger(userId, -amount, taken.balance, reason, jobId);
+        return taken.balance;
+      },
+      keyRecord: (userId, key) => idempotency.liveKey(userId, key),
+      writeKey: (record) => idempotency.writeIdempotency(record),
     };
   }
 
@@ -91,31 +109,13 @@ export class UserRecords {
   }
 
   charge(userId: number, amount: number, reason: 'verify', jobId: string | null = null): ChargeOutcome {
-    return this.connection.db.transaction((): ChargeOutcome => {
-      const taken = this.takeCredits(userId, amount, reason, jobId);
-      return taken === undefined ? this.shortOf(userId, amount) : { ok: true, balance: taken };
-    }).immediate();
+    return this.connection.db.transaction(() => runNow(flows.charge(this.steps, userId, amount, reason, jobId))).immediate();
   }
 
   chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge {
-    const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
-    return this.connection.db.transaction((): KeyedCharge => {
-      const held = this.idempotency.liveKey(userId, key);
-      if (held) {
-        if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
-        if (!claimIsAbandoned(held, this.connection.now())) return { kind: 'running' };
-        // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
-        this.idempotency.writeIdempotency(claim);
-        return { kind: 'charged', balance: this.findUserById(userId)!.balance };
-      }
-      const balance = this.takeCredits(userId, amount, reason, null);
-      if (balance === undefined) {
-        const short = this.shortOf(userId, amount);
-        return { kind: 'short', balance: short.balance, required: short.required };
-      }
-      this.idempotency.writeIdempotency(claim);
-      return { kind: 'charged', balance };
-    }).immediate();
+    return this.connection.db
+      .transaction(() => runNow(flows.chargeWithKey(this.steps, userId, amount, reason, key, this.connection.now())))
+      .immediate();
   }
 
   refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number {
@@ -130,20 +130,6 @@ export class UserRecords {
 
   ledger(userId: number): LedgerEntry[] {
     return this.sql.ledgerOf.all(userId).map(toLedger);
-  }
-
-  /** The new balance, or undefined (and nothing written) when the balance does not cover `amount`. Call inside a transaction. */
-  takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): number | undefined {
-    const taken = this.sql.takeCredits.get(amount, userId, amount);
-    if (!taken) return undefined;
-    this.writeLedger(userId, -amount, taken.balance, reason, jobId);
-    return taken.balance;
-  }
-
-  shortOf(userId: number, required: number): { ok: false; balance: number; required: number } {
-    const user = this.findUserById(userId);
-    if (!user) throw new StoreError('user_not_found', `no user with id ${userId}`);
-    return { ok: false, balance: user.balance, required };
   }
 
   private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null): void {

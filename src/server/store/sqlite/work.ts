@@ -1,12 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { resultJson } from '../../../engine/types.js';
-import type { ClaimRequest, LeasedResult, WorkChunk } from '../store.js';
-import { fairOrder, type CandidateJob } from '../fair-order.js';
+import type { CandidateJob } from '../fair-order.js';
+import * as flows from '../flows/work.js';
+import type { ClaimSteps, ResultSteps } from '../flows/work.js';
+import { runNow } from '../flows/flow.js';
+import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
 export class WorkRecords {
   private readonly sql;
+  private readonly claimSteps: ClaimSteps;
+  private readonly resultSteps: ResultSteps;
 
   constructor(private readonly connection: Connection) {
     const prepare = connection.prepare.bind(connection);
@@ -50,26 +54,24 @@ export class WorkRecords {
          WHERE id = ? AND completed_at IS NULL`,
       ),
     };
+    this.claimSteps = {
+      candidates: (now) => this.sql.candidates.all({ now }),
+      firstDomain: (jobId, now, skip) => this.sql.firstDomain.get({ jobId, now, skip: JSON.stringify(skip) })?.domain,
+      leaseItems: (jobId, domain, lease, now, expiresAt, limit) => this.sql.claim.all({ lease, expiresAt, jobId, domain, now, limit }),
+    };
+    this.resultSteps = {
+      writeResults: (results) =>
+        results.filter(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0).map((each) => each.jobId),
+      countProcessed: (jobId, written, completedAt) => void this.sql.countProcessed.run(written, written, completedAt, jobId),
+    };
   }
 
   private nowMs(): number {
     return this.connection.now().getTime();
   }
 
-  claimWork({ maxItems, leaseMs, skipDomains = [] }: ClaimRequest): WorkChunk | undefined {
-    const skip = JSON.stringify(skipDomains);
-    return this.connection.db.transaction((): WorkChunk | undefined => {
-      const now = this.nowMs();
-      for (const job of fairOrder(this.sql.candidates.all({ now }))) {
-        const first = this.sql.firstDomain.get({ jobId: job.id, now, skip });
-        if (!first) continue;
-        const lease = randomUUID();
-        const rows = this.sql.claim.all({ lease, expiresAt: now + leaseMs, jobId: job.id, domain: first.domain, now, limit: maxItems });
-        const items = rows.sort((a, b) => a.position - b.position).map((row) => ({ jobId: job.id, position: row.position, email: row.email }));
-        return { lease, jobId: job.id, userId: job.user_id, domain: first.domain, items };
-      }
-      return undefined;
-    }).immediate();
+  claimWork(request: ClaimRequest): WorkChunk | undefined {
+    return this.connection.db.transaction(() => runNow(flows.claimWork(this.claimSteps, request, this.nowMs()))).immediate();
   }
 
   renewLeases(leases: readonly string[], leaseMs: number): void {
@@ -82,16 +84,6 @@ export class WorkRecords {
 
   saveResults(results: readonly LeasedResult[]): void {
     if (results.length === 0) return;
-    this.connection.db.transaction(() => {
-      const writtenPerJob = new Map<string, number>();
-      for (const { lease, jobId, position, result } of results) {
-        const written = this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes;
-        writtenPerJob.set(jobId, (writtenPerJob.get(jobId) ?? 0) + written);
-      }
-      const completedAt = this.connection.timestamp();
-      for (const [jobId, written] of writtenPerJob) {
-        if (written > 0) this.sql.countProcessed.run(written, written, completedAt, jobId);
-      }
-    }).immediate();
+    this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp()))).immediate();
   }
 }

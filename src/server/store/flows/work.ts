@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
+import { fairOrder, type CandidateJob } from '../fair-order.js';
+import { step, type Awaitable, type Flow } from './flow.js';
+
+/** The statements of claiming work, inside one transaction. `now` and expiries are epoch milliseconds. */
+export interface ClaimSteps {
+  /** Every unfinished job with its items in flight (leased, lease not expired). */
+  candidates(now: number): Awaitable<CandidateJob[]>;
+  /** The domain of the job's first claimable item (by domain, then position), not one of `skip`. */
+  firstDomain(jobId: string, now: number, skip: readonly string[]): Awaitable<string | undefined>;
+  /** Leases up to `limit` claimable items of the job at the domain, in position order. */
+  leaseItems(jobId: string, domain: string, lease: string, now: number, expiresAt: number, limit: number): Awaitable<{ position: number; email: string }[]>;
+}
+
+/** See WorkQueue.claimWork: the fair order decides whose job, the first claimable domain of it the chunk. */
+export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [] }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
+  for (const job of fairOrder(yield* step(steps.candidates(now)))) {
+    const domain = yield* step(steps.firstDomain(job.id, now, skipDomains));
+    if (domain === undefined) continue;
+    const lease = randomUUID();
+    const rows = yield* step(steps.leaseItems(job.id, domain, lease, now, now + leaseMs, maxItems));
+    const items = rows.sort((a, b) => a.position - b.position).map((row) => ({ jobId: job.id, position: row.position, email: row.email }));
+    return { lease, jobId: job.id, userId: job.user_id, domain, items };
+  }
+  return undefined;
+}
+
+/** The statements of writing results, inside one transaction. */
+export interface ResultSteps {
+  /**
+   * Writes each result whose item has none yet and is held by the result's lease (an item keeps its
+   * first result; only the lease holding it may write it); returns the job id of every one written.
+   */
+  writeResults(results: readonly LeasedResult[]): Awaitable<string[]>;
+  /** Adds `written` to the job's processed count, completing it when that reaches its total. */
+  countProcessed(jobId: string, written: number, completedAt: string): Awaitable<void>;
+}
+
+/** See WorkQueue.saveResults. */
+export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string): Flow<void> {
+  if (results.length === 0) return;
+  const writtenPerJob = new Map<string, number>();
+  for (const jobId of yield* step(steps.writeResults(results))) writtenPerJob.set(jobId, (writtenPerJob.get(jobId) ?? 0) + 1);
+  // In one order on every node, so that two batches touching the same jobs cannot deadlock.
+  for (const jobId of [...writtenPerJob.keys()].sort()) yield* step(steps.countProcessed(jobId, writtenPerJob.get(jobId)!, completedAt));
+}

@@ -1,0 +1,208 @@
+import type { VerificationResult, Verdict } from '../../engine/types.js';
+
+/** The records the store's parts (store.ts) hand out and take, and the rules about them that no database decides. */
+
+/** What `admin user add` gives a new user unless told otherwise (DESIGN.md §2: 20 requests per 1 s). */
+export const DEFAULT_RATE_LIMIT = 20;
+export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/** The longest window a login counter is kept for (see addToLoginCount). */
+export const LOGIN_WINDOW_MAX_SECONDS = 3_600;
+/** An Idempotency-Key is honoured for this long; older records are ignored and pruned. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a claimed key waits for its response before a retry may take the request over: longer
+ * than any single verification runs (greylist retries included), so only a claim whose process
+ * died is ever taken over.
+ */
+export const IDEMPOTENCY_CLAIM_TTL_MS = 15 * 60 * 1000;
+/** Random bytes in a new login-JWT signing secret (HS256 wants at least its 32-byte output). */
+export const SIGNING_SECRET_BYTES = 32;
+
+export type StoreErrorCode = 'user_exists' | 'user_not_found' | 'negative_balance' | 'idempotency_conflict';
+
+/** A refusal the caller can act on (a 409, an admin's exit code); anything else the store throws is a bug or I/O trouble. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/** The store could not be opened: a database that does not answer or refuses us, a data file of a newer schema. */
+export class StoreUnavailableError extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`cannot open ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export interface User {
+  id: number;
+  email: string;
+  passwordHash: string | null;
+  balance: number;
+  /** Requests allowed per window. */
+  rateLimit: number;
+  rateWindowSeconds: number;
+  createdAt: string;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  userId: number;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface LedgerEntry {
+  userId: number;
+  delta: number;
+  balanceAfter: number;
+  reason: 'grant' | 'verify' | 'bulk' | 'refund';
+  jobId: string | null;
+  createdAt: string;
+}
+
+export type ChargeOutcome = { ok: true; balance: number } | { ok: false; balance: number; required: number };
+
+/** A created job, or the job a request with the same Idempotency-Key created before (`replayed`, nothing charged). */
+export type JobCreation = { ok: true; jobId: string; queued: number; replayed: boolean } | { ok: false; balance: number; required: number };
+
+export interface JobProgress {
+  id: string;
+  userId: number;
+  status: 'processing' | 'completed';
+  total: number;
+  processed: number;
+}
+
+export interface PendingItem {
+  jobId: string;
+  /** Position of the address in the de-duplicated job list. */
+  position: number;
+  email: string;
+}
+
+/**
+ * Pending items of one job at one domain, claimed under one lease: nobody else is handed them
+ * until the lease expires or is released, and results for them are stored only under it.
+ */
+export interface WorkChunk {
+  /** The lease token: random, one per chunk. */
+  lease: string;
+  jobId: string;
+  userId: number;
+  domain: string;
+  items: PendingItem[];
+}
+
+export interface ClaimRequest {
+  /** Most items in the chunk. */
+  maxItems: number;
+  /** How long the lease lasts unless renewed. */
+  leaseMs: number;
+  /** Domains the claiming runner is busy with already: take another domain's items, if there are any. */
+  skipDomains?: readonly string[];
+}
+
+/** A result as the runner hands it back: for an item of a chunk, under that chunk's lease. */
+export interface LeasedResult {
+  lease: string;
+  jobId: string;
+  position: number;
+  result: VerificationResult;
+}
+
+/**
+ * The domain an item is claimed by, stored with it at job creation: the text after the last `@`,
+ * lower-cased (a malformed address may have none: then it is '' and such items go together).
+ */
+export function itemDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+}
+
+export interface ResultPageRequest {
+  after: number;
+  limit: number;
+  verdicts?: readonly Verdict[];
+}
+
+/** A stored result: its item's position and the result's JSON text. */
+export interface StoredResult {
+  position: number;
+  json: string;
+}
+
+/** An Idempotency-Key as a request presents it: the key, on which route, for which body. */
+export interface IdempotencyKey {
+  key: string;
+  route: string;
+  requestHash: string;
+}
+
+/** What charging for a request with an Idempotency-Key came to (see Store.chargeWithKey). */
+export type KeyedCharge =
+  | { kind: 'charged'; balance: number }
+  | { kind: 'short'; balance: number; required: number }
+  | { kind: 'recorded'; record: IdempotencyRecord }
+  | { kind: 'running' };
+
+/** A stored response for an Idempotency-Key, so a replay answers exactly as the first call did. */
+export interface IdempotencyRecord {
+  userId: number;
+  key: string;
+  route: string;
+  requestHash: string;
+  statusCode: number;
+  body: string;
+  createdAt: string;
+}
+
+/** A dashboard sign-in: the session id itself lives only in the browser's cookie; the store keeps its SHA-256. */
+export interface DashboardSession {
+  idHash: string;
+  userId: number;
+  /** The value every form of this session carries (see dashboard/csrf.ts). */
+  csrfSecret: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export type NewSession = Pick<DashboardSession, 'idHash' | 'userId' | 'csrfSecret'> & { expiresAt: Date };
+
+/** A list file uploaded in the dashboard, kept so that its rows can be merged with the job's results. */
+export interface ListUpload {
+  id: string;
+  userId: number;
+  fileName: string;
+  content: Buffer;
+  /** The email column chosen when the list was submitted (a 1-based number), null before. */
+  column: string | null;
+  jobId: string | null;
+  createdAt: string;
+}
+
+/** A job as the dashboard lists it: its progress, when it was made and from which file (null for API jobs). */
+export interface JobSummary extends JobProgress {
+  createdAt: string;
+  fileName: string | null;
+}
+
+export interface NewUser {
+  email: string;
+  passwordHash: string | null;
+  balance: number;
+  rateLimit: number;
+  rateWindowSeconds: number;
+}
+
+
+/** How many results of a job have one verdict. */
+export interface VerdictCount {
+  verdict: Verdict;
+  count: number;
+}
