@@ -48,10 +48,10 @@ export class NotAuthenticatedError extends CliError {
   }
 }
 
-/** A verdict listed in `--fail-on` occurred; the results were printed already. */
+/** A verdict or reason code listed in `--fail-on` occurred; the results were printed already. */
 export class VerdictMatchedError extends CliError {
-  constructor(verdicts: string[]) {
-    super(`a verdict matched --fail-on: ${verdicts.join(', ')}`, ExitCode.verdictMatched);
+  constructor(selectors: string[]) {
+    super(`a result matched --fail-on: ${selectors.join(', ')}`, ExitCode.verdictMatched);
   }
 }
 

@@ -1,4 +1,6 @@
 import type { ChalkInstance } from 'chalk';
+import { REASON_CODE_NAMES } from '../engine/reason-codes.js';
+import { isResultSelector, type ResultSelector } from '../engine/result-filter.js';
 import { VERDICTS, type Verdict, type VerificationResult } from '../engine/types.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { UsageError } from './errors.js';
@@ -42,12 +44,19 @@ export function ratePhrase(limit: number, windowSeconds: number): string {
   return `${counted(limit, 'request')} per ${windowSeconds === 1 ? 'second' : counted(windowSeconds, 'second')}`;
 }
 
-/** Parses a `--fail-on` / `--only` list such as "invalid,unknown" (any case: `Valid` is `valid`). */
-export function parseVerdictList(raw: string, flag: string): Verdict[] {
+/**
+ * Parses a `--fail-on` / `--only` list such as "invalid,unknown" or "valid,mailbox_full": verdicts
+ * and reason codes, in any case (`Valid` is `valid`).
+ */
+export function parseSelectorList(raw: string, flag: string): ResultSelector[] {
   const items = raw.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
-  const wrong = items.filter((item) => !(VERDICTS as readonly string[]).includes(item));
+  const wrong = items.filter((item) => !isResultSelector(item));
   if (items.length === 0 || wrong.length > 0) {
-    throw new UsageError(`${flag} takes a comma list of ${VERDICTS.join(', ')}; got "${raw}"`);
+    const unknown = wrong.length > 0 ? `"${wrong[0]}" is neither` : 'it names none';
+    throw new UsageError(
+      `${flag} takes a comma list of verdicts (${VERDICTS.join(', ')}) or reason codes; ${unknown}`,
+      `the reason codes: ${REASON_CODE_NAMES.join(', ')}`,
+    );
   }
-  return items as Verdict[];
+  return items as ResultSelector[];
 }

@@ -63,7 +63,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .description('verify addresses (one per argument, or - to read one per line from stdin)')
     .argument('<email...>', 'addresses to verify, or - for stdin')
     .option('--local', 'run the engine in this process (no service, no token)')
-    .option('--fail-on <results>', 'exit 3 when any verdict is in this comma list (e.g. invalid,unknown)');
+    .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)');
   addEngineOptions(verify).action(lazy(async () => (await import('./commands/verify.js')).runVerify));
 
   const serve = program
@@ -114,7 +114,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--wait', 'wait for the jobs, showing progress, then write the results')
     .option('--output <file>', 'with --wait: write the results to this file (atomically) instead of stdout')
     .option('--format <format>', 'with --wait: csv, json or ndjson (default: from --output\'s extension, else ndjson)')
-    .option('--only <results>', 'with --wait: only rows with these verdicts (comma list, e.g. valid,catch_all)')
+    .option('--only <results>', 'with --wait: only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
   bulk
@@ -130,7 +130,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .argument('<job...>', 'job ids (the jobs of one list are merged into one output)')
     .option('--output <file>', 'write to this file (atomically) instead of stdout')
     .option('--format <format>', 'csv, json or ndjson (default: from --output\'s extension, else ndjson)')
-    .option('--only <results>', 'only rows with these verdicts (comma list, e.g. valid,catch_all)')
+    .option('--only <results>', 'only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--input <file>', 'the list to merge the results into (default: the one submitted from here)')
     .option('--column <name|number>', 'with --input: the column holding the addresses')
     .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted')

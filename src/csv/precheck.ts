@@ -1,6 +1,6 @@
 // Only the format check: the rest of the engine (DNS, SMTP, lists) stays unloaded on the client.
 import { checkFormat } from '../engine/checks/format.js';
-import { NOTHING_CHECKED, type VerificationResult } from '../engine/types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../engine/types.js';
 
 export const NO_ADDRESS = 'no address in this row';
 
@@ -22,6 +22,8 @@ export function localResult(address: string): VerificationResult | undefined {
     email: address,
     result: 'invalid',
     reason,
+    reasonCode: 'syntax',
     checks: NOTHING_CHECKED,
+    notEstablished: BEYOND_FORMAT,
   };
 }

@@ -1,6 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { resultJson, type Verdict, type VerificationResult } from '../engine/types.js';
+import { isSelected, type ResultSelector } from '../engine/result-filter.js';
+import { resultJson, type VerificationResult } from '../engine/types.js';
 import { jsonSafe } from '../text/sanitize.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
@@ -17,8 +18,8 @@ export interface WriteResultsOptions {
   results: ResultIndex;
   /** The list the jobs came from: CSV output is then its rows with the results appended. */
   source?: ListSource;
-  /** Only rows (or results) with one of these verdicts; all when absent. */
-  only?: readonly Verdict[];
+  /** Only rows (or results) with one of these verdicts or reason codes; all when absent. */
+  only?: readonly ResultSelector[];
   /** Stops the writing (Ctrl-C). */
   signal?: AbortSignal;
 }
@@ -164,7 +165,7 @@ function rowEntries(source: ListSource, options: WriteResultsOptions, format: Te
       summary.unmatched += 1;
       if (summary.unmatchedLines.length < UNMATCHED_LISTED) summary.unmatchedLines.push(row.line);
     }
-    if (options.only ? !result || !options.only.includes(result.result) : !result && !csv) return;
+    if (options.only ? !result || !isSelected(options.only, result) : !result && !csv) return;
     if (written) {
       const key = addressKey(address);
       if (address === '' || written.has(key)) return;
@@ -177,7 +178,7 @@ function rowEntries(source: ListSource, options: WriteResultsOptions, format: Te
 
 function resultEntries(options: WriteResultsOptions, format: TextFormat, summary: WriteSummary) {
   return (parts: string[], result: VerificationResult): void => {
-    if (options.only && !options.only.includes(result.result)) return;
+    if (options.only && !isSelected(options.only, result)) return;
     summary.written += 1;
     format.entry(parts, result);
   };

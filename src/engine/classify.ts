@@ -1,3 +1,4 @@
+import type { ReasonCode } from './reason-codes.js';
 import type { Checks, Verdict } from './types.js';
 
 /** What DNS said about the domain's mail, as far as the verdict cares. */
@@ -24,6 +25,8 @@ export interface Evidence {
   domain: DomainStatus;
   /** The SMTP reply line behind `smtpStatus`, or why there is none (timeout, blocked, not contacted). */
   smtpReason: string;
+  /** `smtpReason` as a code. */
+  smtpCode: ReasonCode;
   /** "192.0.2.1 in zen.spamhaus.org", one per listing. */
   listings: readonly string[];
   /** The reply to the random address that showed the domain to be catch-all. */
@@ -33,41 +36,44 @@ export interface Evidence {
 export interface Classification {
   result: Verdict;
   reason: string;
+  reasonCode: ReasonCode;
 }
 
-const UNDELIVERABLE_DOMAIN: Partial<Record<DomainStatus['kind'], string>> = {
-  nxdomain: 'the domain does not exist (NXDOMAIN)',
-  'null-mx': 'the domain accepts no mail (null MX, RFC 7505)',
-  'no-mail-host': 'the domain has neither MX nor A/AAAA records',
+const UNDELIVERABLE_DOMAIN: Partial<Record<DomainStatus['kind'], { reason: string; reasonCode: ReasonCode }>> = {
+  nxdomain: { reason: 'the domain does not exist (NXDOMAIN)', reasonCode: 'domain_not_found' },
+  'null-mx': { reason: 'the domain accepts no mail (null MX, RFC 7505)', reasonCode: 'no_mail_host' },
+  'no-mail-host': { reason: 'the domain has neither MX nor A/AAAA records', reasonCode: 'no_mail_host' },
 };
 
-function riskReasons({ checks, listings }: Evidence): string[] {
-  const reasons: string[] = [];
-  if (checks.isDisposable) reasons.push('disposable email domain');
-  if (checks.isRole) reasons.push('role address');
-  if (checks.isBlacklisted) reasons.push(`blacklisted: ${listings.join(', ')}`);
-  return reasons;
+/** Each risk with its words; the first present gives the code. */
+function risks({ checks, listings }: Evidence): { words: string; code: ReasonCode }[] {
+  const found: { words: string; code: ReasonCode }[] = [];
+  if (checks.isDisposable) found.push({ words: 'disposable email domain', code: 'disposable' });
+  if (checks.isRole) found.push({ words: 'role address', code: 'role' });
+  if (checks.isBlacklisted) found.push({ words: `blacklisted: ${listings.join(', ')}`, code: 'blacklisted' });
+  return found;
 }
 
-function unknownReason({ domain, smtpReason }: Evidence): string {
-  if (domain.kind === 'dns-failure') return `DNS ${domain.detail}`;
-  if (domain.kind === 'not-looked-up' || domain.kind === 'untrusted-dns') return domain.detail;
-  return smtpReason;
+function unknown({ domain, smtpReason, smtpCode }: Evidence): Classification {
+  if (domain.kind === 'dns-failure') return { result: 'unknown', reason: `DNS ${domain.detail}`, reasonCode: 'dns_failure' };
+  if (domain.kind === 'untrusted-dns') return { result: 'unknown', reason: domain.detail, reasonCode: 'resolver_untruthful' };
+  if (domain.kind === 'not-looked-up') return { result: 'unknown', reason: domain.detail, reasonCode: 'address_literal' };
+  return { result: 'unknown', reason: smtpReason, reasonCode: smtpCode };
 }
 
 /**
  * The verdict rules of DESIGN.md §3, in order; the first that matches wins. Pure: everything it
- * needs is in `evidence`, and `reason` is never empty.
+ * needs is in `evidence`, `reason` is never empty, and `reasonCode` says the same as a code.
  */
 export function classify(evidence: Evidence): Classification {
   const { checks, domain } = evidence;
-  if (!checks.format) return { result: 'invalid', reason: `invalid address: ${evidence.formatProblem}` };
+  if (!checks.format) return { result: 'invalid', reason: `invalid address: ${evidence.formatProblem}`, reasonCode: 'syntax' };
   const undeliverable = UNDELIVERABLE_DOMAIN[domain.kind];
-  if (undeliverable !== undefined) return { result: 'invalid', reason: undeliverable };
-  if (checks.smtpStatus === 'invalid') return { result: 'invalid', reason: evidence.smtpReason };
-  const risks = riskReasons(evidence);
-  if (risks.length > 0) return { result: 'risky', reason: risks.join('; ') };
-  if (checks.isCatchAll) return { result: 'catch_all', reason: `catch-all domain: ${evidence.catchAllReason}` };
-  if (checks.smtpStatus === 'valid') return { result: 'valid', reason: evidence.smtpReason };
-  return { result: 'unknown', reason: unknownReason(evidence) };
+  if (undeliverable !== undefined) return { result: 'invalid', ...undeliverable };
+  if (checks.smtpStatus === 'invalid') return { result: 'invalid', reason: evidence.smtpReason, reasonCode: evidence.smtpCode };
+  const found = risks(evidence);
+  if (found.length > 0) return { result: 'risky', reason: found.map((risk) => risk.words).join('; '), reasonCode: found[0]!.code };
+  if (checks.isCatchAll) return { result: 'catch_all', reason: `catch-all domain: ${evidence.catchAllReason}`, reasonCode: 'catch_all' };
+  if (checks.smtpStatus === 'valid') return { result: 'valid', reason: evidence.smtpReason, reasonCode: evidence.smtpCode };
+  return unknown(evidence);
 }

@@ -1,3 +1,5 @@
+import type { ReasonCode } from './reason-codes.js';
+
 /** The verdicts of the service interface (§2.2). */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -37,25 +39,45 @@ export const NOTHING_CHECKED: Readonly<Checks> = Object.freeze({
   isCatchAll: false,
 });
 
-/** The interface's verification result (§2.1), and our one additional field. */
+/** The checks that are yes/no: the ones that can be left unestablished (`smtpStatus` says `unknown` itself). */
+export type BooleanCheck = Exclude<keyof Checks, 'smtpStatus'>;
+
+/** Every check beyond the syntax: what a malformed address never gets to. */
+export const BEYOND_FORMAT: readonly BooleanCheck[] = ['domainExists', 'hasMx', 'domainReachable', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+
+/** The interface's verification result (§2.1), and our additional fields. */
 export interface VerificationResult {
   email: string;
   result: Verdict;
   checks: Checks;
   reason: string;
+  /** Why, as a stable code (src/engine/reason-codes.ts). */
+  reasonCode: ReasonCode;
+  /**
+   * The checks whose `false` is not a finding but an absence of one (DNS failed, the domain was
+   * never looked up, the catch-all probe got no answer): the contract's JSON keeps its booleans,
+   * and CSV, human output and the dashboard leave these cells blank. Absent when every check was established.
+   */
+  notEstablished?: readonly BooleanCheck[];
   /** The address with its domain corrected, when the domain takes no mail and looks like a typo of a provider's ("did you mean"). */
   suggestion?: string;
 }
 
+/** A check's value as a table cell: blank where it was not established. */
+export function checkCell(result: VerificationResult, name: keyof Checks): string {
+  return name !== 'smtpStatus' && result.notEstablished?.includes(name) ? '' : String(result.checks[name]);
+}
+
 /**
- * A result as the interface's JSON object (§2.1): its four fields in its order, then `suggestion`
- * when there is one, then `row`, the source file line, when the caller knows it (so that bulk
- * output joins back to the list); whatever else the object carries is left out. The one
- * serialisation shared by `verify --json` and bulk json/ndjson.
+ * A result as the interface's JSON object (§2.1): its four fields in its order, then
+ * `reasonCode`, `notEstablished` and `suggestion` when there are, then `row`, the source file
+ * line, when the caller knows it (so that bulk output joins back to the list); whatever else the
+ * object carries is left out. The one serialisation shared by `verify --json`, bulk json/ndjson
+ * and the stores.
  */
-export function resultJson({ email, result, checks, reason, suggestion }: VerificationResult, row?: number): string {
+export function resultJson({ email, result, checks, reason, reasonCode, notEstablished, suggestion }: VerificationResult, row?: number): string {
   // JSON.stringify leaves out the properties that are undefined.
-  return JSON.stringify({ email, result, checks, reason, suggestion, row });
+  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, row });
 }
 
 /** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */

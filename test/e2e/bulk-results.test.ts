@@ -27,6 +27,7 @@ function resultAt(index: number): VerificationResult {
     email: `user${index}@domain${index % 50}.test`,
     result: verdict,
     reason: `stored result ${index}`,
+    reasonCode: verdict === 'valid' ? 'accepted' : 'timeout',
     checks: {
       format: true, domainExists: true, hasMx: true, domainReachable: false, smtpStatus: verdict === 'valid' ? 'valid' : 'unknown',
       isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: verdict === 'catch_all',

@@ -18,7 +18,7 @@ const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`] as const;
 /** A domain whose DNS answers only after a while: its jobs stay `processing` long enough to observe. */
 const SLOW_DOMAIN = 'slow.test';
 const SLOW_DNS_MS = 10_000;
-const RESULT_COLUMNS = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_COLUMNS = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliSandbox } from '../support/cli-sandbox.js';
 import { startCliWorld, type CliWorld } from '../support/cli-world.js';
-import { MAIL_DOMAIN } from '../support/service-app.js';
+import { MAIL_DOMAIN, MISSING_DOMAIN } from '../support/service-app.js';
 
 /**
  * Merge-back that cannot misalign, and no silent zeros (issue 14): the built CLI against the real
@@ -15,7 +15,7 @@ import { MAIL_DOMAIN } from '../support/service-app.js';
 const ALICE = `alice@${MAIL_DOMAIN}`;
 const BOB = `bob@${MAIL_DOMAIN}`;
 const CAROL = `carol@${MAIL_DOMAIN}`;
-const RESULT_COLUMNS = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_COLUMNS = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
 const NO_VERDICT = RESULT_COLUMNS.map(() => '');
 
 let setup: CliWorld;
@@ -83,7 +83,7 @@ describe('merge-back', () => {
     expect(out.filter((_, index) => index !== 6).map((row) => row.length)).toEqual(Array(7).fill(2 + RESULT_COLUMNS.length));
     for (const row of out.slice(1)) {
       if (row[2] !== '') expect(['valid', 'invalid']).toContain(row[2]);
-      if (row[3] !== '') expect(row[4]).toMatch(/^(true|false)$/);
+      if (row[3] !== '') expect(row[5]).toMatch(/^(true|false)$/);
     }
   });
 
@@ -123,6 +123,46 @@ describe('merge-back', () => {
     expect(run.code, run.stderr).toBe(0);
     const results = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; row: number });
     expect(results.map(({ email, row }) => [email, row])).toEqual([[BOB, 3], [ALICE, 4], [CAROL, 7]]);
+  });
+});
+
+describe('checks that could not be established', () => {
+  it('are blank in CSV, not false, and the reason code says why; JSON keeps the booleans; --only takes codes', async () => {
+    setup.world.dns.set('broken.test', { rcode: 'SERVFAIL' });
+    const input = await file('established.csv', `email\n${ALICE}\nann@broken.test\nann@${MISSING_DOMAIN}\n`);
+    const output = join(dir, 'established-out.csv');
+    const run = await cli.run(['bulk', 'submit', input, '--wait', '--output', output]);
+    expect(run.code, run.stderr).toBe(0);
+    const [header, ...rows] = (await readFile(output, 'utf8')).trim().split('\n').map((line) => line.split(','));
+    expect(header).toEqual(['email', ...RESULT_COLUMNS]);
+    const cell = (row: string[], column: string) => row[header!.indexOf(column)];
+    const byEmail = new Map(rows.map((row) => [row[0], row]));
+    const broken = byEmail.get('ann@broken.test')!;
+    // DNS failed: nothing is known of the domain, so its checks are blank, not false.
+    expect([cell(broken, 'result'), cell(broken, 'reason_code'), cell(broken, 'format')]).toEqual(['unknown', 'dns_failure', 'true']);
+    expect(['domainExists', 'hasMx', 'isKnownProvider', 'isCatchAll'].map((column) => cell(broken, column))).toEqual(['', '', '', '']);
+    expect(cell(broken, 'smtpStatus')).toBe('unknown');
+    // NXDOMAIN is a finding: false, not blank.
+    const missing = byEmail.get(`ann@${MISSING_DOMAIN}`)!;
+    expect([cell(missing, 'result'), cell(missing, 'reason_code'), cell(missing, 'domainExists'), cell(missing, 'hasMx')]).toEqual(['invalid', 'domain_not_found', 'false', 'false']);
+    const alice = byEmail.get(ALICE)!;
+    expect([cell(alice, 'reason_code'), cell(alice, 'domainExists'), cell(alice, 'hasMx'), cell(alice, 'isCatchAll')]).toEqual(['accepted', 'true', 'true', 'false']);
+    // The fixtures' service runs without the web check: not checked, so blank.
+    expect(cell(alice, 'domainReachable')).toBe('');
+
+    const jobId = (await cli.run(['bulk', 'submit', input])).stdout.trim();
+    const json = await cli.run(['bulk', 'results', jobId, '--wait', '--format', 'ndjson', '--only', 'dns_failure,domain_not_found']);
+    expect(json.code, json.stderr).toBe(0);
+    const results = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; reasonCode: string; checks: Record<string, unknown>; notEstablished?: string[] });
+    expect(results.map((result) => [result.email, result.reasonCode])).toEqual([['ann@broken.test', 'dns_failure'], [`ann@${MISSING_DOMAIN}`, 'domain_not_found']]);
+    expect(results[0]!.checks).toMatchObject({ domainExists: false, hasMx: false });
+    expect(results[0]!.notEstablished).toEqual(expect.arrayContaining(['domainExists', 'hasMx']));
+  });
+
+  it('a code that is neither a verdict nor a reason code is refused with exit 2', async () => {
+    const run = await cli.run(['bulk', 'results', 'any-job', '--only', 'valid,mailbox_gone']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"mailbox_gone" is neither');
   });
 });
 

@@ -59,7 +59,7 @@ describe('mailverify verify --local (built binary)', () => {
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     for (const line of lines) {
-      expect(Object.keys(line).sort()).toEqual(['checks', 'email', 'reason', 'result']);
+      expect(Object.keys(line).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
       expect(Object.keys(line.checks).sort()).toEqual([...CHECK_FIELDS].sort());
       expect(typeof line.reason).toBe('string');
       expect(line.reason).not.toBe('');
@@ -84,6 +84,14 @@ describe('mailverify verify --local (built binary)', () => {
     expect(failing.stdout.trim().split('\n')).toHaveLength(2);
     const passing = await run(['verify', ...engineArgs, '--fail-on', 'invalid', 'alice@cli.test']);
     expect(passing.code).toBe(0);
+  });
+
+  it('takes reason codes in --fail-on as well as verdicts', async () => {
+    const byCode = await run(['verify', ...engineArgs, '--fail-on', 'mailbox_not_found', 'alice@cli.test', 'nobody@cli.test']);
+    expect(byCode.code).toBe(3);
+    expect(byCode.stderr).toContain('a result matched --fail-on: mailbox_not_found');
+    const otherCode = await run(['verify', ...engineArgs, '--fail-on', 'mailbox_full,dns_failure', 'alice@cli.test', 'nobody@cli.test']);
+    expect(otherCode.code).toBe(0);
   });
 
   it('reads one address per line from stdin for -', async () => {

@@ -191,7 +191,21 @@ describe('dashboard pages over HTTP', () => {
     }
     expect(page.text).toContain('<strong id="job-status">completed</strong>');
     expect(page.text).toContain(`someone@${SLOW_DOMAIN}`);
+    expect(page.text).toMatch(new RegExp(`<tr><td>someone@${SLOW_DOMAIN}</td><td>[a-z_]+</td><td><code>[a-z0-9_]+</code></td>`));
     expect(page.text).toContain('Download CSV');
+  });
+
+  it('shows the reason code of a verification, and a check that could not be established as a blank cell, not false', async () => {
+    world.dns.set('servfail.dashboard.test', { rcode: 'SERVFAIL' });
+    await app.createUser('gil@example.test', { credits: 10, password: PASSWORD });
+    const cookie = await signedInAs('gil@example.test');
+    const csrf = csrfOf(await fetchPage('/verify', { cookie }));
+    const page = await fetchPage('/verify', { method: 'POST', cookie, form: { _csrf: csrf, email: 'ann@servfail.dashboard.test' } });
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('<code class="reason-code">dns_failure</code>');
+    expect(page.text).toContain('<tr><th scope="row">domainExists</th><td class="unestablished" title="could not be established"></td></tr>');
+    expect(page.text).toContain('<tr><th scope="row">format</th><td>true</td></tr>');
+    expect(page.text).not.toContain('<th scope="row">hasMx</th><td>false</td>');
   });
 
   it("shows one user's job and upload to no one else", async () => {

@@ -27,8 +27,8 @@ afterAll(async () => {
   await Promise.all([smtp?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
 });
 
-async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string }>> {
-  const results = new Map<string, { result: string; reason: string }>();
+async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string; reasonCode: string }>> {
+  const results = new Map<string, { result: string; reason: string; reasonCode: string }>();
   await verifier.verifyMany(ADDRESSES, (result) => {
     results.set(result.email, result);
   });
@@ -63,6 +63,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
       expect(result.reason).toContain(`SOCKS5 proxy ${loginProxy.host}:${loginProxy.port}`);
       expect(result.reason).toMatch(/authentication/i);
       expect(result.reason).not.toContain('wrong');
+      expect(result.reasonCode).toBe('proxy_failed');
     }
     expect(loginProxy.refusedLogins()).toBeGreaterThan(0);
     expect(smtp.sessionCount()).toBe(0);
@@ -74,6 +75,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
     const result = await guarded.verify('alice@egress.test');
     expect(result.result).toBe('unknown');
     expect(result.reason).toMatch(/private network/);
+    expect(result.reasonCode).toBe('mail_host_unusable');
     expect(openProxy.relayed).toEqual([]);
   });
 });

@@ -80,6 +80,9 @@ describe('the engine on loopback fixtures', () => {
     expect(result).toMatchObject({ email: 'alice@valid.test', result: 'valid' });
     expect(result.reason).toMatch(/^accepted by the recipient's server: 250 2\.1\.5 /);
     expect(result.checks).toEqual({ ...NOTHING_CHECKED, format: true, domainExists: true, hasMx: true, smtpStatus: 'valid' });
+    expect(result.reasonCode).toBe('accepted');
+    // The fixtures turn the web check off: its false is no finding.
+    expect(result.notEstablished).toEqual(['domainReachable']);
   });
 
   it('finds an unknown mailbox invalid, saying so and quoting the 550 5.1.1 reply', async () => {
@@ -87,6 +90,7 @@ describe('the engine on loopback fixtures', () => {
     expect(result.result).toBe('invalid');
     expect(result.checks.smtpStatus).toBe('invalid');
     expect(result.reason).toBe('mailbox does not exist: 550 5.1.1 <nobody@valid.test>: Recipient address rejected: User unknown');
+    expect(result.reasonCode).toBe('mailbox_not_found');
   });
 
   it('finds a malformed address invalid without asking anyone', async () => {
@@ -95,18 +99,26 @@ describe('the engine on loopback fixtures', () => {
     expect(result.result).toBe('invalid');
     expect(result.checks.format).toBe(false);
     expect(result.reason).toMatch(/^invalid address: /);
+    expect(result.reasonCode).toBe('syntax');
+    expect(result.notEstablished).toEqual(['domainExists', 'hasMx', 'domainReachable', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll']);
   });
 
   it('leaves an address literal unknown: format-valid, never probed', async () => {
     const result = await verifier().verify('alice@[127.0.0.101]');
     expect(result).toMatchObject({ result: 'unknown', reason: 'address literals are not probed' });
     expect(result.checks.format).toBe(true);
+    expect(result.reasonCode).toBe('address_literal');
+    expect(result.notEstablished).toContain('domainExists');
   });
 
   it('finds a domain that does not exist (NXDOMAIN) invalid', async () => {
     const result = await verifier().verify('someone@nx.test');
     expect(result).toMatchObject({ result: 'invalid', reason: 'the domain does not exist (NXDOMAIN)' });
     expect(result.checks).toMatchObject({ domainExists: false, hasMx: false, smtpStatus: 'unknown' });
+    expect(result.reasonCode).toBe('domain_not_found');
+    // NXDOMAIN is a finding: domainExists and hasMx are false, not blank.
+    expect(result.notEstablished).not.toContain('domainExists');
+    expect(result.notEstablished).not.toContain('hasMx');
   });
 
   it('probes the A record of a domain without MX as its implicit MX', async () => {
@@ -116,28 +128,36 @@ describe('the engine on loopback fixtures', () => {
     expect(result).toMatchObject({ result: 'valid' });
     expect(result.reason).toMatch(/^accepted by the recipient's server: 250 /);
     expect(result.checks).toMatchObject({ domainExists: true, hasMx: false, smtpStatus: 'valid' });
+    expect(result.reasonCode).toBe('accepted');
     expect(implicit.sessionCount()).toBeGreaterThan(before);
   });
 
   it('finds a null MX domain invalid', async () => {
     const result = await verifier().verify('someone@nullmx.test');
     expect(result).toMatchObject({ result: 'invalid', reason: 'the domain accepts no mail (null MX, RFC 7505)' });
+    expect(result.reasonCode).toBe('no_mail_host');
     expect(result.checks).toMatchObject({ domainExists: true, hasMx: false });
   });
 
   it('finds a domain with neither MX nor A/AAAA invalid', async () => {
     const result = await verifier().verify('someone@nohost.test');
     expect(result).toMatchObject({ result: 'invalid', reason: 'the domain has neither MX nor A/AAAA records' });
+    expect(result.reasonCode).toBe('no_mail_host');
   });
 
   it('leaves SERVFAIL unknown, never invalid', async () => {
     const result = await verifier().verify('someone@servfail.test');
     expect(result).toMatchObject({ result: 'unknown', reason: 'DNS SERVFAIL' });
+    expect(result.reasonCode).toBe('dns_failure');
+    // The contract's booleans stay false in JSON; CSV and the dashboard leave them blank.
+    expect(result.checks).toMatchObject({ domainExists: false, hasMx: false });
+    expect(result.notEstablished).toEqual(expect.arrayContaining(['domainExists', 'hasMx', 'isKnownProvider', 'isCatchAll']));
   });
 
   it('leaves a domain whose MX host cannot be resolved (SERVFAIL) unknown, naming the host', async () => {
     const result = await verifier().verify('someone@brokenmx.test');
     expect(result).toMatchObject({ result: 'unknown', reason: 'the mail hosts have no address (servfail.test: DNS SERVFAIL)' });
+    expect(result.reasonCode).toBe('mail_host_unusable');
     expect(result.checks).toMatchObject({ domainExists: true, hasMx: true, smtpStatus: 'unknown' });
   });
 
@@ -145,6 +165,7 @@ describe('the engine on loopback fixtures', () => {
     const started = Date.now();
     const result = await verifier().verify('someone@silent.test');
     expect(result).toMatchObject({ result: 'unknown', reason: 'DNS timeout' });
+    expect(result.reasonCode).toBe('dns_failure');
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -153,23 +174,27 @@ describe('the engine on loopback fixtures', () => {
     expect(result.result).toBe('catch_all');
     expect(result.checks).toMatchObject({ isCatchAll: true, smtpStatus: 'valid' });
     expect(result.reason).toMatch(/^catch-all domain: [a-z0-9]{20}@catchall\.test got accepted by the recipient's server: 250/);
+    expect(result.reasonCode).toBe('catch_all');
   });
 
   it('finds a disposable address risky', async () => {
     const result = await verifier().verify('user@mailinator.com');
     expect(result).toMatchObject({ result: 'risky', reason: 'disposable email domain' });
+    expect(result.reasonCode).toBe('disposable');
     expect(result.checks).toMatchObject({ isDisposable: true, smtpStatus: 'valid' });
   });
 
   it('finds a role address risky', async () => {
     const result = await verifier().verify('admin@valid.test');
     expect(result).toMatchObject({ result: 'risky', reason: 'role address' });
+    expect(result.reasonCode).toBe('role');
     expect(result.checks.isRole).toBe(true);
   });
 
   it('finds a domain listed on a DNSBL risky', async () => {
     const result = await verifier().verify('x@listed.test');
     expect(result).toMatchObject({ result: 'risky', reason: `blacklisted: listed.test in ${DNSBL_ZONE}` });
+    expect(result.reasonCode).toBe('blacklisted');
     expect(result.checks.isBlacklisted).toBe(true);
   });
 
@@ -200,12 +225,15 @@ describe('the engine on loopback fixtures', () => {
     expect(result.result).toBe('unknown');
     expect(result.checks.smtpStatus).toBe('unknown');
     expect(result.reason).toBe('our IP is blocked: 554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org');
+    expect(result.reasonCode).toBe('ip_blocked');
+    expect(result.notEstablished).toContain('isCatchAll');
   });
 
   it('finds the domain reachable when its web server answers, and not when nothing listens', async () => {
     const withWeb = verifier({ webCheck: true, webPorts: [web.port] });
     const [reachable, unreachable] = await Promise.all([withWeb.verify('alice@valid.test'), withWeb.verify('bob@implicit.test')]);
     expect(reachable.checks.domainReachable).toBe(true);
+    expect(reachable.notEstablished ?? []).not.toContain('domainReachable');
     expect(web.requestCount()).toBeGreaterThan(0);
     expect(unreachable.checks.domainReachable).toBe(false);
   });
@@ -214,6 +242,7 @@ describe('the engine on loopback fixtures', () => {
     const before = web.requestCount();
     const result = await verifier({ webCheck: false, webPorts: [web.port] }).verify('alice@valid.test');
     expect(result.checks.domainReachable).toBe(false);
+    expect(result.notEstablished).toContain('domainReachable');
     expect(web.requestCount()).toBe(before);
   });
 

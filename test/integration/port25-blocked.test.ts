@@ -57,7 +57,7 @@ describe('outbound SMTP dropped by the network', () => {
   it('is reported as blocked, and a 200-address list at 50 domains does not wait a connect timeout per domain', async () => {
     const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, concurrency: CONCURRENCY }));
     const emails = addresses((index) => `d${index}.blocked.test`, DOMAINS);
-    const results: { result: string; reason: string }[] = [];
+    const results: { result: string; reason: string; reasonCode: string }[] = [];
     const started = Date.now();
     await verifier.verifyMany(emails, (result) => {
       results.push(result);
@@ -69,6 +69,9 @@ describe('outbound SMTP dropped by the network', () => {
     const blocked = results.filter((result) => /outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/.test(result.reason));
     // Only the first sessions' addresses spend a timeout; all the others are told at once.
     expect(blocked.length).toBeGreaterThanOrEqual(150);
+    // Those say so in their code; the ones that spent a timeout before the port was found blocked say that.
+    expect(blocked.every((result) => result.reasonCode === 'port25_blocked')).toBe(true);
+    expect(new Set(results.map((result) => result.reasonCode))).toEqual(new Set(['port25_blocked', 'timeout']));
     expect(verifier.network.status().port25).toMatchObject({ state: 'blocked', reason: expect.stringContaining(`outbound port ${port} appears blocked`) });
     // 25 timeouts one after the other without the fail-fast; a small multiple of one with it (a generous bound).
     expect(elapsed).toBeLessThan(8 * CONNECT_TIMEOUT_MS);
@@ -76,13 +79,14 @@ describe('outbound SMTP dropped by the network', () => {
 
   it('is not concluded from refused connections: a refusal is an answer', async () => {
     const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS }));
-    const results: { reason: string }[] = [];
+    const results: { reason: string; reasonCode: string }[] = [];
     const refused = addresses((index) => `r${index}.refused.test`, 5);
     await verifier.verifyMany(refused, (result) => {
       results.push(result);
     });
     expect(results).toHaveLength(refused.length);
     expect(results.every((result) => /ECONNREFUSED/.test(result.reason))).toBe(true);
+    expect(results.every((result) => result.reasonCode === 'connection_failed')).toBe(true);
     expect(verifier.network.status().port25.state).not.toBe('blocked');
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier } from '../../src/engine/index.js';
+import { createVerifier, type VerificationResult } from '../../src/engine/index.js';
 import { RESOLVER_CANARIES } from '../../src/engine/dns/sanity.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { fixtureOptions } from '../support/engine-fixtures.js';
@@ -26,7 +26,7 @@ describe('a truthful resolver', () => {
     truthful.resetCounts();
     const first = await verifier.verify('ann@missing-domain.test');
     const second = await verifier.verify('bob@other-missing.test');
-    expect(first).toMatchObject({ result: 'invalid', reason: 'the domain does not exist (NXDOMAIN)' });
+    expect(first).toMatchObject({ result: 'invalid', reason: 'the domain does not exist (NXDOMAIN)', reasonCode: 'domain_not_found' });
     expect(second.result).toBe('invalid');
     for (const canary of RESOLVER_CANARIES) expect(truthful.queryCount(canary, 'MX'), canary).toBe(1);
   });
@@ -55,7 +55,7 @@ describe('a truthful resolver', () => {
 describe('a resolver that denies every name', () => {
   it('is not believed: addresses at providers and at unknown domains are unknown, never invalid, and the reason says what to do', async () => {
     const verifier = createVerifier(fixtureOptions(lying, NO_SMTP_PORT));
-    const results: { email: string; result: string; reason: string; suggestion?: string }[] = [];
+    const results: VerificationResult[] = [];
     await verifier.verifyMany(['jane@gmail.com', 'joe@outlook.com', 'someone@example.org', 'ann@gmial.com'], (result) => {
       results.push(result);
     });
@@ -64,6 +64,9 @@ describe('a resolver that denies every name', () => {
       expect(result.result, result.email).toBe('unknown');
       expect(result.reason).toMatch(/^the resolver is not answering truthfully: it gives no MX records for gmail\.com, outlook\.com, yahoo\.com/);
       expect(result.reason).toContain('--dns-server');
+      expect(result.reasonCode, result.email).toBe('resolver_untruthful');
+      // Denied by a resolver that is not believed: neither the domain nor its MX is known to be missing.
+      expect(result.notEstablished, result.email).toEqual(expect.arrayContaining(['domainExists', 'hasMx', 'isCatchAll']));
     }
     // A typo stays a likely typo whatever the resolver says.
     expect(results.find((result) => result.email === 'ann@gmial.com')?.suggestion).toBe('ann@gmail.com');

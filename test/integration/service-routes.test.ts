@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REASON_CODE_NAMES } from '../../src/engine/reason-codes.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
 import { verifySchema } from '../../src/server/schemas/verification.js';
@@ -20,7 +21,9 @@ const alice = `alice@${MAIL_DOMAIN}`;
 const bob = `bob@${MAIL_DOMAIN}`;
 
 function expectVerificationResult(result: Record<string, unknown>, email: string): void {
-  expect(Object.keys(result).sort()).toEqual(['checks', 'email', 'reason', 'result']);
+  // The contract's four fields, the reason code beside them, and the checks not established when there are.
+  expect(Object.keys(result).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
+  expect(REASON_CODE_NAMES).toContain(result.reasonCode);
   expect(result.email).toBe(email);
   expect(VERDICTS).toContain(result.result);
   expect(typeof result.reason).toBe('string');
@@ -78,7 +81,8 @@ describe('service routes', () => {
     const single = await app.call('POST', '/v1/verify', { token, json: { email: 'ann@gmial.com' } });
     expect(single.status).toBe(200);
     expect(single.body).toMatchObject({ email: 'ann@gmial.com', result: 'invalid', suggestion: 'ann@gmail.com' });
-    expect(Object.keys(single.body).sort()).toEqual(['checks', 'email', 'reason', 'result', 'suggestion']);
+    expect(Object.keys(single.body).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result', 'suggestion']);
+    expect(single.body.reasonCode).toBe('domain_not_found');
 
     const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: ['bob@hotmial.com', alice] } });
     const jobId = submitted.body.jobId as string;
@@ -233,7 +237,11 @@ describe('service routes', () => {
     expect(verify.parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
     const job = document.paths['/v1/bulk-verify/{job_id}'].get;
     expect(job.parameters).toContainEqual(expect.objectContaining({ name: 'job_id', in: 'path', required: true }));
-    expect(job.responses['200'].content['application/json'].schema.properties.results.items.required).toEqual(['email', 'result', 'checks', 'reason']);
+    const resultSchema = job.responses['200'].content['application/json'].schema.properties.results.items;
+    expect(resultSchema.required).toEqual(['email', 'result', 'checks', 'reason', 'reasonCode']);
+    // The reason codes as an enum, for generated clients.
+    expect(resultSchema.properties.reasonCode.enum).toEqual(REASON_CODE_NAMES);
+    expect(resultSchema.properties.reasonCode.enum).toContain('port25_blocked');
     expect(document.paths['/v1/auth/login'].post.security).toBeUndefined();
     expect(document.paths['/v1/tokens/{id}'].delete.responses['404'].content['application/problem+json']).toBeDefined();
   });

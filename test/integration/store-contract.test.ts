@@ -24,6 +24,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       email,
       result: 'valid',
       reason,
+      reasonCode: 'accepted',
       checks: {
         format: true, domainExists: true, hasMx: true, domainReachable: false, smtpStatus: 'valid',
         isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: false,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultIndex } from '../../src/csv/result-index.js';
 import { writeResults, type WriteResultsOptions } from '../../src/csv/result-writer.js';
 import { openListSource } from '../../src/csv/source.js';
+import type { ReasonCode } from '../../src/engine/reason-codes.js';
 import type { Checks, Verdict, VerificationResult } from '../../src/engine/types.js';
 
 const CHECKS: Checks = {
@@ -22,9 +23,10 @@ const CHECKS: Checks = {
   isKnownProvider: false,
   isCatchAll: false,
 };
-const result = (email: string, verdict: Verdict): VerificationResult => ({ email, result: verdict, checks: CHECKS, reason: `${verdict} because` });
+const result = (email: string, verdict: Verdict): VerificationResult => ({ email, result: verdict, checks: CHECKS, reason: `${verdict} because`, reasonCode: CODE_OF[verdict] });
+const CODE_OF: Record<Verdict, ReasonCode> = { valid: 'accepted', invalid: 'mailbox_not_found', risky: 'role', catch_all: 'catch_all', unknown: 'timeout' };
 const CHECK_VALUES = ['true', 'true', 'true', 'false', 'valid', 'false', 'false', 'false', 'false', 'false'];
-const RESULT_HEADER = ['result', 'reason', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_HEADER = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
 
 let dir: string;
 beforeAll(async () => {
@@ -62,8 +64,9 @@ describe('writeResults with the source list', () => {
       ['Nobody', '', 'invalid', 'no address in this row'],
       ['Bad', 'not-an-address', 'invalid', expect.any(String)],
     ]);
-    expect(rows[1]!.slice(4, -1)).toEqual(CHECK_VALUES);
-    expect(rows[5]![4]).toBe('false');
+    expect(rows[1]!.slice(5, -1)).toEqual(CHECK_VALUES);
+    // A syntax failure: the code, format false (a finding), every check beyond it blank (never looked at).
+    expect(rows[5]!.slice(4, -1)).toEqual(['syntax', 'false', '', '', '', 'unknown', '', '', '', '', '']);
     expect(count).toBe(5);
   });
 
@@ -76,7 +79,7 @@ describe('writeResults with the source list', () => {
     const empty = RESULT_HEADER.map(() => '');
     expect(parse((await output).toString('utf8'))).toEqual([
       ['email', ...RESULT_HEADER],
-      ['ann@example.org', 'valid', 'valid because', ...CHECK_VALUES, ''],
+      ['ann@example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, ''],
       ['cy@example.org', ...empty],
       ['', ...empty],
       ['dee@example.org', ...empty],
@@ -90,12 +93,12 @@ describe('writeResults with the source list', () => {
     const { output } = await written({ format: 'csv', results, source: await openListSource(path) });
     const rows = parse(output, { delimiter: ';', relax_column_count: true }) as string[][];
     expect(rows[0]).toEqual(['Name', 'Email', ...RESULT_HEADER]);
-    expect(rows[1]).toEqual(['Ann', 'Ann@Example.org', 'valid', 'valid because', ...CHECK_VALUES, '']);
+    expect(rows[1]).toEqual(['Ann', 'Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, '']);
     expect(rows[2]!.slice(0, 4)).toEqual(['Bob', '', 'invalid', 'no address in this row']);
-    expect(rows[3]).toEqual(['Cy', 'bob@example.org', 'catch_all', 'catch_all because', ...CHECK_VALUES, '']);
+    expect(rows[3]).toEqual(['Cy', 'bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, '']);
     expect(rows[4]!.slice(0, 3)).toEqual(['Dee', 'bad', 'invalid']);
     expect(rows[4]!.slice(2 + RESULT_HEADER.length)).toEqual(['extra', 'more']);
-    expect(rows.slice(0, 4).map((row) => row.length)).toEqual([15, 15, 15, 15]);
+    expect(rows.slice(0, 4).map((row) => row.length)).toEqual([16, 16, 16, 16]);
   });
 
   it('names the columns of a source without a header', async () => {
@@ -118,7 +121,7 @@ describe('writeResults with the source list', () => {
     const { output, count } = await written({ format: 'ndjson', results, source: await openListSource(path) });
     const lines = output.trim().split('\n').map((line) => JSON.parse(line) as VerificationResult);
     expect(lines.map((line) => [line.email, line.result])).toEqual([['bob@example.org', 'catch_all'], ['Ann@Example.org', 'valid']]);
-    expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason', 'row']);
+    expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason', 'reasonCode', 'row']);
     expect(lines.map((line) => (line as VerificationResult & { row: number }).row)).toEqual([2, 3]);
     expect(count).toBe(2);
   });
@@ -129,8 +132,8 @@ describe('writeResults without a source', () => {
     const { output } = await written({ format: 'csv', results });
     expect(parse(output)).toEqual([
       ['email', ...RESULT_HEADER],
-      ['Ann@Example.org', 'valid', 'valid because', ...CHECK_VALUES, ''],
-      ['bob@example.org', 'catch_all', 'catch_all because', ...CHECK_VALUES, ''],
+      ['Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, ''],
+      ['bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, ''],
     ]);
   });
 

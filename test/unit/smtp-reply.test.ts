@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeReply, REPLY_RULES, replyKind, ruleOf, statusOfKind, type ReplyKind } from '../../src/engine/smtp/reply-table.js';
+import { codeOfKind, describeReply, REPLY_RULES, replyKind, ruleOf, statusOfKind, type ReplyKind } from '../../src/engine/smtp/reply-table.js';
 import { parseReply, SmtpProtocolError } from '../../src/engine/smtp/reply.js';
 import type { SmtpStatus } from '../../src/engine/types.js';
 
@@ -95,6 +95,12 @@ describe('the table against real replies', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(150);
     expect(new Set(CORPUS.map((entry) => entry.provider)).size).toBeGreaterThanOrEqual(20);
     for (const entry of CORPUS) expect(entry.source, entry.reply).not.toBe('');
+  });
+
+  it('gives every reason code a reply can have to some real reply', () => {
+    const codes = new Set([...REPLY_RULES.map((row) => row.kind), 'rejected' as const].map(codeOfKind));
+    const given = new Set(CORPUS.map((entry) => codeOfKind(replyKind(reply(entry.reply)))));
+    expect([...codes].filter((code) => !given.has(code))).toEqual([]);
   });
 
   it.each(CORPUS.map((entry) => [entry.reply, entry.kind, entry.status, entry.provider] as const))('%s → %s, %s (%s)', (line, kind, status) => {

@@ -1,5 +1,6 @@
 import type { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
+import { REASON_CODE_NAMES } from '../../engine/reason-codes.js';
 import { VERDICTS } from '../../engine/types.js';
 import { LOG_LEVELS } from '../../server/logging.js';
 import { UsageError } from '../errors.js';
@@ -12,10 +13,13 @@ const SHELLS = ['bash', 'zsh', 'fish'] as const;
 /** What may follow a flag that takes a value: words, files, directories, or nothing known. */
 type Values = { words: readonly string[] } | 'files' | 'dirs' | 'none';
 
+/** `--only` and `--fail-on` take verdicts and reason codes (`catch_all` is both). */
+const SELECTORS = [...VERDICTS, ...REASON_CODE_NAMES.filter((code) => code !== 'catch_all')];
+
 /** Flag values the completion knows, by flag; every other value is free text. */
 const FLAG_VALUES: Record<string, Values> = {
-  '--only': { words: VERDICTS },
-  '--fail-on': { words: VERDICTS },
+  '--only': { words: SELECTORS },
+  '--fail-on': { words: SELECTORS },
   '--format': { words: OUTPUT_FORMATS },
   '--log-level': { words: LOG_LEVELS },
   '--output': 'files',

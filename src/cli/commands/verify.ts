@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { resultJson, type Verdict, type VerificationResult } from '../../engine/types.js';
+import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js';
+import { resultJson, type VerificationResult } from '../../engine/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { engineFlagsGiven, resolvedEngineOptions } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
-import { humanLine, parseVerdictList } from '../format.js';
+import { humanLine, parseSelectorList } from '../format.js';
 import { collectAddresses } from '../input.js';
 import { createIo, type Io } from '../io.js';
 
@@ -60,14 +61,14 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   const flags = command.optsWithGlobals<VerifyFlags>();
   if (!flags.local) refuseEngineFlagsWithoutLocal(command);
   const out = createIo(flags);
-  const failOn = flags.failOn === undefined ? [] : parseVerdictList(flags.failOn, '--fail-on');
+  const failOn = flags.failOn === undefined ? [] : parseSelectorList(flags.failOn, '--fail-on');
   const emails = await collectAddresses(args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
   const source = flags.local ? await localSource(command) : await remoteSource(command, out);
-  const matched = new Set<Verdict>();
+  const matched = new Set<ResultSelector>();
   const print = inOrderPrinter(emails, (result) => {
-    if (failOn.includes(result.result)) matched.add(result.result);
+    for (const selector of selectorsOf(result)) if (failOn.includes(selector)) matched.add(selector);
     out.stdout.write(`${out.json ? jsonSafe(resultJson(result)) : humanLine(result, out.color)}\n`);
   });
   await source(emails, print);

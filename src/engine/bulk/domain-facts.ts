@@ -21,9 +21,10 @@ export interface DomainFacts {
   mail: MailTargets;
   /** The provider domain this one is likely a typo of, when it takes no mail (see suggest.ts). */
   suggestedDomain: string | null;
-  /** DNSBL listings of the domain and its mail hosts' addresses. */
-  listings: Promise<readonly string[]>;
-  reachable: Promise<boolean>;
+  /** DNSBL listings of the domain and its mail hosts' addresses; null when none were asked for. */
+  listings: Promise<readonly string[] | null>;
+  /** Null when the web check did not run (turned off, or no domain to ask). */
+  reachable: Promise<boolean | null>;
 }
 
 function statusOf(route: MailRoute): DomainStatus {
@@ -80,7 +81,7 @@ export async function gatherDomainFacts(sources: FactSources, asciiDomain: strin
     isKnownProvider: isKnownProvider(asciiDomain, mailHosts),
     mail,
     suggestedDomain: TAKES_NO_MAIL.has(route.kind) ? suggestDomain(asciiDomain) : null,
-    listings: status.kind === 'routable' ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve([]),
-    reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(false),
+    listings: status.kind === 'routable' && options.dnsblZones.length > 0 ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve(null),
+    reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(null),
   };
 }

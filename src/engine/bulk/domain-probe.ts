@@ -17,7 +17,7 @@ function catchAllFinding(answer: ProbeAnswer, probeAddress: string): CatchAllFin
  * we do not ask, and report what it would answer (the verdict is `catch_all` either way).
  */
 function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
-  return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})` };
+  return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})`, code: 'accepted' };
 }
 
 /**

@@ -25,7 +25,7 @@ export class DomainRun {
   async run(): Promise<void> {
     const facts = await this.context.domainFacts(this.asciiDomain);
     if (facts.status.kind !== 'routable' || facts.mail.targets.length === 0) {
-      const outcome = Promise.resolve(unknownOutcome(facts.mail.problem));
+      const outcome = Promise.resolve(unknownOutcome(facts.mail.problem, 'mail_host_unusable'));
       const addresses = [...this.entries.keys()];
       await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
       return;

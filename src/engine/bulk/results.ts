@@ -3,7 +3,7 @@ import type { CatchAllFinding } from '../checks/catch-all.js';
 import { domainExists, hasMx } from '../checks/mail-route.js';
 import type { SmtpOutcome } from '../checks/smtp-status.js';
 import { isRoleLocalPart } from '../lists/roles.js';
-import { NOTHING_CHECKED, type Checks, type VerificationResult } from '../types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type BooleanCheck, type Checks, type VerificationResult } from '../types.js';
 import type { DomainFacts } from './domain-facts.js';
 
 /** One address of the input, well-formed, waiting for its domain's findings. */
@@ -16,33 +16,59 @@ export interface AddressEntry {
 /** The per-domain findings an address's result is built from, all settled. */
 export interface DomainFindings {
   facts: DomainFacts;
-  listings: readonly string[];
-  reachable: boolean;
+  /** Null when no DNSBL was asked. */
+  listings: readonly string[] | null;
+  /** Null when the web check did not run. */
+  reachable: boolean | null;
   catchAll: CatchAllFinding;
 }
 
 /** The words behind the checks that a result has (see `Evidence`). */
-type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'listings' | 'catchAllReason'>>;
+type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'smtpCode' | 'listings' | 'catchAllReason'>>;
 
-function result(email: string, checks: Checks, domain: DomainStatus, words: Explanations): VerificationResult {
-  const { result: verdict, reason } = classify({
+/** Checks that were looked for and not found stay; a `true` is always a finding. */
+function unestablished(checks: Checks, candidates: readonly BooleanCheck[]): BooleanCheck[] | undefined {
+  const left = candidates.filter((name) => !checks[name]);
+  return left.length > 0 ? left : undefined;
+}
+
+function result(email: string, checks: Checks, domain: DomainStatus, words: Explanations, notLooked: readonly BooleanCheck[]): VerificationResult {
+  const classified = classify({
     checks,
     domain,
     formatProblem: words.formatProblem ?? '',
     smtpReason: words.smtpReason ?? 'not asked',
+    smtpCode: words.smtpCode ?? 'internal_error',
     listings: words.listings ?? [],
     catchAllReason: words.catchAllReason ?? '',
   });
-  return { email, result: verdict, checks, reason };
+  const notEstablished = unestablished(checks, notLooked);
+  return { email, ...classified, checks, ...(notEstablished ? { notEstablished } : {}) };
 }
 
+/** What an address literal never gets to: everything about a domain. */
+const DOMAIN_CHECKS = BEYOND_FORMAT.filter((name) => name !== 'isRole');
+
 export function malformedResult(email: string, problem: string): VerificationResult {
-  return result(email, NOTHING_CHECKED, { kind: 'not-looked-up', detail: 'malformed' }, { formatProblem: problem });
+  return result(email, NOTHING_CHECKED, { kind: 'not-looked-up', detail: 'malformed' }, { formatProblem: problem }, BEYOND_FORMAT);
 }
 
 /** `user@[192.0.2.1]`: well-formed, but a literal names no domain to look up and is never probed. */
 export function addressLiteralResult(email: string): VerificationResult {
-  return result(email, { ...NOTHING_CHECKED, format: true }, { kind: 'not-looked-up', detail: 'address literals are not probed' }, {});
+  const checks = { ...NOTHING_CHECKED, format: true };
+  return result(email, checks, { kind: 'not-looked-up', detail: 'address literals are not probed' }, { smtpCode: 'address_literal' }, DOMAIN_CHECKS);
+}
+
+/** What DNS, the DNSBLs, the web check and the probes did not find out for an address at this domain. */
+function notLookedAt({ facts, listings, reachable, catchAll }: DomainFindings, smtp: SmtpOutcome): BooleanCheck[] {
+  const names: BooleanCheck[] = [];
+  // A failed or disbelieved lookup: what the domain is and where its mail goes are unknown.
+  if (facts.status.kind === 'dns-failure' || facts.status.kind === 'untrusted-dns') names.push('domainExists', 'hasMx', 'isKnownProvider');
+  if (reachable === null && facts.route.kind !== 'nxdomain') names.push('domainReachable');
+  if (listings === null) names.push('isBlacklisted');
+  // The random address got no clear answer, and the address's own answer says nothing of it either.
+  if (!catchAll.decided && smtp.status === 'unknown') names.push('isCatchAll');
+  return names;
 }
 
 export function addressResult(entry: AddressEntry, findings: DomainFindings, smtp: SmtpOutcome): VerificationResult {
@@ -51,14 +77,15 @@ export function addressResult(entry: AddressEntry, findings: DomainFindings, smt
     format: true,
     domainExists: domainExists(facts.route),
     hasMx: hasMx(facts.route),
-    domainReachable: reachable,
+    domainReachable: reachable ?? false,
     smtpStatus: smtp.status,
     isDisposable: facts.isDisposable,
     isRole: isRoleLocalPart(entry.local),
-    isBlacklisted: listings.length > 0,
+    isBlacklisted: (listings ?? []).length > 0,
     isKnownProvider: facts.isKnownProvider,
     isCatchAll: catchAll.isCatchAll,
   };
-  const verdict = result(entry.email, checks, facts.status, { smtpReason: smtp.reason, listings, catchAllReason: catchAll.reason });
+  const words = { smtpReason: smtp.reason, smtpCode: smtp.code, listings: listings ?? [], catchAllReason: catchAll.reason };
+  const verdict = result(entry.email, checks, facts.status, words, notLookedAt(findings, smtp));
   return facts.suggestedDomain === null ? verdict : { ...verdict, suggestion: `${entry.local}@${facts.suggestedDomain}` };
 }

@@ -1,28 +1,48 @@
+import { DialError } from '../net/egress.js';
+import type { ReasonCode } from '../reason-codes.js';
 import type { SmtpError } from '../smtp/errors.js';
-import { describeReply, replyKind, statusOfKind, wordsOfKind, type ReplyKind } from '../smtp/reply-table.js';
+import { codeOfKind, describeReply, replyKind, statusOfKind, wordsOfKind, type ReplyKind } from '../smtp/reply-table.js';
 import type { SmtpReply } from '../smtp/reply.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { SmtpStatus } from '../types.js';
 
-/** The `smtpStatus` check for one address, and the words behind it (a result's `reason`). */
+/** The `smtpStatus` check for one address, the words behind it (a result's `reason`) and their code. */
 export interface SmtpOutcome {
   status: SmtpStatus;
   reason: string;
+  code: ReasonCode;
 }
 
 export function outcomeOfReply(reply: SmtpReply, kind: ReplyKind = replyKind(reply)): SmtpOutcome {
-  return { status: statusOfKind(kind), reason: describeReply(reply, kind) };
+  return { status: statusOfKind(kind), reason: describeReply(reply, kind), code: codeOfKind(kind) };
+}
+
+/** Why no connection was made, as a code: our own network's condition, or the host's silence. */
+function codeOfDialFailure(cause: DialError): ReasonCode {
+  if (cause.condition === 'port-blocked') return 'port25_blocked';
+  if (cause.condition === 'proxy') return 'proxy_failed';
+  return cause.timedOut ? 'timeout' : 'connection_failed';
+}
+
+function codeOfFailure(error: SmtpError): ReasonCode {
+  if (error.cause instanceof DialError) return codeOfDialFailure(error.cause);
+  return error.kind === 'timeout' ? 'timeout' : 'connection_failed';
 }
 
 /** Why a host gave no answer to our question: refused connection, timeout, refused greeting... */
 export function outcomeOfFailure(error: SmtpError, target: SessionTarget): SmtpOutcome {
   const where = `${target.hostname} (${target.address})`;
   // Refused before RCPT: whatever the reply says, it is about us or the server, never the mailbox.
-  if (error.reply) return { status: 'unknown', reason: `${wordsOfKind(replyKind(error.reply))}: ${error.message} (${where})` };
+  if (error.reply) {
+    const kind = replyKind(error.reply);
+    // A refusal there names no mailbox: read unexplained, it is the server refusing us.
+    const code = statusOfKind(kind) === 'unknown' ? codeOfKind(kind) : 'connection_failed';
+    return { status: 'unknown', reason: `${wordsOfKind(kind)}: ${error.message} (${where})`, code };
+  }
   const prefix = error.kind === 'timeout' ? 'timeout' : error.kind === 'connect' ? 'no connection' : 'connection lost';
-  return { status: 'unknown', reason: `${prefix}: ${where}: ${error.message}` };
+  return { status: 'unknown', reason: `${prefix}: ${where}: ${error.message}`, code: codeOfFailure(error) };
 }
 
-export function unknownOutcome(reason: string): SmtpOutcome {
-  return { status: 'unknown', reason };
+export function unknownOutcome(reason: string, code: ReasonCode): SmtpOutcome {
+  return { status: 'unknown', reason, code };
 }

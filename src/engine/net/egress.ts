@@ -10,12 +10,17 @@ export interface EgressSettings {
   sourceAddress: string | null;
 }
 
-/** Why no connection was made. `timedOut` only for a direct connection that got no answer at all (see port25.ts). */
+/**
+ * Why no connection was made. `timedOut` only for a direct connection that got no answer at all
+ * (see port25.ts); `condition` when the fault is on our side: the port is blocked on our network,
+ * or our proxy failed.
+ */
 export class DialError extends Error {
   override name = 'DialError';
   constructor(
     message: string,
     readonly timedOut = false,
+    readonly condition: 'port-blocked' | 'proxy' | null = null,
   ) {
     super(message);
   }
@@ -64,7 +69,10 @@ function dialThroughProxy(proxy: ProxySettings, sourceAddress: string | null): D
       });
       return socket;
     } catch (error) {
-      throw new DialError(`${describeProxy(proxy)} gave no connection to ${address}:${port}: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      // The proxy answered, and the host behind it refused or was unreachable: the host's fault, not the proxy's.
+      const hostFailed = message.startsWith('Socks5 proxy rejected connection');
+      throw new DialError(`${describeProxy(proxy)} gave no connection to ${address}:${port}: ${message}`, false, hostFailed ? null : 'proxy');
     }
   };
 }

@@ -40,7 +40,7 @@ export class Port25Watch {
     return async (address, port, timeoutMs) => {
       const startedAt = this.clock.now();
       if (this.blockedReason !== null) {
-        if (startedAt < this.nextRecheckAt) throw new DialError(this.blockedReason);
+        if (startedAt < this.nextRecheckAt) throw new DialError(this.blockedReason, false, 'port-blocked');
         this.nextRecheckAt = startedAt + RECHECK_MS;
       }
       try {

@@ -44,7 +44,7 @@ export class SmtpConnection {
       socket.setNoDelay(true);
       return new SmtpConnection(socket);
     } catch (error) {
-      if (error instanceof DialError) throw new SmtpError('connect', error.message);
+      if (error instanceof DialError) throw new SmtpError('connect', error.message, undefined, error);
       throw error;
     }
   }

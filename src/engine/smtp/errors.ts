@@ -16,8 +16,10 @@ export class SmtpError extends Error {
     readonly kind: SmtpFailureKind,
     message: string,
     readonly reply?: SmtpReply,
+    /** The failure underneath, when there is one (a DialError says whether our own network is at fault). */
+    cause?: Error,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'SmtpError';
   }
 }

@@ -123,7 +123,7 @@ export class SmtpProber {
     try {
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
-        if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask'));
+        if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
         const slot = await this.options.takeSlot(target.address);
         try {
           // While we waited, others may have emptied the queue or given up on this host.
@@ -136,7 +136,7 @@ export class SmtpProber {
       }
     } catch (error) {
       // A bug, not a network problem: the addresses still get an answer, and the cause is named.
-      this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`));
+      this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'));
     }
   }
 
@@ -160,7 +160,7 @@ export class SmtpProber {
     let replies = 0;
     for (let item = await this.next(); item; item = await this.next()) {
       if (!isAscii(item.address) && !session.smtpUtf8) {
-        item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)'), kind: null });
+        item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)', 'smtputf8_unsupported'), kind: null });
         continue;
       }
       try {
@@ -186,7 +186,7 @@ export class SmtpProber {
       } catch (error) {
         session.abort();
         if (error instanceof SmtpError) return this.lost(item, error, target, replies === 0);
-        item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`), kind: null });
+        item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'), kind: null });
         throw error;
       }
     }

@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../reason-codes.js';
 import type { SmtpStatus } from '../types.js';
 import type { SmtpReply } from './reply.js';
 import { REPLY_RULES, type ReplyKind, type ReplyRule } from './reply-rules.js';
@@ -5,21 +6,21 @@ import { REPLY_RULES, type ReplyKind, type ReplyRule } from './reply-rules.js';
 export { REPLY_RULES, type ReplyKind, type ReplyRule } from './reply-rules.js';
 
 /** What each kind of reply makes of the mailbox, and how a result's `reason` says it. */
-const MEANINGS: Record<ReplyKind, { status: SmtpStatus; words: string }> = {
-  accepted: { status: 'valid', words: "accepted by the recipient's server" },
-  'not-verified': { status: 'unknown', words: 'the server takes mail without verifying the address' },
-  'no-such-mailbox': { status: 'invalid', words: 'mailbox does not exist' },
-  'mailbox-disabled': { status: 'invalid', words: 'mailbox disabled' },
-  'relay-denied': { status: 'invalid', words: 'relay refused for this domain' },
-  'mailbox-full': { status: 'unknown', words: 'mailbox full' },
-  'rate-limited': { status: 'unknown', words: "rate-limited by the recipient's server" },
-  greylisted: { status: 'unknown', words: 'greylisted' },
-  temporary: { status: 'unknown', words: "temporary failure at the recipient's server" },
-  blocked: { status: 'unknown', words: 'our IP is blocked' },
-  policy: { status: 'unknown', words: "refused by the recipient's policy" },
-  'sender-rejected': { status: 'unknown', words: 'our sender address was rejected' },
-  'too-many-recipients': { status: 'unknown', words: 'too many recipients in one transaction' },
-  rejected: { status: 'unknown', words: 'refused without a reason we can read' },
+const MEANINGS: Record<ReplyKind, { status: SmtpStatus; code: ReasonCode; words: string }> = {
+  accepted: { status: 'valid', code: 'accepted', words: "accepted by the recipient's server" },
+  'not-verified': { status: 'unknown', code: 'not_verified', words: 'the server takes mail without verifying the address' },
+  'no-such-mailbox': { status: 'invalid', code: 'mailbox_not_found', words: 'mailbox does not exist' },
+  'mailbox-disabled': { status: 'invalid', code: 'mailbox_disabled', words: 'mailbox disabled' },
+  'relay-denied': { status: 'invalid', code: 'not_served_here', words: 'relay refused for this domain' },
+  'mailbox-full': { status: 'unknown', code: 'mailbox_full', words: 'mailbox full' },
+  'rate-limited': { status: 'unknown', code: 'rate_limited', words: "rate-limited by the recipient's server" },
+  greylisted: { status: 'unknown', code: 'greylisted', words: 'greylisted' },
+  temporary: { status: 'unknown', code: 'temporary_failure', words: "temporary failure at the recipient's server" },
+  blocked: { status: 'unknown', code: 'ip_blocked', words: 'our IP is blocked' },
+  policy: { status: 'unknown', code: 'policy_refused', words: "refused by the recipient's policy" },
+  'sender-rejected': { status: 'unknown', code: 'sender_refused', words: 'our sender address was rejected' },
+  'too-many-recipients': { status: 'unknown', code: 'rate_limited', words: 'too many recipients in one transaction' },
+  rejected: { status: 'unknown', code: 'unreadable_refusal', words: 'refused without a reason we can read' },
 };
 
 /** Kinds worth asking again after the greylist delay: the same question may get another answer. */
@@ -48,6 +49,11 @@ export function statusOfKind(kind: ReplyKind): SmtpStatus {
 
 export function isRetried(kind: ReplyKind): boolean {
   return RETRIED.has(kind);
+}
+
+/** The result's `reasonCode` for a kind of reply. */
+export function codeOfKind(kind: ReplyKind): ReasonCode {
+  return MEANINGS[kind].code;
 }
 
 /** What a kind of reply says happened, in words: the start of a result's `reason`. */

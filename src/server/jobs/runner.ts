@@ -1,4 +1,4 @@
-import { NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
 import type { WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 
@@ -49,7 +49,9 @@ export function engineFailureResult(email: string, error: unknown): Verification
     email,
     result: 'unknown',
     reason: `verification failed inside the service: ${message}`,
+    reasonCode: 'internal_error',
     checks: NOTHING_CHECKED,
+    notEstablished: ['format', ...BEYOND_FORMAT],
   };
 }
 

@@ -1,4 +1,5 @@
-import { VERDICTS } from '../../engine/types.js';
+import { REASON_CODE_NAMES } from '../../engine/reason-codes.js';
+import { BEYOND_FORMAT, VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
 
 /** The interface's `checks` object (§2.3), field for field. */
@@ -22,17 +23,24 @@ export const checksSchema = {
 
 /**
  * The verification result (§2.1): single responses and every entry of a bulk job's results. The
- * contract's four fields, and `suggestion` as an additional one, present only when there is one.
+ * contract's four fields, and additional ones: `reasonCode` always, `notEstablished` and
+ * `suggestion` only when there are.
  */
 export const verificationResultSchema = {
   type: 'object',
-  required: ['email', 'result', 'checks', 'reason'],
+  required: ['email', 'result', 'checks', 'reason', 'reasonCode'],
   additionalProperties: false,
   properties: {
     email: { type: 'string' },
     result: { type: 'string', enum: [...VERDICTS] },
     checks: checksSchema,
     reason: { type: 'string' },
+    reasonCode: { type: 'string', enum: REASON_CODE_NAMES, description: 'Why, as a stable code (the README lists them); `reason` says it in words.' },
+    notEstablished: {
+      type: 'array',
+      items: { type: 'string', enum: ['format', ...BEYOND_FORMAT] },
+      description: 'Checks whose `false` is no finding: they could not be established (DNS failed, the domain was not looked up, the probe got no answer).',
+    },
     suggestion: { type: 'string', description: 'The address with a likely typo in its domain corrected ("did you mean").' },
   },
 } as const;

@@ -2,10 +2,10 @@ import { extname } from 'node:path';
 import type { ResultIndex } from '../../../csv/result-index.js';
 import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
 import type { ListSource } from '../../../csv/source.js';
-import type { Verdict } from '../../../engine/types.js';
+import type { ResultSelector } from '../../../engine/result-filter.js';
 import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
 import { UsageError } from '../../errors.js';
-import { parseVerdictList } from '../../format.js';
+import { parseSelectorList } from '../../format.js';
 import type { Io } from '../../io.js';
 import { DEFAULT_WAIT_TIMEOUT, parseWaitTimeout } from './jobs.js';
 
@@ -22,7 +22,7 @@ export interface OutputPlan {
   /** A file written atomically; stdout when absent. */
   path?: string;
   format: OutputFormat;
-  only?: Verdict[];
+  only?: ResultSelector[];
   /** --wait-timeout in milliseconds. */
   outageMs: number;
   flags: OutputFlags;
@@ -35,7 +35,7 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = { '.csv': 'csv', '.jso
  * done, the output file's place too: a job is not paid for whose results could not be written.
  */
 export async function planOutput(flags: OutputFlags): Promise<OutputPlan> {
-  const only = flags.only === undefined ? undefined : parseVerdictList(flags.only, '--only');
+  const only = flags.only === undefined ? undefined : parseSelectorList(flags.only, '--only');
   if (flags.format !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(flags.format)) {
     throw new UsageError(`--format takes ${OUTPUT_FORMATS.join(', ')}; got "${flags.format}"`);
   }

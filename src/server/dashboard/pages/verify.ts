@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { checkCell, type Checks, type VerificationResult } from '../../../engine/types.js';
 import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
 import { verifySchema } from '../../schemas/verification.js';
 import { CSRF_FIELD } from '../csrf.js';
@@ -10,8 +11,13 @@ const verifyFormSchema = {
   body: { type: 'object', required: ['email'], properties: { email: verifySchema.body.properties.email, [CSRF_FIELD]: { type: 'string' } } },
 };
 
+/** The checks as the page shows them: each name with its value, blank where it was not established. */
+function checkRows(result: VerificationResult): [string, string][] {
+  return (Object.keys(result.checks) as (keyof Checks)[]).map((name) => [name, checkCell(result, name)]);
+}
+
 export function verifyPages(app: FastifyInstance, { store, verifier }: DashboardConfig): void {
-  app.get('/verify', (request, reply) => renderPage(request, reply, 'verify', { title: 'Verify an address', result: null, email: '' }));
+  app.get('/verify', (request, reply) => renderPage(request, reply, 'verify', { title: 'Verify an address', result: null, checks: [], email: '' }));
 
   // The API's single verification, at the API's price: one token, given back if the engine fails.
   app.post<{ Body: { email: string } }>('/verify', { schema: verifyFormSchema }, async (request, reply) => {
@@ -19,6 +25,6 @@ export function verifyPages(app: FastifyInstance, { store, verifier }: Dashboard
     const email = request.body.email.trim();
     await chargeForVerify(store.accounts, userId);
     const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log }, userId, email);
-    return renderPage(request, reply, 'verify', { title: 'Verify an address', result, email });
+    return renderPage(request, reply, 'verify', { title: 'Verify an address', result, checks: checkRows(result), email });
   });
 }

@@ -1,0 +1,53 @@
+/**
+ * `reasonCode`: why a result is what it is, as one stable word a script can test (the README has
+ * them as a table). `reason` keeps the words, the server's own among them; the code never changes
+ * with the wording. Each code belongs to one verdict, except those about the address's mailbox
+ * under a catch-all or risk verdict, which is why the verdict is given beside it.
+ */
+export const REASON_CODES = {
+  // valid
+  accepted: 'the recipient\'s server accepted the address at RCPT TO',
+  // invalid
+  syntax: 'the address is not a well-formed RFC 5321 mailbox',
+  domain_not_found: 'the domain does not exist (NXDOMAIN)',
+  no_mail_host: 'the domain takes no mail: null MX (RFC 7505), or neither MX nor A/AAAA',
+  mailbox_not_found: 'the server says the mailbox does not exist',
+  mailbox_disabled: 'the server says the mailbox is disabled, closed or inactive',
+  not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied)",
+  unreadable_refusal: 'a permanent refusal of the address that names no cause; most such refusals mean the mailbox is not served there',
+  // risky
+  disposable: 'the domain is a disposable (temporary) address provider',
+  role: 'the local part is a role (admin, info, support, ...), not a person',
+  blacklisted: 'the domain or its mail hosts are listed on a DNSBL',
+  // catch_all
+  catch_all: 'the server accepts any address at the domain, so it proves nothing about this one',
+  // unknown: the recipient's server answered, but not about the mailbox
+  not_verified: 'the server takes mail without saying whether the mailbox exists (252)',
+  mailbox_full: 'the mailbox exists but is full or over quota',
+  greylisted: 'the server greylisted us and the retry budget ran out',
+  rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',
+  temporary_failure: 'the server deferred the answer (a 4xx, or a 5xx saying "temporarily")',
+  ip_blocked: 'the server refuses our IP address (DNSBL, reverse DNS, reputation)',
+  policy_refused: 'refused by a policy (content, authentication, recipient preferences), not about the mailbox',
+  sender_refused: 'the server refused our envelope sender (MAIL FROM)',
+  smtputf8_unsupported: 'the server does not take internationalised addresses',
+  // unknown: no answer from the recipient's server
+  timeout: 'a mail host did not answer in time',
+  connection_failed: 'no SMTP conversation with any mail host (refused, reset, TLS or protocol failure)',
+  mail_host_unusable: 'the mail hosts have no address we may contact',
+  // unknown: the verifying side's own condition
+  dns_failure: 'DNS could not answer (SERVFAIL, timeout, refused)',
+  resolver_untruthful: 'the resolver denies well-known domains too, so its denials are not believed',
+  port25_blocked: 'outbound SMTP (port 25) is blocked on the verifying host\'s network',
+  proxy_failed: 'the SOCKS proxy gave no connection',
+  address_literal: 'an address literal (user@[192.0.2.1]) names no domain and is never probed',
+  internal_error: 'a fault in the verifier itself',
+} as const;
+
+export type ReasonCode = keyof typeof REASON_CODES;
+
+export const REASON_CODE_NAMES = Object.keys(REASON_CODES) as ReasonCode[];
+
+export function isReasonCode(value: string): value is ReasonCode {
+  return Object.hasOwn(REASON_CODES, value);
+}
