@@ -9,11 +9,11 @@ export const REASON_CODES = {
   accepted: 'the recipient\'s server accepted the address at RCPT TO',
   // invalid
   syntax: 'the address is not a well-formed RFC 5321 mailbox',
-  domain_not_found: 'the domain does not exist (NXDOMAIN)',
+  domain_not_found: 'the domain does not exist (NXDOMAIN), or its mail server says it does not know it',
   no_mail_host: 'the domain takes no mail: null MX (RFC 7505), or neither MX nor A/AAAA',
   mailbox_not_found: 'the server says the mailbox does not exist',
   mailbox_disabled: 'the server says the mailbox is disabled, closed or inactive',
-  not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied)",
+  not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied, accepts no mail)",
   unreadable_refusal: 'a permanent refusal of the address that names no cause; most such refusals mean the mailbox is not served there',
   // risky
   disposable: 'the domain is a disposable (temporary) address provider',
@@ -27,6 +27,7 @@ export const REASON_CODES = {
   greylisted: 'the server greylisted us and the retry budget ran out',
   rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',
   temporary_failure: 'the server deferred the answer (a 4xx, or a 5xx saying "temporarily")',
+  server_error: 'the server reported a fault of its own (system error, service unavailable)',
   ip_blocked: 'the server refuses our IP address (DNSBL, reverse DNS, reputation)',
   policy_refused: 'refused by a policy (content, authentication, recipient preferences), not about the mailbox',
   sender_refused: 'the server refused our envelope sender (MAIL FROM)',

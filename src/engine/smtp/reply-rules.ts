@@ -46,7 +46,17 @@ export type ReplyKind =
   | 'sender-rejected'
   /** The transaction is full: start a new one and ask again. */
   | 'too-many-recipients'
-  /** A refusal we cannot read: no proof that the address is bad. */
+  /** The domain itself is unknown to the server that should take its mail. */
+  | 'no-such-domain'
+  /** A fault the server reports of itself (internal error, service unavailable): nothing about the mailbox. */
+  | 'server-error'
+  /**
+   * A permanent refusal at RCPT whose words name no cause the table knows. Most such refusals mean
+   * the mailbox or domain is not served there (measured on sources the table was not built from:
+   * bench/accuracy.js); the rows above that name a non-mailbox cause decide otherwise.
+   */
+  | 'unreadable-refusal'
+  /** Not a refusal class at all (a 1xx or 3xx to RCPT): the server is confused, nothing is learnt. */
   | 'rejected';
 
 /** A real reply line and where it was seen. */
@@ -120,6 +130,11 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`exceeded (the )?(sending|message) rate`,
       String.raw`excessive volume`,
       String.raw`try again slower`,
+      String.raw`max(imum)? (number of )?messages per (session|connection)`,
+      String.raw`message rate limit`,
+      String.raw`too many recent messages`,
+      String.raw`organi[sz]ation queue quota`,
+      String.raw`mailbox unavailable or access denied`,
     ),
     examples: [
       {
@@ -135,6 +150,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         source: 'GoDaddy (sisimai rhost-godaddy-03)',
       },
       { reply: '450 4.7.1 Error: too many recipients from 192.0.2.1', source: 'Postfix (smtpd_check.c, smtpd_client_recipient_rate_limit)' },
+      { reply: '550 This message has exceeded the max number of messages per session. Open a new session and try again. IB510', source: 'GoDaddy (sisimai lib/Sisimai/Rhost/GoDaddy.pm)' },
+      // Tencent documents it as a frequency limit, not a missing mailbox (sisimai Rhost/Tencent.pm: "speeding").
+      { reply: '550 Mailbox unavailable or access denied', source: 'Tencent QQ Mail (ActiveCampaign smtp-field-manual data/codes/550.json)' },
     ],
   },
   {
@@ -161,9 +179,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     text: phrases(
       String.raw`sender (address )?(rejected|denied|invalid|unknown)`,
       String.raw`sender domain (does not|not|is not|must)`,
-      String.raw`sender (e-?mail|address) is not`,
       String.raw`invalid sender`,
-      String.raw`emetteur invalide`,
+      String.raw`[eé]metteur|exp[eé]diteur|absender|remitente|mittente`,
       String.raw`sender account`,
       String.raw`sender verify failed`,
       String.raw`domain of sender address`,
@@ -196,11 +213,15 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'no-such-mailbox',
     code: PERMANENT,
     enhanced: /^5\.4\.1$/,
-    text: /recipient address rejected: access denied/i,
+    text: /recipient address(es)? rejected ?: access denied/i,
     examples: [
       {
         reply: '550 5.4.1 Recipient address rejected: Access denied. For more information see https://aka.ms/EXOSmtpErrors',
         source: 'Microsoft 365 (spamresource.com, 2023-09)',
+      },
+      {
+        reply: '550 5.4.1 All recipient addresses rejected : Access denied [#.eop-nam02.prod.protection.outlook.com]',
+        source: 'Microsoft 365 (ActiveCampaign smtp-field-manual data/codes/550.json)',
       },
     ],
   },
@@ -211,12 +232,15 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     text: phrases(
       String.raw`relay(ing)? (to \S+ )?(access )?(denied|not permitted|not allowed|prohibited)`,
       String.raw`not permitted to relay`,
-      String.raw`no relaying`,
       String.raw`not configured to relay`,
       String.raw`unable to relay`,
       String.raw`we do not relay`,
       String.raw`allowed rcpthosts`,
       String.raw`not local host`,
+      String.raw`relaying disallowed`,
+      String.raw`as a relay`,
+      String.raw`does not accept mail`,
+      String.raw`not accepting network messages`,
     ),
     examples: [
       { reply: '554 5.7.1 <someone@example.com>: Relay access denied', source: 'Postfix (smtpd_check.c)' },
@@ -226,6 +250,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         reply: '501 Rcpt-To validation failed: RCPT TO not accepted: 5.7.1 This system is not configured to relay mail (r) from <nekonyaans@p2.example.com> to <kijitora@example.jp> for 127.0.0.1',
         source: 'sisimai lhost-postfix-44',
       },
+      { reply: '553 Relaying disallowed', source: 'Zoho (ActiveCampaign smtp-field-manual data/codes/553.json)' },
+      // sisimai reads both as "notaccept", a hard bounce: the host takes no mail for the domain.
+      { reply: '550 Host does not accept mail', source: 'sisimai lhost-sendmail-57' },
+      { reply: '521 5.3.2 <notaccept@libsisimai.net>: Recipient address rejected: System not accepting network messages.', source: 'sisimai lhost-dragonfly-16' },
     ],
   },
   {
@@ -240,7 +268,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'mailbox-full',
     text: phrases(
       String.raw`over ?quota`,
-      String.raw`quota (exceeded|full)`,
+      String.raw`quota (exceeded|full|violation)`,
+      String.raw`\bquota\b`,
       String.raw`exceeds? (its |the )?quota`,
       String.raw`exceeded storage`,
       String.raw`mailbox (is )?full`,
@@ -259,6 +288,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '552 Requested mail action aborted: exceeded storage allocation, mailbox full', source: 'RFC 5321 §4.2.2 text' },
       { reply: '552 sorry, mailbox kijitora@example.org is over quota temporarily (#5.1.1)', source: 'MailFoundry (sisimai lhost-mailfoundry-02)' },
       { reply: '552 Error: disk quota exceeded', source: 'qmail (sisimai lhost-qmail-08)' },
+      // Quota words under 5.1.1: the mailbox exists.
+      { reply: '552 5.1.1 <example@comcast.net> recipient rejected - extended quota violation', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/552.json)' },
     ],
   },
   {
@@ -294,6 +325,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`konto[^.]{0,30}(gesperrt|deaktiviert)`,
       String.raw`cuenta[^.]{0,30}(bloqueada|desactivada|suspendida)`,
       String.raw`(conta|account|casella)[^.]{0,30}(bloqueada|desativada|bloccat|disattivat)`,
+      String.raw`recipient address rejected: (inactive|disabled|blocked)\.?$`,
+      String.raw`policy rejection on the target address`,
+      String.raw`\bdeactivated\b`,
     ),
     examples: [
       { reply: '550 5.2.1 The email account that you tried to reach is disabled.', source: 'Gmail (support.google.com/a/answer/3726730)' },
@@ -312,6 +346,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 Mailbox is frozen. See http://mail.i.ua/err/3/', source: 'i.ua (sisimai rhost-iua-01)' },
       { reply: '550 5.1.1 <someone@icloud.com>: inactive email address', source: 'iCloud (sisimai rhost-apple-04)' },
       { reply: '550 account closed - please contact info@pengutronix.de instead', source: 'pengutronix.de (quoted in a Linux kernel list thread)' },
+      { reply: '540 5.7.1 <example@rambler.ru>: recipient address rejected: Inactive', source: 'Rambler (ActiveCampaign smtp-field-manual data/codes/540.json)' },
+      // Yandex's words for an account blocked for breaking its terms (the field manual's note on it).
+      { reply: '550 5.7.1 Policy rejection on the target address', source: 'Yandex (ActiveCampaign smtp-field-manual data/codes/550.json)' },
     ],
   },
   {
@@ -350,7 +387,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`not (a )?user of this server`,
       String.raw`no mailbox`,
       String.raw`not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)`,
-      String.raw`invalid (recipient|mailbox|address|e-?mail address|user)(?!s)`,
+      String.raw`invalid[- ](recipient|mailbox|address|e-?mail address|user)(?!s)`,
+      String.raw`mailbox unallocated`,
       String.raw`recipient (invalid|rejected|unknown)`,
       String.raw`(^|: )(recipient )?address rejected\.?$`,
       String.raw`unrouteable`,
@@ -387,6 +425,19 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 <neko-nyaan@ne.auone-net.jp>: Recipient address rejected.', source: 'au (sisimai lhost-postfix-46)' },
       { reply: '550 5.5.0 Adresse destinataire invalide. Invalid recipient. LPN007_416', source: 'La Poste (sisimai lhost-sendmail-46)' },
       { reply: '550 User not found', source: 'Rakuten (sisimai lhost-postfix-76)' },
+      { reply: '554 5.7.1 <example@example.com>: Recipient address rejected: Invalid-Recipient.', source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)' },
+      { reply: '550 5.1.1 <example@comcast.net> recipient mailbox unallocated', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/550.json)' },
+    ],
+  },
+  {
+    // The server that should take the domain's mail does not know the domain.
+    kind: 'no-such-domain',
+    code: PERMANENT,
+    text: phrases(String.raw`host unknown`, String.raw`domain not found`, String.raw`no such domain`, String.raw`unknown domain`, String.raw`\bno-domain\b`),
+    examples: [
+      { reply: '550 Host unknown', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat dns_unknown)' },
+      { reply: '551 5.7.1 Domain not found (#id-5.9.2)', source: 'ImprovMX (ActiveCampaign smtp-field-manual data/codes/551.json)' },
+      { reply: '554 5.7.1 <example@example.com>: Recipient address rejected: NO-DOMAIN.', source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)' },
     ],
   },
   {
@@ -411,13 +462,11 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`listed (on|in|at)\b`,
       String.raw`\b(your|sending|invalid) ip\b`,
       String.raw`ip address`,
-      String.raw`mismatches client ip`,
-      String.raw`host network not allowed`,
-      String.raw`not accepting connections`,
       String.raw`\bspam`,
       String.raw`\brbl\b`,
       String.raw`\(BL\)`,
       String.raw`name lookup failed`,
+      String.raw`resource record`,
       String.raw`bloqu`,
       String.raw`\b(messages|mail|connections?) (\w+ ){0,3}from (ip )?\[?\d{1,3}(\.\d{1,3}){3}`,
     ),
@@ -441,14 +490,109 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     ],
   },
   {
+    kind: 'server-error',
+    text: phrases(
+      String.raw`internal (system |server )?(error|resources?)`,
+      String.raw`system (config(uration)? )?error`,
+      String.raw`temporary (system|server) error`,
+      String.raw`(service|system) (is )?(currently |temporarily )?(unavailable|not available)`,
+      String.raw`unknown error`,
+      String.raw`server (is )?busy`,
+      String.raw`license expired`,
+      String.raw`resources? (are )?temporarily unavailable`,
+      String.raw`insufficient system resources`,
+      String.raw`(requested )?(mail )?action aborted`,
+      String.raw`local error`,
+      String.raw`transaction failed`,
+      // RFC 5321's 501 text: our command, as the server read it, not the mailbox.
+      String.raw`syntax error in parameters`,
+    ),
+    examples: [
+      { reply: '550 5.3.5 <kuroneko@example.org>... Internal System Error', source: 'Amazon WorkMail (sisimai lhost-amazonworkmail-03)' },
+      { reply: '553 5.3.5 system config error', source: 'Yahoo (sisimai rhost-yahooinc-03)' },
+      { reply: '554 Service currently unavailable', source: 'SurfControl (sisimai lhost-surfcontrol-02)' },
+      { reply: '551 5.3.0 Unknown error', source: 'Yandex (ActiveCampaign smtp-field-manual data/codes/551.json)' },
+      { reply: '554 Transaction failed', source: 'RFC 5321 §4.2.2 text' },
+    ],
+  },
+  {
     kind: 'policy',
-    text: /polic(y|ies)|recipient preferences|not authori[sz]ed|administrative prohibition|refused to receive/i,
+    text: phrases(
+      String.raw`polic(y|ies)`,
+      String.raw`recipient preferences`,
+      String.raw`not authori[sz]ed`,
+      String.raw`administrative prohibition`,
+      String.raw`refused to receive`,
+      // The message refused, not the address: content, size or filtering rules.
+      String.raw`\b(mail|message|e-?mail) (was |is )?(rejected|refused|not accepted|rejete)`,
+      String.raw`message (length|size)`,
+      String.raw`filtered`,
+      String.raw`permission`,
+      String.raw`\bno permit\b`,
+      String.raw`spoof`,
+    ),
     examples: [
       {
         reply: '550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences',
         source: 'Facebook (sisimai lhost-facebook-03)',
       },
       { reply: '550 Denied by policy', source: 'sisimai lhost-postfix-42' },
+      { reply: '550 5.2.0 Mail rejete. Mail rejected. ofr_506 [506]', source: 'Orange (ActiveCampaign smtp-field-manual data/codes/550.json)' },
+      { reply: '552 5.2.3 Message length exceeds limit set by recipient', source: 'sisimai lhost-receivingses-08' },
+      { reply: '550 5.2.0 Message Filtered', source: 'sisimai lhost-receivingses-07' },
+      { reply: '550 5.0.0 <kijitora@example.or.jp>... Insufficient permission', source: 'sisimai lhost-sendmail-13' },
+    ],
+  },
+  {
+    // Words about us that no row above read: our network, our connections, our address quoted.
+    kind: 'blocked',
+    code: PERMANENT,
+    text: phrases(String.raw`\bnetwork\b`, String.raw`\bconnections?\b`, String.raw`(?<![=\d.])\b\d{1,3}(\.\d{1,3}){3}\b`),
+    examples: [
+      { reply: '554 Host network not allowed - https://community.mimecast.com/docs/DOC-1369#554 [z7qZw5BPd1zlDYHka4589ru.us222]', source: 'Mimecast (sisimai rhost-mimecast-01)' },
+      { reply: '550 domain [example.com] mismatches client ip 192.0.2.225.', source: 'Outlook.com (sisimai lib/Sisimai/Rhost/Microsoft.pm)' },
+    ],
+  },
+  {
+    // A limit reached, per hour or per session: how much mail, never whether the mailbox exists.
+    kind: 'rate-limited',
+    code: PERMANENT,
+    text: /\blimit(ed|s)?\b|\bper (hour|day|minute|session)\b/i,
+    examples: [
+      {
+        reply: '554 5.2.122 The recipient has exceeded their limit for the number of messages they can receive per hour.',
+        source: 'Microsoft 365 (ActiveCampaign smtp-field-manual data/codes/554.json)',
+      },
+    ],
+  },
+  {
+    // Whatever else it says, a refusal that speaks of the sender speaks of us, not of the mailbox.
+    kind: 'sender-rejected',
+    code: PERMANENT,
+    text: /\bsender\b/i,
+    examples: [{ reply: '501 xxxxx@yourdomain.com Sender email is not in my domain', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat user_reject)' }],
+  },
+  {
+    // A domain's own mail host speaking of relaying at all is refusing to take the domain.
+    kind: 'relay-denied',
+    code: PERMANENT,
+    text: /\brelay(ing)?\b(?!=| recipient)/i,
+    examples: [{ reply: '550 5.7.0 <norelaying@libsisimai.net>: Recipient address rejected: No relaying. See https://libsisimai.org/en/reason/#norelaying', source: 'DragonFly (sisimai lhost-dragonfly-15)' }],
+  },
+  {
+    // A 5.7.x that says the recipient address itself is refused, for no cause a row above reads
+    // (Postfix's check_recipient_access prefix, which gateways keep): the address is not taken.
+    // Not when it names a block or a restriction to some senders ("members only").
+    kind: 'unreadable-refusal',
+    code: PERMANENT,
+    enhanced: /^5\.7\.\d+$/,
+    text: /recipient address rejected ?: (?!access denied)(?![^.]*(block|\bonly\b))/i,
+    examples: [
+      { reply: '554 5.7.1 <email@example.com>: Recipient address rejected: Not in recipient list', source: 'ZeroSpam (ActiveCampaign smtp-field-manual data/codes/554.json)' },
+      {
+        reply: '550 5.7.1 <email@example.com>: Recipient address rejected: User email address is marked as invalid.',
+        source: 'Proofpoint (ActiveCampaign smtp-field-manual data/codes/550.json)',
+      },
     ],
   },
   {
@@ -479,11 +623,21 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     ],
   },
   {
-    kind: 'rejected',
+    // A 5xx that asks to try again later says it is not final.
+    kind: 'temporary',
+    code: PERMANENT,
+    text: /try (again )?later|plus tard|sp[äa]ter|m[aá]s tarde|pi[uù] tardi/i,
+    examples: [{ reply: '550 mwinf5c10 ME Service refuse. Veuillez essayer plus tard.', source: 'Orange (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' }],
+  },
+  {
+    // What such a refusal means most often: the address is not served there (see the kind's note).
+    kind: 'unreadable-refusal',
     code: PERMANENT,
     examples: [
-      { reply: '550 Message rejected', source: 'generic' },
-      { reply: '554 Transaction failed', source: 'RFC 5321 §4.2.2 text' },
+      // sisimai classifies it "userunknown" (t/734-lhost-messagelabs.t).
+      { reply: '542 kijitora@example.com Rejected', source: 'MessageLabs (sisimai lhost-messagelabs-03)' },
+      { reply: '550 5.2.0 <example@comcast.net> - Recipient unavailable', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/550.json)' },
+      { reply: '501 Bad address syntax. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000730', source: 'Tencent QQ Mail (ActiveCampaign smtp-field-manual data/codes/501.json)' },
     ],
   },
 ];

@@ -20,7 +20,10 @@ const MEANINGS: Record<ReplyKind, { status: SmtpStatus; code: ReasonCode; words:
   policy: { status: 'unknown', code: 'policy_refused', words: "refused by the recipient's policy" },
   'sender-rejected': { status: 'unknown', code: 'sender_refused', words: 'our sender address was rejected' },
   'too-many-recipients': { status: 'unknown', code: 'rate_limited', words: 'too many recipients in one transaction' },
-  rejected: { status: 'unknown', code: 'unreadable_refusal', words: 'refused without a reason we can read' },
+  'no-such-domain': { status: 'invalid', code: 'domain_not_found', words: 'the server does not know the domain' },
+  'server-error': { status: 'unknown', code: 'server_error', words: "error at the recipient's server" },
+  'unreadable-refusal': { status: 'invalid', code: 'unreadable_refusal', words: 'refused permanently, no cause given (most often: not served there)' },
+  rejected: { status: 'unknown', code: 'server_error', words: 'an answer that is no refusal class' },
 };
 
 /** Kinds worth asking again after the greylist delay: the same question may get another answer. */
