@@ -19,6 +19,14 @@
  *   its comments, each seen on a named domain.
  * - PHPMailer-BMH's rule samples (github.com/hippich/PHPMailer-BMH), the replies smtp.codes lists
  *   for Rackspace, AT&T and Barracuda, and Coremail's bounce wordings (its support pages).
+ * - ActiveCampaign's SMTP field manual (github.com/ActiveCampaign/smtp-field-manual,
+ *   data/codes/*.json): replies per provider and per filtering gateway (Proofpoint, Mimecast,
+ *   Barracuda, Trend Micro, Exchange Online, ...), with notes on what each means.
+ *
+ * A permanent refusal no row reads is `unreadable-refusal` (invalid): on replies from sources the
+ * table was not built from, that reading is right more often than `unknown` (bench/accuracy.js).
+ * So the rows above it that name a cause other than the mailbox (blocks, policy, server faults,
+ * limits, the sender, "try later") are what keeps such refusals unknown.
  */
 
 /** What a reply to `RCPT TO` tells us about the mailbox (or about us). */
