@@ -3,7 +3,11 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REASON_CODE_NAMES } from '../../src/engine/reason-codes.js';
 import { BIN, runCli } from '../support/service.js';
+
+/** What --only and --fail-on complete to: the verdicts, then the reason codes (catch_all is both). */
+const SELECTORS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown', ...REASON_CODE_NAMES.filter((code) => code !== 'catch_all')];
 
 /** The program as a whole, before any command runs: help, version, and what starting costs. */
 
@@ -122,7 +126,8 @@ describe('completion', () => {
     expect(completeInBash(printed.stdout, 'mailverify bu')).toEqual(['bulk']);
     expect(completeInBash(printed.stdout, 'mailverify --json bulk st')).toEqual(['status']);
     expect(completeInBash(printed.stdout, 'mailverify bulk submit --on')).toEqual(['--only']);
-    expect(completeInBash(printed.stdout, 'mailverify bulk results job-1 --only ')).toEqual(['valid', 'invalid', 'risky', 'catch_all', 'unknown']);
+    expect(completeInBash(printed.stdout, 'mailverify bulk results job-1 --only ')).toEqual(SELECTORS);
+    expect(completeInBash(printed.stdout, 'mailverify verify --fail-on mailbox_')).toEqual(['mailbox_not_found', 'mailbox_disabled', 'mailbox_full']);
     expect(completeInBash(printed.stdout, 'mailverify help exit')).toEqual(['exit-codes']);
   });
 
@@ -199,7 +204,7 @@ cat ${out}`;
     expect(await completeInZsh('mailverify bu')).toEqual(['bulk']);
     expect(await completeInZsh('mailverify --json bulk st')).toEqual(['status']);
     expect(await completeInZsh('mailverify bulk submit --on')).toEqual(['--only']);
-    expect(await completeInZsh('mailverify bulk results job-1 --only ')).toEqual(['valid', 'invalid', 'risky', 'catch_all', 'unknown']);
+    expect(await completeInZsh('mailverify bulk results job-1 --only ')).toEqual(SELECTORS);
     expect(await completeInZsh('mailverify help exit')).toEqual(['exit-codes']);
   });
 
@@ -207,7 +212,7 @@ cat ${out}`;
     expect(await completeInFish('mailverify bu')).toEqual(['bulk']);
     expect(await completeInFish('mailverify --json bulk st')).toEqual(['status']);
     expect(await completeInFish('mailverify bulk submit --on')).toEqual(['--only']);
-    expect((await completeInFish('mailverify bulk results job-1 --only ')).sort()).toEqual(['catch_all', 'invalid', 'risky', 'unknown', 'valid']);
+    expect((await completeInFish('mailverify bulk results job-1 --only ')).sort()).toEqual([...SELECTORS].sort());
     expect(await completeInFish('mailverify help exit')).toEqual(['exit-codes']);
   });
 
