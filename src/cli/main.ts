@@ -32,7 +32,9 @@ function lazy(load: () => Promise<Run>) {
 function addServiceProcessOptions(command: Command): Command {
   return addStoreOptions(command, 'where the database and secrets live')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
-    .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed; a crashed runner\'s work is taken over after it [env MAILVERIFY_LEASE_SECONDS] (default 60)');
+    .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed: the bound for a runner that is alive but stuck (a dead one\'s work is taken over at once) [env MAILVERIFY_LEASE_SECONDS] (default 60)')
+    .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, a listener of its own (default: none) [env MAILVERIFY_METRICS_PORT]')
+    .option('--metrics-host <address>', 'address of the metrics listener [env MAILVERIFY_METRICS_HOST] (default 127.0.0.1)');
 }
 
 /**

@@ -17,6 +17,23 @@ const SHUTDOWN_GRACE_MS = 3_000;
 /** Longest lease: a day. A runner that died holds its items at most this long. */
 const MAX_LEASE_SECONDS = 86_400;
 
+/** Where `--metrics-port`/`--metrics-host` (or their environment) put the metrics listener; none unless a port is given. */
+export function parseMetricsListener(flags: { metricsPort?: string; metricsHost?: string }, env: NodeJS.ProcessEnv): { host: string; port: number } | undefined {
+  const port = flags.metricsPort ?? (env.MAILVERIFY_METRICS_PORT?.trim() || undefined);
+  if (port === undefined) return undefined;
+  return { host: flags.metricsHost ?? (env.MAILVERIFY_METRICS_HOST?.trim() || '127.0.0.1'), port: integer(0, 65_535)(port, '--metrics-port') };
+}
+
+/**
+ * A promise rejected with nobody to hear it (a driver's callback after a lost connection) is a bug
+ * to log, never a reason to end a service that holds work in flight.
+ */
+export function logStrayRejections(): void {
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(`mailverify: a stray error was ignored: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+  });
+}
+
 export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const level = (flag ?? env.MAILVERIFY_LOG_LEVEL ?? 'warn').trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);

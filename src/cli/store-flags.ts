@@ -7,5 +7,6 @@ export function addStoreOptions(command: Command, dataDirDescription: string): C
     .option(
       '--database-url <url>',
       'keep everything in this PostgreSQL database instead of SQLite in the data dir, shared by every node given it (postgres://user@host/db; no password here, see PGPASSWORD) [env MAILVERIFY_DATABASE_URL]',
-    );
+    )
+    .option('--store-timeout <ms>', 'the time limit of every call to the database (a statement, a connection, a lock wait) [env MAILVERIFY_STORE_TIMEOUT] (default 4000)');
 }

@@ -2,12 +2,14 @@ import { resolveDataDir } from '../server/data-dir.js';
 import type { StoreLocation } from '../server/store/open-store.js';
 import { StoreUnavailableError } from '../server/store/store.js';
 import { dataDirFor } from './data-dir.js';
+import { integer } from './engine-flags.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 
 /** The store flags (store-flags.ts) as commander parses them. */
 export interface StoreFlags {
   dataDir?: string;
   databaseUrl?: string;
+  storeTimeout?: string;
 }
 
 const PASSWORD_HINT = 'put the URL in MAILVERIFY_DATABASE_URL, or the password in PGPASSWORD or ~/.pgpass';
@@ -42,8 +44,15 @@ export function databaseUrlFrom({ databaseUrl: flag }: StoreFlags, env: NodeJS.P
  */
 export async function storeLocationFrom(flags: StoreFlags, env: NodeJS.ProcessEnv = process.env): Promise<StoreLocation> {
   const databaseUrl = databaseUrlFrom(flags, env);
-  if (databaseUrl !== undefined) return { dataDir: resolveDataDir(flags.dataDir, env), databaseUrl };
-  return { dataDir: await dataDirFor(flags.dataDir, env) };
+  const timeoutMs = storeTimeoutFrom(flags, env);
+  if (databaseUrl !== undefined) return { dataDir: resolveDataDir(flags.dataDir, env), databaseUrl, timeoutMs };
+  return { dataDir: await dataDirFor(flags.dataDir, env), timeoutMs };
+}
+
+/** `--store-timeout` > MAILVERIFY_STORE_TIMEOUT > the store's default (open-store.ts). */
+function storeTimeoutFrom({ storeTimeout }: StoreFlags, env: NodeJS.ProcessEnv): number | undefined {
+  const raw = storeTimeout ?? (env.MAILVERIFY_STORE_TIMEOUT?.trim() || undefined);
+  return raw === undefined ? undefined : integer(100, 600_000)(raw, '--store-timeout');
 }
 
 /** A store that cannot be opened is the operator's to fix: one line naming it (never its password) and exit 1. */

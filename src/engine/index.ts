@@ -2,19 +2,20 @@ import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
 import type { NetworkWatch } from './net/network-status.js';
-import type { EngineOptions, VerificationResult, Verifier, VerifyOptions } from './types.js';
+import type { EngineOptions, SmtpObserver, VerificationResult, Verifier, VerifyOptions } from './types.js';
 
-export type { Checks, EngineOptions, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
+export type { Checks, EngineOptions, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
 export { NOTHING_CHECKED, VERDICTS } from './types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
+export { providerOfMxHost } from './lists/providers.js';
 
 /**
  * The verification engine. One verifier keeps its DNS answers, domain facts and catch-all
  * findings between calls, and its session limits apply to all its calls together.
  */
-export function createVerifier(options: Partial<EngineOptions> = {}): Verifier & { network: NetworkWatch } {
-  const context = new VerifierContext(resolveEngineOptions(options));
+export function createVerifier(options: Partial<EngineOptions> = {}, observer?: SmtpObserver): Verifier & { network: NetworkWatch } {
+  const context = new VerifierContext(resolveEngineOptions(options), observer);
   return {
     network: context.network,
     async verify(email: string, { priority = 'bulk' }: VerifyOptions = {}): Promise<VerificationResult> {
@@ -30,6 +31,6 @@ export function createVerifier(options: Partial<EngineOptions> = {}): Verifier &
       );
       return only!;
     },
-    verifyMany: (emails, onResult) => verifyAll(context, emails, onResult),
+    verifyMany: (emails, onResult, options = {}) => verifyAll(context, emails, onResult, 'bulk', options.signal),
   };
 }

@@ -127,6 +127,21 @@ export interface VerifyOptions {
   priority?: 'interactive' | 'bulk';
 }
 
+/** Who watches the engine's SMTP conversations (the service's metrics), by MX host name. */
+export interface SmtpObserver {
+  sessionOpened(mxHost: string): void;
+  sessionClosed(mxHost: string): void;
+  rcptAnswered(mxHost: string, status: SmtpStatus, code: ReasonCode): void;
+}
+
+export interface VerifyManyOptions {
+  /**
+   * Once aborted, no address of this call is asked at an SMTP server any more (those still queued
+   * get an `unknown` answer at once): the work is someone else's now (a lease lost).
+   */
+  signal?: AbortSignal;
+}
+
 export interface Verifier {
   /** Verify one address; never throws for network or DNS trouble (that is an `unknown` verdict). */
   verify(email: string, options?: VerifyOptions): Promise<VerificationResult>;
@@ -137,5 +152,6 @@ export interface Verifier {
   verifyMany(
     emails: Iterable<string>,
     onResult: (result: VerificationResult) => void | Promise<void>,
+    options?: VerifyManyOptions,
   ): Promise<void>;
 }

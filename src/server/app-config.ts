@@ -3,6 +3,7 @@ import type { Verifier } from '../engine/types.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import type { LogSettings } from './logging.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
 /** What buildApp (app.ts) is given, and what each route file takes of it; a module of its own so routes need not import the app that registers them. */
@@ -16,6 +17,8 @@ export interface AppConfig {
   onJobCreated: () => void;
   /** Where to log; no logging when not given. */
   log?: LogSettings;
+  /** Where requests are counted and timed, when metrics are on. */
+  metrics?: Pick<Metrics, 'http'>;
   /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
   httpTimeouts?: Partial<HttpTimeouts>;
 }

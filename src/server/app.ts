@@ -59,7 +59,14 @@ export function buildApp(config: AppConfig): FastifyInstance {
   const checkCredentials = createCredentialCheck(config.store);
   const limiter = createRateLimiter(config.store.limits);
 
-  healthRoutes(app, config.network);
+  const { metrics } = config;
+  if (metrics) {
+    // Routes as declared (`/v1/bulk-verify/:job_id`), never raw paths: the label values stay bounded.
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.http(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1_000);
+    });
+  }
+  healthRoutes(app, config.store.install, config.network);
   if (config.network) {
     const stopLogging = logNetworkChanges(config.network, app.log);
     app.addHook('onClose', async () => stopLogging());

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { StoreFault } from './store/model.js';
 
 /**
  * Every error the service answers with, as `application/problem+json` (RFC 9457) plus a stable
@@ -25,6 +26,7 @@ const PROBLEMS = {
   header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   not_implemented: { status: 501, title: 'Not implemented' },
+  store_unavailable: { status: 503, title: 'Service unavailable' },
   http_version_not_supported: { status: 505, title: 'HTTP version not supported' },
 } as const;
 
@@ -110,9 +112,18 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
+/** How soon a client should try again while the store does not answer (a database restart takes seconds). */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 /** The one error handler of the app; server faults are logged and answered without internals. */
-export function handleError(error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function handleError(error: FastifyError | ProblemError | StoreFault, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ProblemError) return sendProblem(reply, problemBody(error.code, error.message, error.extras));
+  if (error instanceof StoreFault) {
+    // A condition, not a bug: said as such, and logged without a stack at each request.
+    request.log.warn({ cause: error.message }, 'the store does not answer');
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    return sendProblem(reply, problemBody('store_unavailable', 'The service cannot reach its database right now; try again shortly.'));
+  }
   const clientError = fromFastifyError(error);
   if (clientError) return sendProblem(reply, clientError);
   request.log.error({ err: error }, 'request failed');

@@ -2,8 +2,9 @@ import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
-import { startJobRunner } from './jobs/runner.js';
-import { openStore, type StoreLocation } from './store/open-store.js';
+import type { MetricsListener } from './metrics/listener.js';
+import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt } from './service-parts.js';
+import type { StoreLocation } from './store/open-store.js';
 
 export interface ServerOptions extends StoreLocation {
   host: string;
@@ -18,10 +19,14 @@ export interface ServerOptions extends StoreLocation {
   worker: boolean;
   /** How long the runner's claims on work last unless renewed. */
   leaseMs: number;
+  /** Where to serve /metrics, if anywhere (never the API's port). */
+  metrics?: MetricsAt;
 }
 
 export interface RunningServer {
   url: string;
+  /** The metrics listener's URL, when there is one. */
+  metricsUrl?: string;
   /**
    * Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store.
    * Engine work the runner abandoned may still hold the event loop afterwards (see `serve`).
@@ -35,34 +40,37 @@ export interface RunningServer {
  * (`--no-worker`) the jobs created here are worked by `mailverify worker`s on the same store.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const store = await openStore(options);
+  const { store, verifier, metrics } = await openServiceParts(options);
   const jwt = await createJwtIssuer(await store.install.signingSecret());
-  const { createVerifier } = await import('../engine/index.js');
-  const verifier = createVerifier(options.engine);
   const app = buildApp({
     store,
     verifier,
     network: verifier.network,
+    metrics,
     jwt,
     // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
     onJobCreated: () => runner?.wake(),
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
   });
-  const runner = options.worker ? startJobRunner({ queue: store.work, verifier, log: app.log, leaseMs: options.leaseMs }) : undefined;
+  const registered = options.worker ? await startRegisteredRunner(store, { verifier, log: app.log, leaseMs: options.leaseMs, metrics }) : undefined;
+  const runner = registered?.runner;
+  let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {
     // Both at once: stop taking requests (those in flight are answered, idle keep-alive connections
     // closed) and stop claiming work (the results in hand are written, the leases released); then
     // the store, which neither touches any more. Engine work in flight is abandoned, to be
     // verified again by whichever runner claims it next.
-    const outcomes = await Promise.allSettled([app.close(), runner?.stop()]);
+    const outcomes = await Promise.allSettled([app.close(), runner?.stop(), listener?.close()]);
+    await registered?.holder.leave();
     await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
   try {
     const url = await app.listen({ host: options.host, port: options.port });
-    return { url, close };
+    listener = await listenForMetrics(metrics, options.metrics);
+    return { url, metricsUrl: listener?.url, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import type { EngineOptions } from '../engine/types.js';
-import { startJobRunner } from './jobs/runner.js';
 import { logNetworkChanges } from './network-log.js';
-import { openStore, type StoreLocation } from './store/open-store.js';
+import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt } from './service-parts.js';
+import type { StoreLocation } from './store/open-store.js';
 
 export interface WorkerOptions extends StoreLocation {
   engine: Partial<EngineOptions>;
@@ -10,9 +10,13 @@ export interface WorkerOptions extends StoreLocation {
   leaseMs: number;
   /** pino level for the logs on stderr ('silent' for none). */
   logLevel: string;
+  /** Where to serve /metrics, if anywhere. */
+  metrics?: MetricsAt;
 }
 
 export interface RunningWorker {
+  /** The metrics listener's URL, when there is one. */
+  metricsUrl?: string;
   /** Stops claiming work, writes the results in hand, releases its leases and closes the store. */
   close(): Promise<void>;
 }
@@ -22,17 +26,18 @@ export interface RunningWorker {
  * of `serve`) share the work of one store through leases.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const store = await openStore(options);
-  const { createVerifier } = await import('../engine/index.js');
+  const { store, verifier, metrics } = await openServiceParts(options);
   const log = pino({ level: options.logLevel }, process.stderr);
-  const verifier = createVerifier(options.engine);
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const runner = startJobRunner({ queue: store.work, verifier, log, leaseMs: options.leaseMs });
+  const { runner, holder } = await startRegisteredRunner(store, { verifier, log, leaseMs: options.leaseMs, metrics });
+  const listener = await listenForMetrics(metrics, options.metrics);
   return {
+    metricsUrl: listener?.url,
     async close() {
       try {
         stopLogging();
-        await runner.stop();
+        await Promise.all([runner.stop(), listener?.close()]);
+        await holder.leave();
       } finally {
         await store.close();
       }

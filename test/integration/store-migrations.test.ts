@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src/server/store/sqlite/migrations.js';
 import { openPostgresStore } from '../../src/server/store/postgres-store.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open-store.js';
 import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrations.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
@@ -80,7 +81,7 @@ describe('the SQLite store', () => {
 describe('the PostgreSQL store', () => {
   let database: TestDatabase;
   const open = async () => {
-    const store = await openPostgresStore(database.url);
+    const store = await openPostgresStore(database.url, { timeoutMs: DEFAULT_STORE_TIMEOUT_MS });
     opened.push(store);
     return store;
   };

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
-import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
 interface ServeFlags extends StoreFlags {
@@ -13,6 +13,8 @@ interface ServeFlags extends StoreFlags {
   requestTimeout?: string;
   keepAliveTimeout?: string;
   leaseSeconds?: string;
+  metricsPort?: string;
+  metricsHost?: string;
   /** False with --no-worker. */
   worker: boolean;
 }
@@ -43,9 +45,11 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const logLevel = parseLogLevel(flags.logLevel, env);
   const httpTimeouts = parseHttpTimeouts(flags);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
+  const metrics = parseMetricsListener(flags, env);
   const shutdown = firstShutdownSignal();
+  logStrayRejections();
   const store = await storeLocationFrom(flags, env);
-  const options = { host: flags.host, port, ...store, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs };
+  const options = { host: flags.host, port, ...store, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs, metrics };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) {
@@ -56,6 +60,9 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   // A signal while starting stops the start too: the server is closed as soon as it is up.
   const first = await Promise.race([starting, shutdown]);
   // Tests and scripts read the bound port (with --port 0) from this line.
-  if (typeof first !== 'string') process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
+  if (typeof first !== 'string') {
+    process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
+    if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
+  }
   await runUntilSignal(shutdown, starting);
 }

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { resolvedEngineOptions } from '../engine-flags.js';
-import { firstShutdownSignal, parseLeaseMs, parseLogLevel, runUntilSignal } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
 interface WorkerFlags extends StoreFlags {
   logLevel?: string;
   leaseSeconds?: string;
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
@@ -14,13 +16,16 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   const engine = await resolvedEngineOptions(command, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
+  const metrics = parseMetricsListener(flags, env);
   const shutdown = firstShutdownSignal();
-  const options = { ...(await storeLocationFrom(flags, env)), engine, logLevel, leaseMs };
+  logStrayRejections();
+  const options = { ...(await storeLocationFrom(flags, env)), engine, logLevel, leaseMs, metrics };
   const { startWorker } = await import('../../server/worker.js');
   const worker = await startWorker(options).catch((error: unknown) => {
     throw storeUnavailable(error) ?? error;
   });
   // Tests and scripts wait for this line.
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
+  if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
   await runUntilSignal(shutdown, worker);
 }

@@ -8,7 +8,7 @@ import { Port25Watch } from '../net/port25.js';
 import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions } from '../smtp/session.js';
-import type { EngineOptions } from '../types.js';
+import type { EngineOptions, SmtpObserver } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 
 const CACHE_ENTRIES = 50_000;
@@ -41,7 +41,11 @@ export class VerifierContext {
   readonly network = new NetworkStatusBoard();
   private readonly port25: Port25Watch;
 
-  constructor(readonly options: EngineOptions) {
+  constructor(
+    readonly options: EngineOptions,
+    /** Told of every SMTP session and RCPT answer, when someone watches. */
+    readonly observer?: SmtpObserver,
+  ) {
     this.port25 = new Port25Watch(options.smtpPort, this.network);
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     this.sessionOptions = {

@@ -1,6 +1,6 @@
 import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
 import type { SmtpOutcome } from '../checks/smtp-status.js';
-import { SmtpProber, type ProbeAnswer } from '../smtp/prober.js';
+import { SmtpProber, type ProbeAnswer, type ProbeRequest } from '../smtp/prober.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { Priority } from '../semaphore.js';
 import type { VerifierContext } from './context.js';
@@ -38,6 +38,7 @@ export class DomainProbe {
     targets: readonly SessionTarget[],
     addresses: Iterable<string>,
     priority: Priority,
+    private readonly signal?: AbortSignal,
   ) {
     const { options } = context;
     for (const address of addresses) {
@@ -47,9 +48,10 @@ export class DomainProbe {
       session: context.sessionOptions,
       perHostConcurrency: options.perHostConcurrency,
       takeSlot: (address) => context.takeSlot(address, priority),
+      observer: context.observer,
     });
     this.greylist = new GreylistRetries({ retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs }, (requests) =>
-      this.prober.ask(requests),
+      this.prober.ask(requests.map(this.unlessCancelled)),
     );
     this.catchAll = this.start();
   }
@@ -84,13 +86,17 @@ export class DomainProbe {
       else this.askAll();
       askedAll();
     };
-    this.prober.ask([this.greylist.request(probeAddress, (answer) => settle(catchAllFinding(answer, probeAddress)), afterFirstAnswer)]);
+    this.prober.ask([this.unlessCancelled(this.greylist.request(probeAddress, (answer) => settle(catchAllFinding(answer, probeAddress)), afterFirstAnswer))]);
     this.prober.expect(this.settlers.size, new Promise((resolve) => (askedAll = resolve)));
   }
 
   private askAll(): void {
-    this.prober.ask([...this.settlers].map(([address, settle]) => this.greylist.request(address, (answer) => settle(answer.outcome))));
+    this.prober.ask([...this.settlers].map(([address, settle]) => this.unlessCancelled(this.greylist.request(address, (answer) => settle(answer.outcome)))));
   }
+
+  /** A request the prober drops unasked once the caller's signal is aborted. */
+  private readonly unlessCancelled = (request: ProbeRequest): ProbeRequest =>
+    this.signal ? { ...request, cancelled: () => this.signal!.aborted } : request;
 
   private settleAll(outcome: SmtpOutcome): void {
     for (const settle of this.settlers.values()) settle(outcome);

@@ -20,6 +20,7 @@ export class DomainRun {
     private readonly entries: ReadonlyMap<string, readonly AddressEntry[]>,
     private readonly emit: (result: VerificationResult) => void,
     private readonly priority: Priority,
+    private readonly signal?: AbortSignal,
   ) {}
 
   async run(): Promise<void> {
@@ -30,7 +31,7 @@ export class DomainRun {
       await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
       return;
     }
-    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), this.priority);
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), this.priority, this.signal);
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
   }
 

@@ -60,9 +60,15 @@ function groupByDomain(emails: Iterable<string>, stream: ResultStream): Map<stri
 }
 
 /** `verifyMany`: every address gets exactly one result, streamed as it completes. */
-export async function verifyAll(context: VerifierContext, emails: Iterable<string>, onResult: OnResult, priority: Priority = 'bulk'): Promise<void> {
+export async function verifyAll(
+  context: VerifierContext,
+  emails: Iterable<string>,
+  onResult: OnResult,
+  priority: Priority = 'bulk',
+  signal?: AbortSignal,
+): Promise<void> {
   const stream = new ResultStream(onResult);
   const domains = groupByDomain(emails, stream);
-  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority).run()));
+  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority, signal).run()));
   await stream.end();
 }

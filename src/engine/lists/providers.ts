@@ -18,6 +18,7 @@ const providerIndex = once(() => {
     domainList,
     domains: new Set(domainList),
     mxSuffixes: new Set(providers.flatMap((provider) => provider.mxSuffixes)),
+    providerBySuffix: new Map(providers.flatMap((provider) => provider.mxSuffixes.map((suffix) => [suffix, provider.name] as const))),
   };
 });
 
@@ -29,6 +30,16 @@ export function isKnownProvider(domain: string, mxHosts: Iterable<string> = []):
     if (nameAndParents(host).some((name) => mxSuffixes.has(name))) return true;
   }
   return false;
+}
+
+/** The provider whose MX host this is (by the same suffixes), if it is a known one. */
+export function providerOfMxHost(host: string): string | undefined {
+  const { providerBySuffix } = providerIndex();
+  for (const name of nameAndParents(host)) {
+    const provider = providerBySuffix.get(name);
+    if (provider) return provider;
+  }
+  return undefined;
 }
 
 /** Every provider domain, in the file's order (the biggest providers first). */

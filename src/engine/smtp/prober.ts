@@ -1,4 +1,5 @@
 import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import type { SmtpObserver } from '../types.js';
 import { SmtpError } from './errors.js';
 import { replyKind, type ReplyKind } from './reply-table.js';
 import { SmtpSession, type SessionOptions, type SessionTarget } from './session.js';
@@ -27,6 +28,8 @@ export interface ProbeRequest {
   address: string;
   /** Called exactly once, synchronously inside the session: asking more from here keeps it open. */
   answer(result: ProbeAnswer): void;
+  /** True once the caller no longer wants the answer: the address is then answered unasked. */
+  cancelled?(): boolean;
 }
 
 /** A session's place within the per-host and global limits. */
@@ -42,6 +45,7 @@ export interface ProberOptions {
   perHostConcurrency: number;
   /** Waits for a session slot at a host address (its own limit, then the global one). */
   takeSlot(address: string): Promise<SessionSlot>;
+  observer?: SmtpObserver;
 }
 
 interface Pending extends ProbeRequest {
@@ -85,7 +89,7 @@ export class SmtpProber {
   ) {}
 
   ask(requests: readonly ProbeRequest[]): void {
-    this.queue.push(...requests.map((request) => ({ address: request.address, answer: once(request.answer), drops: 0 })));
+    this.queue.push(...requests.map((request) => ({ ...request, answer: once(request.answer), drops: 0 })));
     this.startWorkers(this.queue.length);
   }
 
@@ -113,10 +117,18 @@ export class SmtpProber {
     return this.queue.length > 0 || this.gate !== null;
   }
 
-  /** The next address to ask, waiting for announced ones when the queue is empty. */
+  /** The next address to ask, waiting for announced ones when the queue is empty; cancelled ones are answered unasked. */
   private async next(): Promise<Pending | undefined> {
     if (this.queue.length === 0 && this.gate) await this.gate;
+    this.answerCancelled();
     return this.queue.shift();
+  }
+
+  private answerCancelled(): void {
+    const cancelled = this.queue.filter((item) => item.cancelled?.());
+    if (cancelled.length === 0) return;
+    this.queue.splice(0, this.queue.length, ...this.queue.filter((item) => !cancelled.includes(item)));
+    for (const item of cancelled) item.answer({ outcome: unknownOutcome('not asked: the caller no longer wants the answer', 'internal_error'), kind: null });
   }
 
   private async work(): Promise<void> {
@@ -126,10 +138,11 @@ export class SmtpProber {
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
         const slot = await this.options.takeSlot(target.address);
         try {
-          // While we waited, others may have emptied the queue or given up on this host.
+          // While we waited, others may have emptied the queue (or it was cancelled) or given up on this host.
+          this.answerCancelled();
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) continue;
           const session = await this.open(target);
-          if (session) await this.drain(session, target, slot);
+          if (session) await this.watched(target, () => this.drain(session, target, slot));
         } finally {
           slot.release();
         }
@@ -137,6 +150,16 @@ export class SmtpProber {
     } catch (error) {
       // A bug, not a network problem: the addresses still get an answer, and the cause is named.
       this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'));
+    }
+  }
+
+  /** A session's life, told to the observer (if any). */
+  private async watched(target: SessionTarget, drain: () => Promise<void>): Promise<void> {
+    this.options.observer?.sessionOpened(target.hostname);
+    try {
+      await drain();
+    } finally {
+      this.options.observer?.sessionClosed(target.hostname);
     }
   }
 
@@ -180,7 +203,9 @@ export class SmtpProber {
           inTransaction = this.rcptsPerTransaction;
           continue;
         }
-        item.answer({ outcome: outcomeOfReply(reply, kind), kind });
+        const outcome = outcomeOfReply(reply, kind);
+        this.options.observer?.rcptAnswered(target.hostname, outcome.status, outcome.code);
+        item.answer({ outcome, kind });
         if (reply.code >= 400 && ++refusals >= MAX_REFUSALS_PER_SESSION) break;
         if (slot.wanted()) break;
       } catch (error) {

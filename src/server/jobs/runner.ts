@@ -14,6 +14,12 @@ export const DEFAULT_LEASE_SECONDS = 60;
 export interface JobRunnerOptions {
   /** Where chunks of bulk work are claimed and their results written. */
   queue: WorkQueue;
+  /** This runner's holder id (HolderRegistry.join), written on its leases so that they are taken over at once if it dies. */
+  holder?: string;
+  /** Where the runner reports its leases and work in flight (the metrics listener), if anywhere. */
+  metrics?: RunnerMetrics;
+  /** Most finished results kept in memory while the store cannot take them (the rest are verified again later). */
+  maxBufferedResults?: number;
   verifier: Verifier;
   log: JobRunnerLog;
   /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
@@ -31,6 +37,15 @@ export interface JobRunnerOptions {
   /** Pause after results could not be written or work not claimed, so a full disk or a lost database is not hammered. */
   errorBackoffMs?: number;
 }
+
+/** What a runner reports as it goes (see metrics/). */
+export interface RunnerMetrics {
+  leases(event: 'claimed' | 'renewed' | 'lost' | 'taken_over', count: number): void;
+  inFlight(chunks: number, items: number): void;
+}
+
+/** How often a runner looks for leases whose holder is gone (a cheap query over the leased items). */
+const RESCUE_EVERY_MS = 1_000;
 
 export interface JobRunner {
   /** There may be new work (a job was just created): look now rather than at the next poll. */
@@ -73,6 +88,11 @@ const MAX_STARTING_CHUNKS = 32;
 interface HeldChunk {
   chunk: WorkChunk;
   unanswered: number;
+  /** When the store last confirmed the lease (the runner's clock: only differences are used). */
+  renewedAt: number;
+  /** Set when the lease is no longer ours: the engine stops asking, answers are dropped. */
+  lost: boolean;
+  readonly cancel: AbortController;
 }
 
 /**
@@ -84,7 +104,7 @@ interface HeldChunk {
  * the store keeps only an item's first result. Any number of runners may share one store.
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
-  const { queue, verifier, log } = options;
+  const { queue, verifier, log, holder, metrics } = options;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_SECONDS * 1_000;
   const chunkSize = options.chunkSize ?? 250;
   const maxItemsInFlight = options.maxItemsInFlight ?? 5_000;
@@ -102,17 +122,54 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Waits that stop() cuts short: the engine calls in flight. */
   const onStop = new Set<() => void>();
 
-  const batcher = new ResultBatcher(queue, options.batchSize ?? 100, options.flushIntervalMs ?? 250, (error) => {
-    troubled = true;
-    log.error({ err: error }, 'could not write verification results; those items will be verified again');
+  const batcher = new ResultBatcher(queue, {
+    batchSize: options.batchSize ?? 100,
+    flushIntervalMs: options.flushIntervalMs ?? 250,
+    maxKept: options.maxBufferedResults ?? 20_000,
+    retryMs: errorBackoffMs,
+    onWriteError: (error, kept) => {
+      troubled = true;
+      log.error({ err: error, kept }, kept ? 'could not write verification results; keeping them to write when the store is back' : 'could not write verification results; those items will be verified again');
+    },
   });
 
+  const reportInFlight = () => metrics?.inFlight(held.size, itemsInFlight);
+
+  /** The lease is no longer ours: stop the engine's questions for it and drop its answers. */
+  function lose(entry: HeldChunk, why: string): void {
+    if (entry.lost || entry.unanswered === 0) return;
+    entry.lost = true;
+    entry.cancel.abort();
+    metrics?.leases('lost', 1);
+    log.info({ jobId: entry.chunk.jobId, domain: entry.chunk.domain, unanswered: entry.unanswered }, `stopped a chunk: ${why}`);
+  }
+
+  /** One renewal at a time: a slow store never gets a second one piled on the first. */
+  let renewing = false;
+  async function renew(): Promise<void> {
+    const leases = [...held.keys()];
+    const askedAt = Date.now();
+    try {
+      const kept = new Set(await queue.renewLeases(leases, leaseMs));
+      metrics?.leases('renewed', kept.size);
+      for (const lease of leases) {
+        const entry = held.get(lease);
+        if (!entry) continue;
+        if (kept.has(lease)) entry.renewedAt = askedAt;
+        else lose(entry, 'its lease was taken over by another runner');
+      }
+    } catch (error) {
+      log.error({ err: error }, 'could not renew the leases of the work in hand');
+      // Without the store's word the lease may have run out: past its length, someone else may hold the items.
+      for (const entry of held.values()) if (askedAt - entry.renewedAt >= leaseMs) lose(entry, 'its lease could not be renewed before it ran out');
+    }
+  }
   const renewal = setInterval(() => {
-    if (held.size === 0) return;
-    queue.renewLeases([...held.keys()], leaseMs).catch((error: unknown) => {
-      log.error({ err: error }, 'could not renew the leases of the work in hand; others may take it over');
-    });
+    if (renewing || held.size === 0) return;
+    renewing = true;
+    void renew().finally(() => (renewing = false));
   }, leaseMs / 3);
+  let lastRescue = 0;
 
   function wakeLoop(): void {
     wakeRequested = true;
@@ -155,6 +212,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       else unanswered.set(email, [position]);
     }
     const answer = (position: number, result: VerificationResult) => {
+      if (entry.lost) return;
       batcher.add({ lease, jobId, position, result });
       entry.unanswered -= 1;
       // The chunk's first answer (the engine has room for more) and its tail (its domain is free again) are moments to claim.
@@ -168,6 +226,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         const position = unanswered.get(result.email)?.shift();
         if (position !== undefined) answer(position, result);
       },
+      { signal: entry.cancel.signal },
     );
     await unlessStopped(
       engineRun.catch((error: unknown) => {
@@ -176,7 +235,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     );
     // Whatever the engine left unanswered is tried alone; if that throws too, it gets an `unknown` verdict.
     for (const [email, positions] of unanswered) {
-      while (positions.length > 0 && !stopped) {
+      while (positions.length > 0 && !stopped && !entry.lost) {
         const result = await unlessStopped(verifier.verify(email).catch((error: unknown) => engineFailureResult(email, error)));
         if (result) answer(positions.shift()!, result);
       }
@@ -185,9 +244,10 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   /** Works a chunk to its end, then writes its results and gives back whatever of it is left unanswered. */
   async function work(chunk: WorkChunk): Promise<void> {
-    const entry: HeldChunk = { chunk, unanswered: chunk.items.length };
+    const entry: HeldChunk = { chunk, unanswered: chunk.items.length, renewedAt: Date.now(), lost: false, cancel: new AbortController() };
     held.set(chunk.lease, entry);
     itemsInFlight += chunk.items.length;
+    reportInFlight();
     try {
       await verifyChunk(entry);
     } catch (error) {
@@ -200,6 +260,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       });
       held.delete(chunk.lease);
       itemsInFlight -= chunk.items.length;
+      reportInFlight();
       wakeLoop();
     }
   }
@@ -207,12 +268,21 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Claims chunks while there is room and work; true when the store answered. */
   async function claim(): Promise<boolean> {
     try {
+      if (Date.now() - lastRescue >= RESCUE_EVERY_MS) {
+        lastRescue = Date.now();
+        const freed = await queue.rescue();
+        if (freed > 0) {
+          metrics?.leases('taken_over', freed);
+          log.info({ items: freed }, 'took over the leases of a runner that is gone');
+        }
+      }
       while (!stopped && itemsInFlight < maxItemsInFlight && starting() < MAX_STARTING_CHUNKS) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.
         await new Promise((resolve) => setImmediate(resolve));
-        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains() });
+        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains(), holder });
         if (!chunk) break;
+        metrics?.leases('claimed', 1);
         if (stopped) {
           await queue.releaseLeases([chunk.lease]);
           break;
@@ -251,6 +321,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       nudge?.();
       await running;
       await Promise.all(chunksRunning);
+      batcher.discard();
     },
   };
 }

@@ -1,11 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import type { NetworkWatch } from '../../engine/index.js';
-import { healthSchema } from '../schemas/health.js';
+import { problemBody, sendProblem, STORE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { healthSchema, readySchema } from '../schemas/health.js';
+import type { InstallStore } from '../store/store.js';
+
+/** /readyz waits this long for the store before it says "not ready": under the 5 s an operator's probe allows. */
+const READY_TIMEOUT_MS = 3_000;
+
+function answersWithin(ping: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([ping.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+}
 
 /**
- * `/healthz`: the service is up (`status` stays "ok": it answers, and verdicts stay honest, only
- * `unknown`), and `details` says what the engine found out about its network.
+ * `/healthz` is liveness: the process is up (`status` stays "ok", and `details` says what the
+ * engine found out about its network). `/readyz` is readiness: whether this node can serve
+ * requests now, i.e. its store answers; 503 problem+json (`store_unavailable`) when not.
  */
-export function healthRoutes(app: FastifyInstance, network?: NetworkWatch): void {
+export function healthRoutes(app: FastifyInstance, install: InstallStore, network?: NetworkWatch): void {
   app.get('/healthz', { schema: healthSchema }, async () => (network ? { status: 'ok' as const, details: network.status() } : { status: 'ok' as const }));
+  app.get('/readyz', { schema: readySchema }, async (_request, reply) => {
+    if (await answersWithin(install.ping(), READY_TIMEOUT_MS)) return { status: 'ready' as const };
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    return sendProblem(reply, problemBody('store_unavailable', 'The store does not answer; this node cannot serve requests until it does.'));
+  });
 }

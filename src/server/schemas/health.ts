@@ -29,3 +29,15 @@ export const healthSchema = {
     },
   },
 } as const;
+
+export const readySchema = {
+  summary: 'Readiness: 200 while the store answers, 503 problem+json (store_unavailable) while it does not',
+  response: {
+    200: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', enum: ['ready'] } },
+    },
+  },
+} as const;

@@ -107,6 +107,8 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Domains the claiming runner is busy with already: take another domain's items, if there are any. */
   skipDomains?: readonly string[];
+  /** The claiming runner's holder id (see HolderRegistry): its leases are taken over at once when it is gone. */
+  holder?: string;
 }
 
 /** A result as the runner hands it back: for an item of a chunk, under that chunk's lease. */
@@ -205,4 +207,20 @@ export interface NewUser {
 export interface VerdictCount {
   verdict: Verdict;
   count: number;
+}
+
+/** A process that holds leases, registered for as long as it lives (see HolderRegistry). */
+export interface Holder {
+  /** Written on every lease it takes. */
+  readonly id: string;
+  /** Ends the registration (a clean stop: its leases are released separately). */
+  leave(): Promise<void>;
+}
+
+/** Raised by a store call when the database does not answer (down, restarting, out of time): a condition, not a bug. */
+export class StoreFault extends Error {
+  constructor(cause: unknown) {
+    super(`the store does not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreFault';
+  }
 }

@@ -5,12 +5,22 @@ export interface StoreLocation {
   dataDir: string;
   /** A PostgreSQL URL (postgres://…): the store several nodes share. */
   databaseUrl?: string;
+  /** The time limit of every store call (`--store-timeout`); DEFAULT_STORE_TIMEOUT_MS unless given. */
+  timeoutMs?: number;
 }
 
 export interface OpenStoreOptions extends StoreLocation {
-  /** The clock, for tests of time-bound records (idempotency keys). */
+  /** The clock, for tests of time-bound records (idempotency keys, leases); without it leases follow the database's clock. */
   now?: () => Date;
 }
+
+/**
+ * How long one store call may take before it fails as a StoreFault (a 503 for the API, a pause
+ * for a runner): a statement's time limit on PostgreSQL (and the wait for a connection), the wait
+ * for another process's write lock on SQLite. Under 5 s, so that a request never hangs on a
+ * database that is away.
+ */
+export const DEFAULT_STORE_TIMEOUT_MS = 4_000;
 
 /**
  * The one way `serve`, `worker` and `admin` open their store: PostgreSQL when given a database
@@ -19,13 +29,14 @@ export interface OpenStoreOptions extends StoreLocation {
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const { dataDir, databaseUrl, now } = options;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   try {
     if (databaseUrl !== undefined) {
       const { openPostgresStore } = await import('./postgres-store.js');
-      return await openPostgresStore(databaseUrl, { now });
+      return await openPostgresStore(databaseUrl, { now, timeoutMs });
     }
     const { openSqliteStore } = await import('./sqlite-store.js');
-    return openSqliteStore(dataDir, { now });
+    return openSqliteStore(dataDir, { now, busyTimeoutMs: timeoutMs });
   } catch (error) {
     throw new StoreUnavailableError(describeStore(options), error);
   }

@@ -5,6 +5,7 @@ import { clientConfig, createPool, Database } from './postgres/database.js';
 import { IdempotencyRecords } from './postgres/idempotency.js';
 import { JobRecords } from './postgres/jobs.js';
 import { LimitRecords } from './postgres/limits.js';
+import { postgresHolders } from './postgres/holders.js';
 import { migrate } from './postgres/migrations.js';
 import { TokenRecords } from './postgres/tokens.js';
 import { UserRecords } from './postgres/users.js';
@@ -12,8 +13,10 @@ import { WorkRecords } from './postgres/work.js';
 import { SIGNING_SECRET_BYTES, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
-  /** The clock, for tests of time-bound records (idempotency keys). */
+  /** The clock, for tests of time-bound records (idempotency keys, leases); else leases follow the database's clock. */
   now?: () => Date;
+  /** The time limit of every call (see open-store.ts). */
+  timeoutMs: number;
 }
 
 /** Made by the first node that needs it; every later node reads the same one. */
@@ -28,9 +31,10 @@ async function signingSecret(db: Database): Promise<Uint8Array> {
  * current schema and listening for changes to cached identities before it is returned. Put
  * together from one part per concern (postgres/), as the SQLite store is.
  */
-export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const pool = createPool(databaseUrl);
-  const changes = new ChangeCounter(clientConfig(databaseUrl));
+export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<Store> {
+  const config = clientConfig(databaseUrl, options.timeoutMs);
+  const pool = createPool(databaseUrl, options.timeoutMs);
+  const changes = new ChangeCounter(config);
   try {
     await migrate(pool);
     await changes.listen();
@@ -38,7 +42,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     await Promise.allSettled([changes.close(), pool.end()]);
     throw error;
   }
-  const db = new Database(pool, options.now ?? (() => new Date()));
+  const db = new Database(pool, options.now ?? (() => new Date()), options.now !== undefined);
   const idempotency = new IdempotencyRecords(db);
   const users = new UserRecords(db, idempotency);
   return {
@@ -52,7 +56,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     install: {
       dataVersion: async () => changes.version,
       signingSecret: () => signingSecret(db),
+      ping: async () => void (await db.sql.run('SELECT 1')),
     },
+    holders: postgresHolders(config),
     async close() {
       await changes.close();
       await pool.end();

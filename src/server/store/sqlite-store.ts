@@ -3,6 +3,7 @@ import { Connection, openDatabase, type SqliteStoreOptions } from './sqlite/data
 import { IdempotencyRecords } from './sqlite/idempotency.js';
 import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
+import { processHolders } from './sqlite/holders.js';
 import { promised } from './sqlite/promised.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
 import { TokenRecords } from './sqlite/tokens.js';
@@ -37,7 +38,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       // read, though it costs about what a small query does (the authenticator reads it sparingly).
       dataVersion: async () => dataVersion.get()!,
       signingSecret: async () => loadOrCreateSigningSecret(dataDir),
+      ping: async () => void db.prepare('SELECT 1').get(),
     },
+    holders: processHolders,
     close: async () => {
       db.close();
     },

@@ -3,6 +3,7 @@ import type {
   ChargeOutcome,
   ClaimRequest,
   DashboardSession,
+  Holder,
   IdempotencyKey,
   IdempotencyRecord,
   JobCreation,
@@ -45,7 +46,21 @@ export interface Store {
   readonly limits: LimitStore;
   readonly dashboard: DashboardStore;
   readonly install: InstallStore;
+  readonly holders: HolderRegistry;
   close(): Promise<void>;
+}
+
+/**
+ * Liveness beside leases (docs/architecture.md "Liveness beside leases"): a lease says who holds
+ * work, liveness whether that holder still exists. PostgreSQL knows it from the holder's own
+ * session (pg_stat_activity); SQLite, on one host, from the holder's process. Whoever keeps work
+ * under leases (the work queue; host slots; webhook deliveries) writes the holder's id on each
+ * lease and takes over at once the leases of holders that are gone; the lease's expiry only
+ * bounds a holder that is alive but stuck.
+ */
+export interface HolderRegistry {
+  /** Registers this process as a holder for as long as it lives (a lost database connection is re-made with the same id). */
+  join(): Promise<Holder>;
 }
 
 /** Users, their credits and the ledger of every balance change. */
@@ -128,8 +143,19 @@ export interface WorkQueue {
    * all from one domain of it (not one of `skipDomains`). Undefined when nothing is claimable.
    */
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined>;
-  /** Extends these leases to `leaseMs` from now, on the items they still hold; a lease lost to another runner is left alone. */
-  renewLeases(leases: readonly string[], leaseMs: number): Promise<void>;
+  /**
+   * Extends these leases to `leaseMs` from now (the database's clock), on the items they still
+   * hold, and returns the leases that still hold any: a lease lost to another runner (expired and
+   * claimed, or taken over from a holder thought gone) is left alone and missing from the answer.
+   */
+  renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]>;
+  /**
+   * Takes over the leases of holders that are gone (their items claimable at once); returns how
+   * many items it freed. Cheap enough to run before claiming, at most every second or so.
+   */
+  rescue(): Promise<number>;
+  /** Items of every job without a result: `pending` claimable, `leased` under a live lease (the queue's depth, for metrics). */
+  depth(): Promise<{ pending: number; leased: number }>;
   /** Gives the items of these leases that have no result back, claimable at once (a clean stop). */
   releaseLeases(leases: readonly string[]): Promise<void>;
   /**
@@ -195,4 +221,6 @@ export interface InstallStore {
    * store, so that each accepts the JWTs of all the others.
    */
   signingSecret(): Promise<Uint8Array>;
+  /** Resolves when the database answers a trivial query: what /readyz asks. */
+  ping(): Promise<void>;
 }

@@ -9,17 +9,23 @@ export interface ClaimSteps {
   candidates(now: number): Awaitable<CandidateJob[]>;
   /** The domain of the job's first claimable item (by domain, then position), not one of `skip`. */
   firstDomain(jobId: string, now: number, skip: readonly string[]): Awaitable<string | undefined>;
-  /** Leases up to `limit` claimable items of the job at the domain, in position order. */
-  leaseItems(jobId: string, domain: string, lease: string, now: number, expiresAt: number, limit: number): Awaitable<{ position: number; email: string }[]>;
+  /** Leases up to `limit` claimable items of the job at the domain to `holder`, in position order. */
+  leaseItems(
+    jobId: string,
+    domain: string,
+    lease: { token: string; holder: string | null; expiresAt: number },
+    now: number,
+    limit: number,
+  ): Awaitable<{ position: number; email: string }[]>;
 }
 
 /** See WorkQueue.claimWork: the fair order decides whose job, the first claimable domain of it the chunk. */
-export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [] }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
+export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [], holder }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
   for (const job of fairOrder(yield* step(steps.candidates(now)))) {
     const domain = yield* step(steps.firstDomain(job.id, now, skipDomains));
     if (domain === undefined) continue;
     const lease = randomUUID();
-    const rows = yield* step(steps.leaseItems(job.id, domain, lease, now, now + leaseMs, maxItems));
+    const rows = yield* step(steps.leaseItems(job.id, domain, { token: lease, holder: holder ?? null, expiresAt: now + leaseMs }, now, maxItems));
     const items = rows.sort((a, b) => a.position - b.position).map((row) => ({ jobId: job.id, position: row.position, email: row.email }));
     return { lease, jobId: job.id, userId: job.user_id, domain, items };
   }
@@ -44,4 +50,21 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
   for (const jobId of yield* step(steps.writeResults(results))) writtenPerJob.set(jobId, (writtenPerJob.get(jobId) ?? 0) + 1);
   // In one order on every node, so that two batches touching the same jobs cannot deadlock.
   for (const jobId of [...writtenPerJob.keys()].sort()) yield* step(steps.countProcessed(jobId, writtenPerJob.get(jobId)!, completedAt));
+}
+
+/** The statements of taking over the leases of holders that are gone, inside one transaction. */
+export interface RescueSteps {
+  /** The holders named on live leases (not expired, items without a result). */
+  holdersWithLeases(now: number): Awaitable<string[]>;
+  /** Whether the holder still exists (its session, its process). */
+  isAlive(holder: string): Awaitable<boolean>;
+  /** Frees every unanswered item leased to these holders; returns how many. */
+  releaseHeldBy(holders: readonly string[]): Awaitable<number>;
+}
+
+/** See WorkQueue.rescue. */
+export function* rescue(steps: RescueSteps, now: number): Flow<number> {
+  const gone: string[] = [];
+  for (const holder of yield* step(steps.holdersWithLeases(now))) if (!(yield* step(steps.isAlive(holder)))) gone.push(holder);
+  return gone.length === 0 ? 0 : yield* step(steps.releaseHeldBy(gone));
 }

@@ -23,15 +23,24 @@ export class ChangeCounter {
     return this.count;
   }
 
-  /** Resolves once listening, so a change committed after it is counted. */
+  /**
+   * Resolves once listening, so a change committed after it is counted. A failure is thrown (the
+   * first listen is part of opening the store) and also handled as a lost connection: the same
+   * client is retired once, whichever of its error, its end or this failure comes first.
+   */
   async listen(): Promise<void> {
     const client = new pg.Client(this.config);
     client.on('notification', () => this.count++);
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     this.client = client;
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      this.lost(client);
+      throw error;
+    }
   }
 
   private lost(client: pg.Client): void {
@@ -39,9 +48,8 @@ export class ChangeCounter {
     this.client = undefined;
     this.count++;
     client.end().catch(() => undefined);
-    this.retry = setTimeout(() => {
-      this.listen().catch(() => this.lost(this.client!));
-    }, RELISTEN_MS);
+    // listen() reports its own failure through lost() again; the rejection itself has no one to tell.
+    this.retry = setTimeout(() => void this.listen().catch(() => undefined), RELISTEN_MS);
     this.retry.unref();
   }
 

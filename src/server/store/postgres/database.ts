@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { StoreError } from '../model.js';
+import { StoreError, StoreFault } from '../model.js';
 
 /** Connections one process keeps to the database at most: enough for a node's concurrent requests and runner. */
 const POOL_SIZE = 10;
-/** How long to wait for a connection before a request fails, rather than hang on an unreachable database. */
-const CONNECT_TIMEOUT_MS = 10_000;
 const INT8_OID = 20;
 
 /**
@@ -17,13 +15,24 @@ const types: pg.CustomTypesConfig = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** What a pool of ours is made with; the change listener's own connection uses it too. */
-export function clientConfig(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, types, application_name: 'mailverify', connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
+/**
+ * What a pool of ours is made with; the change listener's and the holders' own connections use it
+ * too. Every call has `timeoutMs`: to get a connection, for a statement on the server, and for its
+ * answer to arrive (a server that stopped answering mid-statement).
+ */
+export function clientConfig(databaseUrl: string, timeoutMs: number): pg.ClientConfig {
+  return {
+    connectionString: databaseUrl,
+    types,
+    application_name: 'mailverify',
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 1_000,
+  };
 }
 
-export function createPool(databaseUrl: string): pg.Pool {
-  const pool = new pg.Pool({ ...clientConfig(databaseUrl), max: POOL_SIZE });
+export function createPool(databaseUrl: string, timeoutMs: number): pg.Pool {
+  const pool = new pg.Pool({ ...clientConfig(databaseUrl, timeoutMs), max: POOL_SIZE });
   // An idle connection the server dropped (a restart, a failover) is discarded by the pool and the
   // next query opens a new one; without a listener the error would end the process.
   pool.on('error', () => undefined);
@@ -46,7 +55,7 @@ export class Statements {
   constructor(private readonly target: pg.Pool | pg.PoolClient) {}
 
   async rows<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.target.query<Row>({ name: statementName(text), text, values })).rows;
+    return (await faultsAsConditions(this.target.query<Row>({ name: statementName(text), text, values }))).rows;
   }
 
   async row<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row | undefined> {
@@ -55,7 +64,7 @@ export class Statements {
 
   /** The number of rows the statement wrote. */
   async run(text: string, values: unknown[] = []): Promise<number> {
-    return (await this.target.query({ name: statementName(text), text, values })).rowCount ?? 0;
+    return (await faultsAsConditions(this.target.query({ name: statementName(text), text, values }))).rowCount ?? 0;
   }
 }
 
@@ -66,8 +75,19 @@ export class Database {
   constructor(
     readonly pool: pg.Pool,
     readonly now: () => Date,
+    /** A test's clock: leases follow it rather than the database's. */
+    private readonly clockGiven = false,
   ) {
     this.sql = new Statements(pool);
+  }
+
+  /**
+   * Now in epoch milliseconds for lease times: the database's clock, the one every node shares
+   * (a node whose own clock runs ahead must not take live leases), unless a test gave a clock.
+   */
+  async leaseClock(sql: Statements): Promise<number> {
+    if (this.clockGiven) return this.now().getTime();
+    return (await sql.row<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms'))!.ms;
   }
 
   timestamp(): string {
@@ -80,7 +100,7 @@ export class Database {
    * user's row before moving credits) so that concurrent nodes serialise where it matters.
    */
   async transaction<T>(work: (sql: Statements) => Promise<T>, isolation: 'read committed' | 'repeatable read' = 'read committed'): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await faultsAsConditions(this.pool.connect());
     let result: T;
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
@@ -92,10 +112,38 @@ export class Database {
         () => client.release(),
         (broken: Error) => client.release(broken),
       );
-      throw error;
+      throw asStoreFault(error);
     }
     client.release();
     return result;
+  }
+}
+
+/**
+ * Errors that mean the database cannot answer now, not that a statement is wrong: connection
+ * exceptions (08), operator intervention (57P: a shutdown, a restart), insufficient resources (53),
+ * a statement cancelled by its time limit (57014), and the driver's own connection failures.
+ */
+const UNAVAILABLE_STATES = /^(08|57P|53)|^57014$/;
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOENT']);
+const UNAVAILABLE_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|connection error|not queryable|Connection is closed/i;
+
+export function asStoreFault(error: unknown): unknown {
+  if (error instanceof StoreFault || error instanceof StoreError) return error;
+  const state = sqlState(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const unavailable =
+    state !== undefined
+      ? UNAVAILABLE_STATES.test(state)
+      : (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) || (error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message));
+  return unavailable ? new StoreFault(error) : error;
+}
+
+async function faultsAsConditions<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw asStoreFault(error);
   }
 }
 

@@ -140,6 +140,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_tokens_identity_change AFTER UPDATE OF revoked_at OR DELETE ON api_tokens
     FOR EACH STATEMENT EXECUTE FUNCTION notify_identity_change();
   `,
+  // 2: a lease names its holder (a runner's session, see postgres/holders.ts), so that the leases
+  // of a holder whose session is gone are taken over at once, not when they expire.
+  `
+  ALTER TABLE job_items ADD COLUMN lease_holder TEXT;
+  CREATE INDEX job_items_by_holder ON job_items (lease_holder) WHERE result IS NULL AND lease_token IS NOT NULL;
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */
@@ -154,6 +160,8 @@ export async function migrate(pool: pg.Pool, migrations: readonly string[] = MIG
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // A migration may rewrite a large table: it is not held to the time limit of ordinary calls.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');

@@ -1,10 +1,11 @@
 import { resultJson } from '../../../engine/types.js';
 import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
-import type { ClaimSteps, ResultSteps } from '../flows/work.js';
+import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runAwaiting } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
+import { holderIsAlive } from './holders.js';
 
 /** An item is claimable when it has no result and no live lease: never leased, released, or expired ($1: now). */
 const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)';
@@ -18,12 +19,42 @@ const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <
 export class WorkRecords {
   constructor(private readonly db: Database) {}
 
-  private nowMs(): number {
-    return this.db.now().getTime();
+  claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
+    return this.db.transaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
   }
 
-  claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
-    return this.db.transaction((sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, this.nowMs())));
+  async depth(): Promise<{ pending: number; leased: number }> {
+    const now = await this.db.leaseClock(this.db.sql);
+    return (await this.db.sql.row<{ pending: number; leased: number }>(
+      `SELECT count(*) FILTER (WHERE lease_token IS NULL OR lease_expires_at <= $1) AS pending,
+              count(*) FILTER (WHERE lease_token IS NOT NULL AND lease_expires_at > $1) AS leased
+       FROM job_items WHERE result IS NULL`,
+      [now],
+    ))!;
+  }
+
+  rescue(): Promise<number> {
+    return this.db.transaction(async (sql) => runAwaiting(flows.rescue(this.rescueSteps(sql), await this.db.leaseClock(sql))));
+  }
+
+  private rescueSteps(sql: Statements): RescueSteps {
+    return {
+      holdersWithLeases: async (now) =>
+        (
+          await sql.rows<{ lease_holder: string }>(
+            `SELECT DISTINCT lease_holder FROM job_items
+             WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > $1`,
+            [now],
+          )
+        ).map((row) => row.lease_holder),
+      isAlive: (holder) => holderIsAlive(sql, holder),
+      releaseHeldBy: (holders) =>
+        sql.run(
+          `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
+           WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`,
+          [holders],
+        ),
+    };
   }
 
   private claimSteps(sql: Statements): ClaimSteps {
@@ -47,29 +78,34 @@ export class WorkRecords {
             [now, jobId, skip],
           )
         )?.domain,
-      leaseItems: (jobId, domain, lease, now, expiresAt, limit) =>
+      leaseItems: (jobId, domain, lease, now, limit) =>
         sql.rows<{ position: number; email: string }>(
-          `UPDATE job_items SET lease_token = $4, lease_expires_at = $5
+          `UPDATE job_items SET lease_token = $4, lease_expires_at = $5, lease_holder = $7
            WHERE job_id = $2 AND position IN (
              SELECT position FROM job_items WHERE job_id = $2 AND domain = $3 AND ${CLAIMABLE}
              ORDER BY position LIMIT $6 FOR UPDATE SKIP LOCKED)
            RETURNING position, email`,
-          [now, jobId, domain, lease, expiresAt, limit],
+          [now, jobId, domain, lease.token, lease.expiresAt, limit, lease.holder],
         ),
     };
   }
 
-  async renewLeases(leases: readonly string[], leaseMs: number): Promise<void> {
-    if (leases.length === 0) return;
-    await this.db.sql.run('UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[])', [
-      this.nowMs() + leaseMs,
-      leases,
-    ]);
+  async renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]> {
+    if (leases.length === 0) return [];
+    const now = await this.db.leaseClock(this.db.sql);
+    const rows = await this.db.sql.rows<{ lease_token: string }>(
+      'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
+      [now + leaseMs, leases],
+    );
+    return [...new Set(rows.map((row) => row.lease_token))];
   }
 
   async releaseLeases(leases: readonly string[]): Promise<void> {
     if (leases.length === 0) return;
-    await this.db.sql.run('UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])', [leases]);
+    await this.db.sql.run(
+      'UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])',
+      [leases],
+    );
   }
 
   async saveResults(results: readonly LeasedResult[]): Promise<void> {
@@ -83,7 +119,7 @@ export class WorkRecords {
       writeResults: async (results) =>
         (
           await sql.rows<{ job_id: string }>(
-            `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL
+            `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
              FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[]) AS batch (lease, job_id, position, result)
              WHERE job_items.job_id = batch.job_id AND job_items.position = batch.position
                AND job_items.result IS NULL AND job_items.lease_token = batch.lease

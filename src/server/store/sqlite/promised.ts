@@ -1,3 +1,13 @@
+import { StoreFault } from '../model.js';
+
+/** SQLite's codes for a database that cannot answer now (locked past the busy timeout, I/O trouble, a full disk): conditions, not bugs. */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL)/;
+
+function asStoreFault(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNAVAILABLE.test(code) ? new StoreFault(error) : error;
+}
+
 /** A synchronous part as the Store's asynchronous interface sees it: every method answers with a Promise. */
 export type Promised<Part> = {
   [Name in keyof Part]: Part[Name] extends (...args: infer Args) => infer Result ? (...args: Args) => Promise<Awaited<Result>> : Part[Name];
@@ -6,7 +16,7 @@ export type Promised<Part> = {
 /**
  * Presents a synchronous SQLite part through the Store's asynchronous interface, with no method
  * written twice: each call runs at once (its transaction whole) and its outcome, or its error,
- * settles the Promise.
+ * settles the Promise (a database that cannot answer as a StoreFault).
  */
 export function promised<Part extends object>(part: Part): Promised<Part> {
   return new Proxy(part, {
@@ -17,7 +27,7 @@ export function promised<Part extends object>(part: Part): Promised<Part> {
         try {
           return Promise.resolve(member.apply(target, args));
         } catch (error) {
-          return Promise.reject(error);
+          return Promise.reject(asStoreFault(error));
         }
       };
     },

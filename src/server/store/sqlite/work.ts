@@ -1,16 +1,18 @@
 import { resultJson } from '../../../engine/types.js';
 import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
-import type { ClaimSteps, ResultSteps } from '../flows/work.js';
+import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runNow } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
+import { processIsAlive } from './holders.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
 export class WorkRecords {
   private readonly sql;
   private readonly claimSteps: ClaimSteps;
   private readonly resultSteps: ResultSteps;
+  private readonly rescueSteps: RescueSteps;
 
   constructor(private readonly connection: Connection) {
     const prepare = connection.prepare.bind(connection);
@@ -30,22 +32,36 @@ export class WorkRecords {
          ORDER BY domain, position LIMIT 1`,
       ),
       claim: prepare<{ position: number; email: string }>(
-        `UPDATE job_items SET lease_token = @lease, lease_expires_at = @expiresAt
+        `UPDATE job_items SET lease_token = @lease, lease_expires_at = @expiresAt, lease_holder = @holder
          WHERE job_id = @jobId AND position IN (
            SELECT position FROM job_items WHERE job_id = @jobId AND domain = @domain AND ${claimable} ORDER BY position LIMIT @limit)
          RETURNING position, email`,
       ),
-      renew: prepare(
+      renew: prepare<{ lease_token: string }>(
         `UPDATE job_items SET lease_expires_at = ?
-         WHERE result IS NULL AND lease_token IN (SELECT value FROM json_each(?))`,
+         WHERE result IS NULL AND lease_token IN (SELECT value FROM json_each(?))
+         RETURNING lease_token`,
+      ),
+      depth: prepare<{ pending: number; leased: number }>(
+        `SELECT coalesce(sum(lease_token IS NULL OR lease_expires_at <= ?), 0) AS pending,
+                coalesce(sum(lease_token IS NOT NULL AND lease_expires_at > ?), 0) AS leased
+         FROM job_items WHERE result IS NULL`,
+      ),
+      holders: prepare<{ lease_holder: string }>(
+        `SELECT DISTINCT lease_holder FROM job_items
+         WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > ?`,
+      ),
+      releaseHeldBy: prepare(
+        `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
+         WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IN (SELECT value FROM json_each(?))`,
       ),
       release: prepare(
-        `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL
+        `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
          WHERE result IS NULL AND lease_token IN (SELECT value FROM json_each(?))`,
       ),
       // `result IS NULL`: an item keeps its first result; `lease_token = ?`: only the lease holding it may write it.
       saveResult: prepare(
-        `UPDATE job_items SET result = ?, lease_token = NULL, lease_expires_at = NULL
+        `UPDATE job_items SET result = ?, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
          WHERE job_id = ? AND position = ? AND result IS NULL AND lease_token = ?`,
       ),
       countProcessed: prepare(
@@ -57,7 +73,13 @@ export class WorkRecords {
     this.claimSteps = {
       candidates: (now) => this.sql.candidates.all({ now }),
       firstDomain: (jobId, now, skip) => this.sql.firstDomain.get({ jobId, now, skip: JSON.stringify(skip) })?.domain,
-      leaseItems: (jobId, domain, lease, now, expiresAt, limit) => this.sql.claim.all({ lease, expiresAt, jobId, domain, now, limit }),
+      leaseItems: (jobId, domain, lease, now, limit) =>
+        this.sql.claim.all({ lease: lease.token, holder: lease.holder, expiresAt: lease.expiresAt, jobId, domain, now, limit }),
+    };
+    this.rescueSteps = {
+      holdersWithLeases: (now) => this.sql.holders.all(now).map((row) => row.lease_holder),
+      isAlive: processIsAlive,
+      releaseHeldBy: (holders) => this.sql.releaseHeldBy.run(JSON.stringify(holders)).changes,
     };
     this.resultSteps = {
       writeResults: (results) =>
@@ -74,8 +96,18 @@ export class WorkRecords {
     return this.connection.db.transaction(() => runNow(flows.claimWork(this.claimSteps, request, this.nowMs()))).immediate();
   }
 
-  renewLeases(leases: readonly string[], leaseMs: number): void {
-    if (leases.length > 0) this.sql.renew.run(this.nowMs() + leaseMs, JSON.stringify(leases));
+  renewLeases(leases: readonly string[], leaseMs: number): string[] {
+    if (leases.length === 0) return [];
+    return [...new Set(this.sql.renew.all(this.nowMs() + leaseMs, JSON.stringify(leases)).map((row) => row.lease_token))];
+  }
+
+  depth(): { pending: number; leased: number } {
+    const now = this.nowMs();
+    return this.sql.depth.get(now, now)!;
+  }
+
+  rescue(): number {
+    return this.connection.db.transaction(() => runNow(flows.rescue(this.rescueSteps, this.nowMs()))).immediate();
   }
 
   releaseLeases(leases: readonly string[]): void {

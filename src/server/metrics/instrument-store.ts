@@ -1,0 +1,40 @@
+import { StoreFault, type Store } from '../store/store.js';
+import type { Metrics } from './metrics.js';
+
+type Part = Exclude<keyof Store, 'close'>;
+const PARTS: readonly Part[] = ['accounts', 'tokens', 'jobs', 'work', 'idempotency', 'limits', 'dashboard', 'install', 'holders'];
+
+/** Credits moved by a store call, read off its arguments and outcome (the store is where every balance changes). */
+function countCredits(metrics: Metrics, part: Part, method: string, args: unknown[], outcome: unknown): void {
+  const result = outcome as { ok?: boolean; kind?: string; replayed?: boolean; queued?: number };
+  if (part === 'accounts' && method === 'charge' && result.ok) metrics.creditsCharged.inc(args[1] as number);
+  else if (part === 'accounts' && method === 'chargeWithKey' && result.kind === 'charged') metrics.creditsCharged.inc(args[1] as number);
+  else if (part === 'jobs' && method === 'createJob' && result.ok && !result.replayed) metrics.creditsCharged.inc(result.queued ?? 0);
+  else if (part === 'accounts' && method === 'refund') metrics.creditsRefunded.inc(args[1] as number);
+}
+
+/** The store with every call timed and counted (errors by kind, credits moved), for the metrics listener. */
+export function instrumentStore(store: Store, metrics: Metrics): Store {
+  const watch = <Watched extends object>(part: Part, target: Watched): Watched =>
+    new Proxy(target, {
+      get(object, name) {
+        const member: unknown = Reflect.get(object, name);
+        if (typeof member !== 'function' || typeof name !== 'string') return member;
+        return async (...args: unknown[]) => {
+          const done = metrics.storeCalls.startTimer({ part, method: name });
+          try {
+            const outcome: unknown = await member.apply(object, args);
+            countCredits(metrics, part, name, args, outcome);
+            return outcome;
+          } catch (error) {
+            metrics.storeErrors.inc({ part, method: name, kind: error instanceof StoreFault ? 'unavailable' : 'other' });
+            throw error;
+          } finally {
+            done();
+          }
+        };
+      },
+    });
+  const watched = Object.fromEntries(PARTS.map((part) => [part, watch(part, store[part])]));
+  return { ...(watched as Pick<Store, Part>), close: () => store.close() };
+}

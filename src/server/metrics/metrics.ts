@@ -1,0 +1,132 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { providerOfMxHost, type NetworkWatch } from '../../engine/index.js';
+import type { SmtpObserver } from '../../engine/types.js';
+import type { RunnerMetrics } from '../jobs/runner.js';
+import type { WorkQueue } from '../store/store.js';
+
+/**
+ * Everything `serve` and `worker` show an operator, in Prometheus's text format (docs/architecture.md
+ * "Metrics"), on a registry of this process's own. Label values are bounded: routes as declared
+ * (not paths), providers from data/providers.json (other hosts are "other"), reason codes from
+ * their enum, store parts and methods from the Store interface.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpRequests = new Counter({
+    name: 'mailverify_http_requests_total',
+    help: 'HTTP requests answered, by route (as declared), method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'mailverify_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route and method',
+    labelNames: ['route', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly leaseEvents = new Counter({
+    name: 'mailverify_leases_total',
+    help: 'Leases on chunks of bulk work, by event: claimed, renewed, lost (to another runner), taken_over (items freed from a runner that is gone)',
+    labelNames: ['event'],
+    registers: [this.registry],
+  });
+  private readonly chunksInFlight = new Gauge({ name: 'mailverify_runner_chunks_in_flight', help: 'Chunks this runner is working', registers: [this.registry] });
+  private readonly itemsInFlight = new Gauge({ name: 'mailverify_runner_items_in_flight', help: 'Addresses in the chunks this runner is working', registers: [this.registry] });
+  private readonly sessionsOpen = new Gauge({
+    name: 'mailverify_smtp_sessions_open',
+    help: 'SMTP sessions open now, by mail provider',
+    labelNames: ['provider'],
+    registers: [this.registry],
+  });
+  private readonly rcptReplies = new Counter({
+    name: 'mailverify_smtp_rcpt_replies_total',
+    help: 'RCPT TO replies, by mail provider, the SMTP verdict and the reason code',
+    labelNames: ['provider', 'status', 'reason_code'],
+    registers: [this.registry],
+  });
+  readonly storeCalls = new Histogram({
+    name: 'mailverify_store_call_duration_seconds',
+    help: 'Time of a store call, by part and method',
+    labelNames: ['part', 'method'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly storeErrors = new Counter({
+    name: 'mailverify_store_errors_total',
+    help: 'Store calls that failed, by part, method and kind (unavailable: the database did not answer)',
+    labelNames: ['part', 'method', 'kind'],
+    registers: [this.registry],
+  });
+  readonly creditsCharged = new Counter({ name: 'mailverify_credits_charged_total', help: 'Tokens taken from balances for verification', registers: [this.registry] });
+  readonly creditsRefunded = new Counter({ name: 'mailverify_credits_refunded_total', help: 'Tokens given back', registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'mailverify_' });
+  }
+
+  /** For the HTTP app's response hook. */
+  http(route: string, method: string, status: number, seconds: number): void {
+    this.httpRequests.inc({ route, method, status: String(status) });
+    this.httpDuration.observe({ route, method }, seconds);
+  }
+
+  readonly runner: RunnerMetrics = {
+    leases: (event, count) => this.leaseEvents.inc({ event }, count),
+    inFlight: (chunks, items) => {
+      this.chunksInFlight.set(chunks);
+      this.itemsInFlight.set(items);
+    },
+  };
+
+  readonly smtp: SmtpObserver = {
+    sessionOpened: (host) => this.sessionsOpen.inc({ provider: providerLabel(host) }),
+    sessionClosed: (host) => this.sessionsOpen.dec({ provider: providerLabel(host) }),
+    rcptAnswered: (host, status, code) => this.rcptReplies.inc({ provider: providerLabel(host), status, reason_code: code }),
+  };
+
+  /** Port 25 and the resolver as the engine last found them: 1 on the current state, 0 on the others. */
+  watchNetwork(network: NetworkWatch): void {
+    const registry = this.registry;
+    new Gauge({
+      name: 'mailverify_port25_state',
+      help: 'Outbound SMTP as the engine found it (1 on the current state)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const now = network.status().port25.state;
+        for (const state of ['unknown', 'open', 'blocked']) this.set({ state }, state === now ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'mailverify_resolver_state',
+      help: 'The resolver as the engine found it (1 on the current state)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const now = network.status().resolver.state;
+        for (const state of ['unknown', 'truthful', 'untruthful']) this.set({ state }, state === now ? 1 : 0);
+      },
+    });
+  }
+
+  /** Addresses of every unfinished job by status, read from the store at each scrape (shared by every node). */
+  watchQueue(queue: WorkQueue): void {
+    new Gauge({
+      name: 'mailverify_items',
+      help: 'Addresses of unfinished jobs without a result, by status: pending (claimable) or leased (being verified)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const depth = await queue.depth().catch(() => undefined);
+        if (!depth) return;
+        this.set({ status: 'pending' }, depth.pending);
+        this.set({ status: 'leased' }, depth.leased);
+      },
+    });
+  }
+}
+
+function providerLabel(host: string): string {
+  return providerOfMxHost(host) ?? 'other';
+}
