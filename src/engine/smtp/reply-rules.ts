@@ -581,11 +581,12 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     // A 5.7.x that says the recipient address itself is refused, for no cause a row above reads
     // (Postfix's check_recipient_access prefix, which gateways keep): the address is not taken.
-    // Not when it names a block or a restriction to some senders ("members only").
+    // Not when it names a cause: a block, "not authorized", "temporarily", a restriction to some
+    // senders ("members only").
     kind: 'unreadable-refusal',
     code: PERMANENT,
     enhanced: /^5\.7\.\d+$/,
-    text: /recipient address rejected ?: (?!access denied)(?![^.]*(block|\bonly\b))/i,
+    text: /recipient address rejected ?: (?!access denied)(?![^.]*(block|\bonly\b|authori[sz]|temporar))/i,
     examples: [
       { reply: '554 5.7.1 <email@example.com>: Recipient address rejected: Not in recipient list', source: 'ZeroSpam (ActiveCampaign smtp-field-manual data/codes/554.json)' },
       {
