@@ -6,7 +6,7 @@ import { createVerifier } from '../../src/engine/index.js';
 import type { VerificationResult, Verifier } from '../../src/engine/types.js';
 import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src/server/jobs/runner.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
-import type { Store } from '../../src/server/store/store.js';
+import type { ClaimRequest, Store, WorkQueue } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
@@ -49,6 +49,18 @@ async function submit(store: Store, emails: string[]): Promise<{ userId: number;
   const created = await store.jobs.createJob(user.id, emails);
   if (!created.ok) throw new Error('the job was not created');
   return { userId: user.id, jobId: created.jobId };
+}
+
+/** The queue's methods bound to it, so that a test can replace one and keep the others. */
+function bindAll(queue: WorkQueue): WorkQueue {
+  return {
+    claimWork: queue.claimWork.bind(queue),
+    renewLeases: queue.renewLeases.bind(queue),
+    releaseLeases: queue.releaseLeases.bind(queue),
+    saveResults: queue.saveResults.bind(queue),
+    rescue: queue.rescue.bind(queue),
+    depth: queue.depth.bind(queue),
+  };
 }
 
 async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -108,6 +120,36 @@ afterAll(async () => {
 });
 
 describe('the bulk job runner', () => {
+  it('stops asking for the items of chunks whose leases it could not renew; another runner finishes them', async () => {
+    const store = openStore(mkdtempSync(join(root, 'lost-')));
+    const emails = jobAddresses(200);
+    const askedSoFar = () => emails.reduce((sum, email) => sum + smtpServers.reduce((each, server) => each + server.rcptCount(email), 0), 0);
+    const { userId, jobId } = await submit(store, emails);
+    const leaseMs = 600;
+    // The store is real; this runner's connection to it breaks after its first claims: renewals
+    // fail from the start, and it cannot claim again (or its own claims would hide the loss).
+    let claims = 0;
+    const broken = {
+      ...bindAll(store.work),
+      claimWork: async (request: ClaimRequest) => (++claims <= DOMAINS.length ? store.work.claimWork(request) : Promise.reject(new Error('connection lost'))),
+      renewLeases: async () => Promise.reject(new Error('connection lost')),
+    };
+    const stopped: string[] = [];
+    const cut = startJobRunner({ queue: broken, verifier, log: { info: (_details, message) => stopped.push(message), error: () => {} }, leaseMs, idlePollMs: 60_000 });
+    cleanup.unshift(() => cut.stop());
+    await waitFor('the runner to give up its chunks', async () => stopped.filter((message) => message.startsWith('stopped a chunk')).length === DOMAINS.length, 5_000);
+    // What was in flight at the loss is answered (one RCPT per host's session); nothing after.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const atLoss = askedSoFar();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(askedSoFar() - atLoss).toBe(0);
+    expect(atLoss).toBeLessThan(emails.length);
+
+    run({ store, idlePollMs: 50 });
+    await waitFor('the job to complete', async () => (await store.jobs.getJob(userId, jobId))?.status === 'completed', 20_000);
+    await expectEveryItemAnsweredOnce(store, userId, jobId, emails);
+  });
+
   it('verifies every pending item of a job created while it runs, once it is woken', async () => {
     const store = openStore(mkdtempSync(join(root, 'wake-')));
     // With a minute between polls, only wake() can make these jobs finish within the wait.

@@ -63,7 +63,18 @@ function runAsServerUser(program: string, args: string[]): void {
   execFileSync(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-async function startCluster(): Promise<{ url: string; stop: () => void }> {
+export interface Cluster {
+  url: string;
+  /** Stops the server as an operator's restart does (`pg_ctl stop -m fast`), keeping its data. */
+  pause(): void;
+  /** Starts it again on the same address and data. */
+  resume(): void;
+  /** Stops it for good and removes its files. */
+  stop(): void;
+}
+
+/** A throwaway cluster of its own (a test that restarts its database must not restart everyone's). */
+export async function startCluster(): Promise<Cluster> {
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'mailverify-pg-'));
   if (process.getuid?.() === 0) {
@@ -76,11 +87,15 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
   runAsServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   // Durability is worth nothing to a cluster deleted after the run.
   const serverOptions = `-h ${CLUSTER_HOST} -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const start = () => runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', join(dir, 'server.log'), '-w', 'start']);
+  start();
   return {
     url: `postgres://postgres@${CLUSTER_HOST}:${port}/postgres`,
+    pause: () => runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: start,
     stop() {
-      runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      // A paused cluster has nothing to stop.
+      if (existsSync(join(data, 'postmaster.pid'))) runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -144,6 +144,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     log.info({ jobId: entry.chunk.jobId, domain: entry.chunk.domain, unanswered: entry.unanswered }, `stopped a chunk: ${why}`);
   }
 
+  const renewEveryMs = leaseMs / 3;
   /** One renewal at a time: a slow store never gets a second one piled on the first. */
   let renewing = false;
   async function renew(): Promise<void> {
@@ -160,15 +161,18 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       }
     } catch (error) {
       log.error({ err: error }, 'could not renew the leases of the work in hand');
-      // Without the store's word the lease may have run out: past its length, someone else may hold the items.
-      for (const entry of held.values()) if (askedAt - entry.renewedAt >= leaseMs) lose(entry, 'its lease could not be renewed before it ran out');
+      // Without the store's word, a lease that runs out before the next renewal may be someone else's
+      // by then: stop now rather than go on asking for items another runner may hold.
+      for (const entry of held.values()) {
+        if (askedAt + 2 * renewEveryMs - entry.renewedAt > leaseMs) lose(entry, 'its lease could not be renewed before it ran out');
+      }
     }
   }
   const renewal = setInterval(() => {
     if (renewing || held.size === 0) return;
     renewing = true;
     void renew().finally(() => (renewing = false));
-  }, leaseMs / 3);
+  }, renewEveryMs);
   let lastRescue = 0;
 
   function wakeLoop(): void {
