@@ -32,7 +32,7 @@ function csvHint(error: CsvError): string | undefined {
 }
 
 /**
- * DESIGN.md §4's exit codes for the errors of the client, config and csv layers, each with a hint at what to do next; first
+ * docs/architecture.md "The CLI"'s exit codes for the errors of the client, config and csv layers, each with a hint at what to do next; first
  * match wins, so subclasses come first.
  */
 const MAPPINGS: Mapping[] = [

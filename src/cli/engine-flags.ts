@@ -50,7 +50,7 @@ const proxyUrl: Parse = (raw, name) => {
 };
 const milliseconds = integer(0, 3_600_000);
 
-/** DESIGN.md §3: these flag and environment names are fixed so that scripts can rely on them. */
+/** docs/architecture.md "The engine": these flag and environment names are fixed so that scripts can rely on them. */
 const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'dnsServers', flag: '--dns-server <ip[:port]>', env: 'MAILVERIFY_DNS_SERVERS', description: 'DNS server to ask, repeatable (default: the system resolver)', parse: text, list: true },
   { key: 'smtpPort', flag: '--smtp-port <n>', env: 'MAILVERIFY_SMTP_PORT', description: 'TCP port of the SMTP servers probed (default 25)', parse: port },

@@ -1,4 +1,4 @@
-/** Exit codes of DESIGN.md §4; the only place they are spelled out. */
+/** Exit codes of docs/architecture.md "The CLI"; the only place they are spelled out. */
 export const ExitCode = {
   ok: 0,
   failure: 1,

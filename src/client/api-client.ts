@@ -56,7 +56,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const segment = (id: string) => encodeURIComponent(id);
 
-/** A typed client for every route of the service (service-interface.md §4, DESIGN.md §2). */
+/** A typed client for every route of the service (docs/api.md "Routes"). */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const transport = createTransport({
     baseUrl: options.baseUrl,

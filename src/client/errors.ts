@@ -4,7 +4,7 @@
  * loads nothing else so that the CLI's error reporter can import it without pulling in undici.
  */
 
-/** The parts of an RFC 9457 problem+json body the service sends (DESIGN.md §2). */
+/** The parts of an RFC 9457 problem+json body the service sends (docs/api.md). */
 export interface ProblemBody {
   title?: string;
   detail?: string;

@@ -1,10 +1,10 @@
 import type { VerificationResult } from '../engine/types.js';
 
-/** The bodies of the service's answers (service-interface.md §2, DESIGN.md §2), field names as on the wire. */
+/** The bodies of the service's answers (docs/api.md "Resources"), field names as on the wire. */
 
 export type { VerificationResult };
 
-/** `POST /v1/bulk-verify` (§2.4). */
+/** `POST /v1/bulk-verify` (docs/api.md "Routes"). */
 export interface BulkSubmission {
   jobId: string;
   queued: number;
@@ -13,7 +13,7 @@ export interface BulkSubmission {
 /** Job statuses: the contract names these two; others may come later. */
 export type JobStatus = 'processing' | 'completed' | (string & {});
 
-/** `GET /v1/bulk-verify/{id}/progress` (§2.5). */
+/** `GET /v1/bulk-verify/{id}/progress` (docs/api.md "Routes"). */
 export interface JobProgress {
   job_id: string;
   status: JobStatus;
@@ -22,7 +22,7 @@ export interface JobProgress {
   progress_percent: number;
 }
 
-/** `GET /v1/bulk-verify/{id}` (§2.6): each entry is a full verification result. */
+/** `GET /v1/bulk-verify/{id}` (docs/api.md "Routes"): each entry is a full verification result. */
 export interface JobWithResults {
   id: string;
   status: JobStatus;

@@ -1,7 +1,7 @@
 import { checkCell, type Checks, type VerificationResult } from '../engine/types.js';
 import { csvCellSafe } from '../text/sanitize.js';
 
-/** Every check, in the interface's order (§2.3); a Record so that a new check cannot be forgotten. */
+/** Every check, in the interface's order (docs/api.md "Resources"); a Record so that a new check cannot be forgotten. */
 const CHECK_ORDER: Record<keyof Checks, number> = {
   format: 0,
   domainExists: 1,

@@ -62,7 +62,7 @@ function unknown({ domain, smtpReason, smtpCode }: Evidence): Classification {
 }
 
 /**
- * The verdict rules of DESIGN.md §3, in order; the first that matches wins. Pure: everything it
+ * The verdict rules of docs/architecture.md "The engine", in order; the first that matches wins. Pure: everything it
  * needs is in `evidence`, `reason` is never empty, and `reasonCode` says the same as a code.
  */
 export function classify(evidence: Evidence): Classification {

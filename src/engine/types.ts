@@ -1,13 +1,13 @@
 import type { ReasonCode } from './reason-codes.js';
 
-/** The verdicts of the service interface (§2.2). */
+/** The verdicts of the service interface (docs/api.md "Resources"). */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Outcome of the SMTP RCPT TO probe (§2.3 `smtpStatus`). */
+/** Outcome of the SMTP RCPT TO probe (docs/api.md "Resources", `smtpStatus`). */
 export type SmtpStatus = 'valid' | 'invalid' | 'unknown';
 
-/** The interface's `checks` object (§2.3), field for field. */
+/** The interface's `checks` object (docs/api.md "Resources"), field for field. */
 export interface Checks {
   format: boolean;
   domainExists: boolean;
@@ -45,7 +45,7 @@ export type BooleanCheck = Exclude<keyof Checks, 'smtpStatus'>;
 /** Every check beyond the syntax: what a malformed address never gets to. */
 export const BEYOND_FORMAT: readonly BooleanCheck[] = ['domainExists', 'hasMx', 'domainReachable', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
 
-/** The interface's verification result (§2.1), and our additional fields. */
+/** The interface's verification result (docs/api.md "Resources"), and our additional fields. */
 export interface VerificationResult {
   email: string;
   result: Verdict;
@@ -69,7 +69,7 @@ export function checkCell(result: VerificationResult, name: keyof Checks): strin
 }
 
 /**
- * A result as the interface's JSON object (§2.1): its four fields in its order, then
+ * A result as the interface's JSON object (docs/api.md "Resources"): its four fields in its order, then
  * `reasonCode`, `notEstablished` and `suggestion` when there are, then `row`, the source file
  * line, when the caller knows it (so that bulk output joins back to the list); whatever else the
  * object carries is left out. The one serialisation shared by `verify --json`, bulk json/ndjson
@@ -80,7 +80,7 @@ export function resultJson({ email, result, checks, reason, reasonCode, notEstab
   return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, row });
 }
 
-/** Every engine option of DESIGN.md §3; flags and environment names live in src/cli/engine-flags.ts. */
+/** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/engine-flags.ts. */
 export interface EngineOptions {
   /** `ip[:port]` of the DNS servers to ask; empty means the system resolver. */
   dnsServers: string[];

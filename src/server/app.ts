@@ -19,7 +19,7 @@ import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
 
-/** DESIGN.md §2: the largest request body accepted (→ 413 beyond). */
+/** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**

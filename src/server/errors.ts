@@ -3,7 +3,7 @@ import { StoreFault } from './store/model.js';
 
 /**
  * Every error the service answers with, as `application/problem+json` (RFC 9457) plus a stable
- * `code` (DESIGN.md §2). Routes throw ProblemError; fastify's own errors (bad JSON, wrong media
+ * `code` (docs/api.md). Routes throw ProblemError; fastify's own errors (bad JSON, wrong media
  * type, body too large, schema validation) are mapped here too, so bad input is never a 500.
  */
 

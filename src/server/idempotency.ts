@@ -4,7 +4,7 @@ import { StoreError, type IdempotencyKey, type IdempotencyRecord, type AccountSt
 import { insufficientTokens, ProblemError } from './errors.js';
 
 /**
- * `Idempotency-Key` (DESIGN.md §2): a repeat of a POST with the same key and the same body within
+ * `Idempotency-Key` (docs/api.md): a repeat of a POST with the same key and the same body within
  * 24 h gets the first response again, without a new charge; the same key with another body is a
  * 409. Only successful responses are recorded: a refused request (402, 500) charged nothing, so
  * running it again is what a retry should do. Everything lives in the store, so that several

@@ -10,7 +10,7 @@ export function fixedWindow(nowMs: number, windowSeconds: number): { windowStart
   return { windowStart, resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - now)) };
 }
 
-/** The 429 of DESIGN.md §2, with `Retry-After` set on the reply. */
+/** The 429 of docs/api.md, with `Retry-After` set on the reply. */
 export function rateLimited(reply: FastifyReply, resetSeconds: number, detail: string): ProblemError {
   reply.header('Retry-After', resetSeconds);
   return new ProblemError('rate_limited', detail);
@@ -40,7 +40,7 @@ export interface RateLimiter {
 }
 
 /**
- * Per-user fixed-window rate limiting (DESIGN.md §2), counted in the store so that several
+ * Per-user fixed-window rate limiting (docs/api.md), counted in the store so that several
  * instances share one budget per user. Rather than write each request there, an instance
  * reserves a slice of the window's budget (RESERVATION_SHARE) and spends it locally, so the sum
  * over instances can never pass the limit. The price: a slice one instance holds unused is not

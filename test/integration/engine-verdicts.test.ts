@@ -1,4 +1,4 @@
-// Every verdict path of DESIGN.md §3 against real DNS, SMTP and HTTP servers on loopback.
+// Every verdict path of docs/architecture.md "The engine" against real DNS, SMTP and HTTP servers on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, NOTHING_CHECKED, type EngineOptions, type Verifier } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';

@@ -1,5 +1,5 @@
 /**
- * Authentication and per-user rate limits (service-interface §5, DESIGN.md §2) over real HTTP.
+ * Authentication and per-user rate limits (docs/api.md "Conventions" and "Limits and headers") over real HTTP.
  */
 import { SignJWT } from 'jose';
 import { Agent } from 'undici';

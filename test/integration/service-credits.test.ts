@@ -1,5 +1,5 @@
 /**
- * Balances and idempotency (DESIGN.md §2): charges atomic with the work under concurrency, 402
+ * Balances and idempotency (docs/api.md): charges atomic with the work under concurrency, 402
  * with nothing charged, a refund when the engine fails, Idempotency-Key replays charged once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Bad input is a 4xx with a problem+json body and its `code`, never a 500 (DESIGN.md §2), and it
+ * Bad input is a 4xx with a problem+json body and its `code`, never a 500 (docs/api.md), and it
  * costs nothing; unknown jobs and other users' jobs are 404 on both GET routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The service's logs never hold a secret (DESIGN.md §5): request lines carry the headers, with
+ * The service's logs never hold a secret (docs/architecture.md "The service inside"): request lines carry the headers, with
  * `Authorization` redacted, and no body (so no password) is ever written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

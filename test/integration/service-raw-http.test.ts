@@ -1,7 +1,7 @@
 /**
  * Requests no HTTP client would send, written byte by byte on a plain socket: bad framing, unknown
  * methods, raw spaces and UTF-8 in the path, oversized headers. Every answer is problem+json with
- * the right status (DESIGN.md §2), including those refused by Node's parser before fastify sees
+ * the right status (docs/api.md), including those refused by Node's parser before fastify sees
  * the request, and the service goes on answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

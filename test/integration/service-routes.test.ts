@@ -1,6 +1,6 @@
 /**
  * Every route's success response, field by field and type by type, against the contract
- * (service-interface.md §2, §4) and DESIGN.md §2: the real app over HTTP, the real engine on
+ * (docs/api.md "Resources" and "Routes"): the real app over HTTP, the real engine on
  * loopback DNS and SMTP fixtures.
  */
 import { readFileSync } from 'node:fs';

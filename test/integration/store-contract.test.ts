@@ -391,7 +391,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     });
   });
 
-  // Lease-claimed work (DESIGN.md §5): who gets which items, for how long, and whose results count.
+  // Lease-claimed work (docs/architecture.md "The service inside"): who gets which items, for how long, and whose results count.
   const LEASE_MS = 60_000;
   const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
   let owners = 0;

@@ -127,7 +127,7 @@ export async function call(baseUrl: string, method: string, path: string, option
   return { status: response.statusCode, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), contentType };
 }
 
-/** The problem+json body of DESIGN.md §2 with this status and `code`. */
+/** The problem+json body of docs/api.md with this status and `code`. */
 export function expectProblem(reply: Reply, status: number, code: string): void {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status);
   expect(reply.contentType).toMatch(/^application\/problem\+json/);
@@ -183,7 +183,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   };
 }
 
-/** The contract's progress object (service-interface.md §2.5). */
+/** The contract's progress object (docs/api.md "Routes"). */
 export interface JobProgress {
   job_id: string;
   status: string;

@@ -55,7 +55,7 @@ const ROWS: [string, Evidence, string, string | RegExp, ReasonCode][] = [
   ['a resolver that denies everything', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'untrusted-dns', detail: 'the resolver denies gmail.com too' } }), 'unknown', 'the resolver denies gmail.com too', 'resolver_untruthful'],
 ];
 
-describe('classify: the verdict rules of DESIGN.md §3, first match wins', () => {
+describe('classify: the verdict rules of docs/architecture.md "The engine", first match wins', () => {
   it.each(ROWS)('%s → %s', (_name, input, result, reason, reasonCode) => {
     const verdict = classify(input);
     expect(verdict.result).toBe(result);

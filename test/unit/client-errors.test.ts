@@ -9,7 +9,7 @@ import { ConfigError } from '../../src/config/errors.js';
 const apiError = (status: number, code: string, extra: object = {}) =>
   apiErrorFor({ status, method: 'POST', url: 'http://127.0.0.1:1/v1/verify', problem: { detail: `about ${code}`, code, ...extra } });
 
-/** DESIGN.md §4: 4 not authenticated · 5 insufficient tokens · 6 rate limited · 7 not found · 1 server or network. */
+/** docs/architecture.md "The CLI": 4 not authenticated · 5 insufficient tokens · 6 rate limited · 7 not found · 1 server or network. */
 describe('client errors become exit codes in one place', () => {
   it.each([
     [apiError(401, 'unauthorized'), ExitCode.unauthenticated, 'run `mailverify login`'],

@@ -158,7 +158,7 @@ export async function runAdminCreditsAdd(email: string, amount: string, command:
   printUser(out, user);
 }
 
-/** "Contact support" for a higher limit (DESIGN.md §2) ends here: a running server applies it from the next request. */
+/** "Contact support" for a higher limit (docs/api.md) ends here: a running server applies it from the next request. */
 export async function runAdminRateLimitSet(email: string, limit: string, command: Command): Promise<void> {
   const { flags, out } = setup(command);
   const requests = parseWholeNumber(limit, 'the number of requests', 1);

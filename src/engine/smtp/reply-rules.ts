@@ -1,5 +1,5 @@
 /**
- * The RCPT reply → meaning table, as data (DESIGN.md §3: meaning decides, not the code alone).
+ * The RCPT reply → meaning table, as data (docs/architecture.md "The engine": meaning decides, not the code alone).
  *
  * Each row matches a reply by its code, its RFC 3463 enhanced code and its text (every field it
  * has must match); the first matching row wins, so the text can override the code both ways: a

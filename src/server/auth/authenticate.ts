@@ -40,7 +40,7 @@ function invalidToken(): ProblemError {
 }
 
 /**
- * Two kinds of bearer token (service-interface §5): `mv_` API tokens, looked up by their SHA-256,
+ * Two kinds of bearer token (docs/api.md "Conventions"): `mv_` API tokens, looked up by their SHA-256,
  * and login JWTs. Reading the token and the user from the store on every request was most of the
  * cost of a cheap route, so both are cached in this process (unknown tokens never are).
  */

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify } from 'jose';
 
-/** DESIGN.md §2: login tokens are HS256 JWTs valid for one hour. */
+/** docs/api.md: login tokens are HS256 JWTs valid for one hour. */
 export const JWT_TTL_SECONDS = 60 * 60;
 const ISSUER = 'mailverify';
 

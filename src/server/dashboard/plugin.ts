@@ -35,7 +35,7 @@ function staticFile(name: string): string {
 }
 
 /**
- * The dashboard of DESIGN.md §8 at `/`: server-rendered pages (eta templates in web/views/) that
+ * The dashboard of docs/architecture.md "The dashboard" at `/`: server-rendered pages (eta templates in web/views/) that
  * work without JavaScript. Its forms are read here only, in their own scope: the API stays JSON-only.
  */
 export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): void {

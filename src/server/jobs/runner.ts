@@ -8,7 +8,7 @@ export interface JobRunnerLog {
   error(details: object, message: string): void;
 }
 
-/** DESIGN.md §5: `--lease-seconds` / MAILVERIFY_LEASE_SECONDS default. */
+/** docs/architecture.md "The service inside": `--lease-seconds` / MAILVERIFY_LEASE_SECONDS default. */
 export const DEFAULT_LEASE_SECONDS = 60;
 
 export interface JobRunnerOptions {

@@ -9,7 +9,7 @@ import type { JobProgress } from '../store/store.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
-/** Trimmed and de-duplicated case-insensitively, first spelling and order kept (DESIGN.md §2). */
+/** Trimmed and de-duplicated case-insensitively, first spelling and order kept (docs/api.md). */
 export function distinctEmails(emails: string[]): string[] {
   const byKey = new Map<string, string>();
   for (const raw of emails) {

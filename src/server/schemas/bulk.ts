@@ -2,7 +2,7 @@ import { VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
 import { idempotencyHeadersSchema, verificationResultSchema } from './verification.js';
 
-/** DESIGN.md §2: the most emails one bulk request may carry (more → 413). */
+/** docs/api.md: the most emails one bulk request may carry (more → 413). */
 export const MAX_BULK_EMAILS = 50_000;
 
 const jobStatusSchema = { type: 'string', enum: ['processing', 'completed'] } as const;

@@ -1,6 +1,6 @@
 import { problemStatus, type ProblemCode } from '../errors.js';
 
-/** The problem+json body of every error response (DESIGN.md §2). */
+/** The problem+json body of every error response (docs/api.md). */
 export const problemSchema = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],

@@ -2,7 +2,7 @@ import { REASON_CODE_NAMES } from '../../engine/reason-codes.js';
 import { BEYOND_FORMAT, VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
 
-/** The interface's `checks` object (§2.3), field for field. */
+/** The interface's `checks` object (docs/api.md "Resources"), field for field. */
 export const checksSchema = {
   type: 'object',
   required: ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'],
@@ -22,7 +22,7 @@ export const checksSchema = {
 } as const;
 
 /**
- * The verification result (§2.1): single responses and every entry of a bulk job's results. The
+ * The verification result (docs/api.md "Resources"): single responses and every entry of a bulk job's results. The
  * contract's four fields, and additional ones: `reasonCode` always, `notEstablished` and
  * `suggestion` only when there are.
  */

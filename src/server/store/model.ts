@@ -2,7 +2,7 @@ import type { VerificationResult, Verdict } from '../../engine/types.js';
 
 /** The records the store's parts (store.ts) hand out and take, and the rules about them that no database decides. */
 
-/** What `admin user add` gives a new user unless told otherwise (DESIGN.md §2: 20 requests per 1 s). */
+/** What `admin user add` gives a new user unless told otherwise (docs/api.md: 20 requests per 1 s). */
 export const DEFAULT_RATE_LIMIT = 20;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
 /** The longest window a login counter is kept for (see addToLoginCount). */

@@ -28,7 +28,7 @@ interface SubmitFlags extends OutputFlags {
   json?: boolean;
 }
 
-/** The service's limit per bulk request (DESIGN.md §2): longer lists become several jobs. */
+/** The service's limit per bulk request (docs/api.md): longer lists become several jobs. */
 export const MAX_EMAILS_PER_JOB = 50_000;
 
 /** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */

@@ -90,7 +90,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (window_start, key)
   ) WITHOUT ROWID;
   `,
-  // 3: lease-claimed work (DESIGN.md §5). An item's domain is stored so that a chunk of one domain
+  // 3: lease-claimed work (docs/architecture.md "The service inside"). An item's domain is stored so that a chunk of one domain
   // is one range of the pending index; leased items have their own small index, for renewing and
   // releasing by lease and for counting a job's items in flight. Items already pending get the
   // text after their first '@' (the application uses the last; they differ only for odd addresses).
