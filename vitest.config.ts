@@ -7,8 +7,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Fixtures bind fixed loopback addresses per file; files run in separate forks.
     pool: 'forks',
-    // Finds (or starts) the PostgreSQL server the PostgreSQL store's tests make their databases on.
-    globalSetup: ['test/support/postgres-server.ts'],
+    // Builds dist/ when it is older than src/ (the e2e tests run the built CLI), then finds (or
+    // starts) the PostgreSQL server the PostgreSQL store's tests make their databases on.
+    globalSetup: ['test/support/build.ts', 'test/support/postgres-server.ts'],
     reporters: ['default'],
   },
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_CODE_NAMES } from '../../src/engine/reason-codes.js';
+import { commandProblem, missing } from '../support/machine.js';
 import { BIN, runCli } from '../support/service.js';
 
 /** What --only and --fail-on complete to: the verdicts, then the reason codes (catch_all is both). */
@@ -136,12 +137,7 @@ describe('completion', () => {
    * script's own first line says. Installed by .ci/run; only a run without root (which cannot
    * install them) may go without, and says so.
    */
-  const shellMissing = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status !== 0;
-  const skipped = (shell: string) => {
-    const skip = shellMissing(shell) && process.getuid?.() !== 0;
-    if (skip) console.warn(`SKIPPED: ${shell} is not installed (.ci/run installs it as root); its completion is not tested in a real shell`);
-    return skip;
-  };
+  const skipped = (shell: string) => missing('test/e2e/cli-program.test.ts', shell, commandProblem(shell));
   const pathWithCli = async () => {
     const bin = join(dir, 'bin');
     await mkdir(bin, { recursive: true });

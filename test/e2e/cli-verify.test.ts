@@ -193,11 +193,14 @@ describe('verify against a service that rate-limits', () => {
   it('exits 6 within the bounded time when every answer is 429', async () => {
     const scripted = await serve([LIMITED]);
     const started = Date.now();
-    const verify = await cli.run(['verify', RESULT.email], { env: { MAILVERIFY_BASE_URL: scripted.baseUrl, MAILVERIFY_RETRY_MAX_ELAPSED_MS: '3000' } });
+    // Attempts enough for nine waits: only the time budget can end it after three requests (at 0,
+    // 1 and 2 s, each 429 asking for a 1 s wait; a fourth would start past the 2.5 s budget).
+    const env = { MAILVERIFY_BASE_URL: scripted.baseUrl, MAILVERIFY_RETRY_MAX_ELAPSED_MS: '2500', MAILVERIFY_RETRY_MAX_ATTEMPTS: '10' };
+    const verify = await cli.run(['verify', RESULT.email], { env });
     expect(verify.code).toBe(6);
     expect(verify.stderr).toMatch(/429.*rate_limited/);
-    expect(scripted.requests.length).toBeGreaterThanOrEqual(2);
-    // Generous upper bound: the budget is 3 s; the point is that it does not hang.
+    expect(scripted.requests).toHaveLength(3);
+    // Generous upper bound: the budget is 2.5 s; the point is that it does not hang.
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 

@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESULT_COLUMNS } from '../../src/csv/result-columns.js';
-import { launchBrowser, type Browser } from '../support/browser.js';
+import { CHROMIUM, launchBrowser, type Browser } from '../support/browser.js';
+import { fileProblem, missing } from '../support/machine.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-http-server.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN, startMailWorld, type MailWorld } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
@@ -75,7 +76,9 @@ async function sessionCookie(): Promise<string> {
 }
 
 // Sessions, uploads and jobs live in the store: the same walk on each of the two.
-describe.each(STORE_KINDS)('the dashboard in Chromium on a $name store', (kind) => {
+const absent = missing('test/e2e/dashboard.test.ts', 'Chromium', fileProblem(CHROMIUM));
+
+describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name store', (kind) => {
   const dialogs: string[] = [];
 
   beforeAll(async () => {

@@ -7,7 +7,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { mxZones } from '../support/engine-fixtures.js';
-import { startCluster, type Cluster } from '../support/postgres-server.js';
+import { missing } from '../support/machine.js';
+import { serverBinDir, startCluster, type Cluster } from '../support/postgres-server.js';
 import { call } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
@@ -94,7 +95,7 @@ const alive = (pid: number) => {
   }
 };
 
-describe('PostgreSQL restarted mid-job', () => {
+describe.skipIf(missing('test/e2e/operating.test.ts', 'PostgreSQL\'s server programs', serverBinDir() ? undefined : 'none installed'))('PostgreSQL restarted mid-job', () => {
   it('every process stays up, the API says 503 while it is away, and the job completes right, charged once, with few addresses asked twice', { timeout: 180_000 }, async () => {
     const cluster = await startCluster();
     clusters.push(cluster);

@@ -1,26 +1,22 @@
 // The engine against two more real MTAs besides Postfix: Exim and OpenSMTPD from Debian, with
-// dnsmasq, set up on loopback by test/support/mtas/setup.sh (see the README there). Nothing here
+// dnsmasq, set up on loopback by `npm run test:setup` (test/support/mtas/setup.sh, see the README there). Nothing here
 // is simulated: every reply comes from the real daemon, configured as the README describes.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DnsClient } from '../../src/engine/dns/resolver.js';
 import { createVerifier } from '../../src/engine/index.js';
+import { missing } from '../support/machine.js';
 import type { VerificationResult } from '../../src/engine/types.js';
 
-const SETUP = new URL('../support/mtas/setup.sh', import.meta.url).pathname;
 const BASE = '/opt/mailverify-mtas';
 const DNS_SERVER = '127.0.12.53:5353';
 const PROBE_TIMEOUT_MS = 2_000;
 /** How long an MTA may take to log a refused RCPT, and how often its log is read meanwhile. */
 const LOG_WAIT_MS = 10_000;
 const LOG_POLL_MS = 50;
-/** The first run downloads two packages and installs their libraries. */
-const SETUP_TIMEOUT_MS = 300_000;
 
 interface Mta {
   name: string;
@@ -56,20 +52,8 @@ async function dnsProblem(): Promise<string | undefined> {
   return answer.ok ? undefined : `${DNS_SERVER} answered MX ${MTAS[0]!.domain} with ${answer.failure}`;
 }
 
-const isRoot = process.getuid?.() === 0;
-if (!isRoot) {
-  console.warn(
-    '\n*** SKIPPED test/integration/mtas.test.ts: Exim and OpenSMTPD need root to be set up and run.\n' +
-      '*** Run `sudo test/support/mtas/setup.sh` and this test as root (Debian, apt).\n',
-  );
-}
-
-/** Whether this file started the MTAs (then it stops them again). */
-let startedHere = false;
-
-async function runSetup(action: 'start' | 'stop'): Promise<void> {
-  await promisify(execFile)('bash', [SETUP, action], { timeout: SETUP_TIMEOUT_MS });
-}
+const problems = (await Promise.all([...MTAS.map((mta) => greetingProblem(mta.address)), dnsProblem()])).filter(Boolean);
+const absent = missing('test/integration/mtas.test.ts', 'the Exim and OpenSMTPD fixture', problems.length > 0 ? problems.join('; ') : undefined);
 
 /** Lines of an MTA's log that mention `address`, counted to prove how often it was asked. */
 async function logMentions(mta: Mta, address: string): Promise<number> {
@@ -106,20 +90,7 @@ function verify(email: string): Promise<VerificationResult> {
   }).verify(email);
 }
 
-describe.skipIf(!isRoot)('the engine against real Exim and OpenSMTPD', () => {
-  beforeAll(async () => {
-    const problems = (await Promise.all([...MTAS.map((mta) => greetingProblem(mta.address)), dnsProblem()])).filter(Boolean);
-    if (problems.length === 0) return;
-    // Root can set them up: do it here rather than skip, and stop them again afterwards.
-    console.warn(`mtas.test.ts: starting the MTA fixtures (${problems.join('; ')})`);
-    await runSetup('start');
-    startedHere = true;
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    if (startedHere) await runSetup('stop');
-  }, SETUP_TIMEOUT_MS);
-
+describe.skipIf(absent)('the engine against real Exim and OpenSMTPD', () => {
   describe.each(MTAS)('$name', (mta) => {
     const { domain } = mta;
 

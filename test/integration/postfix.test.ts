@@ -3,9 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { connect } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
 import type { EngineOptions, Verifier } from '../../src/engine/types.js';
+import { missing } from '../support/machine.js';
 
 const MX_HOST = '127.0.0.25';
 const DNS_SERVER = '127.0.0.53:5353';
@@ -37,15 +38,7 @@ async function fixtureProblem(): Promise<string | undefined> {
   });
 }
 
-const problem = await fixtureProblem();
-// CI must run this test, so there an absent fixture fails it; elsewhere it is skipped, loudly.
-const mustRun = process.env.CI === 'true';
-if (problem !== undefined && !mustRun) {
-  console.warn(
-    `\n*** SKIPPED test/integration/postfix.test.ts: the Postfix fixture is not running (${problem}).\n` +
-      '*** Run it with `sudo test/support/postfix/setup.sh` (Debian, root, apt), then run this test again.\n',
-  );
-}
+const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture', await fixtureProblem());
 
 /**
  * A verifier aimed at the fixture. Every verifier gets its own envelope sender, because postgrey
@@ -67,12 +60,7 @@ function fixtureVerifier(options: Partial<EngineOptions>): Verifier {
   });
 }
 
-describe.skipIf(problem !== undefined && !mustRun)('the engine against a real Postfix', () => {
-  beforeAll(() => {
-    if (problem !== undefined) {
-      throw new Error(`the Postfix fixture is not running in CI: ${problem}; .ci/run must run test/support/postfix/setup.sh`);
-    }
-  });
+describe.skipIf(absent)('the engine against a real Postfix', () => {
 
   it('finds an existing mailbox valid', async () => {
     const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('alice@mailbox.test');

@@ -1,11 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { openStore, type StoreLocation } from '../../src/server/store/open-store.js';
 import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
+import { inject } from 'vitest';
+import { missing } from './machine.js';
 import { createTestDatabase } from './postgres.js';
 
 /**
@@ -112,4 +116,34 @@ const postgres: StoreKind = {
 const numbersAsNumbers = ((oid: number, format?: 'text' | 'binary') =>
   oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'];
 
-export const STORE_KINDS: StoreKind[] = [sqlite, postgres];
+/** Both, unless there is no PostgreSQL here at all (then its tests are skipped, saying so once per file). */
+export const STORE_KINDS: StoreKind[] = missing('the PostgreSQL store tests', 'PostgreSQL', inject('postgresServer') === '' ? 'no server answers on 127.0.0.1:5432 and no server programs are installed' : undefined)
+  ? [sqlite]
+  : [sqlite, postgres];
+
+const STORE_MODULE = new URL('../../dist/server/store/open-store.js', import.meta.url).href;
+
+/**
+ * Fifty charges of 1 to 3 credits on `userId` from a process of their own (the built store), as a
+ * service instance on another machine would make them, starting at `startAt` (epoch ms) with the
+ * other processes of the test; what was granted and refused.
+ */
+export async function chargeInChildProcess(location: StoreLocation, userId: number, worker: number, startAt: number): Promise<{ granted: number; refused: number }> {
+  const script = `
+    const { openStore } = await import(${JSON.stringify(STORE_MODULE)});
+    const store = await openStore(JSON.parse(process.argv[1]));
+    // All start at one moment, and pause a millisecond between charges, so that theirs interleave.
+    await new Promise((resolve) => setTimeout(resolve, Number(process.argv[2]) - Date.now()));
+    let granted = 0, refused = 0;
+    for (let index = 0; index < 50; index++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const amount = 1 + ((index + ${worker}) % 3);
+      const outcome = await store.accounts.charge(${userId}, amount, 'verify');
+      if (outcome.ok) granted += amount; else refused += 1;
+    }
+    await store.close();
+    process.stdout.write(JSON.stringify({ granted, refused }));
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(location), String(startAt)]);
+  return JSON.parse(stdout) as { granted: number; refused: number };
+}
