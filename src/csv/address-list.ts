@@ -1,6 +1,6 @@
 import { CsvError } from './errors.js';
 import { NO_ADDRESS, precheckFailure } from './precheck.js';
-import { addressKey } from './result-index.js';
+import { addressKey } from '../text/address.js';
 import { addressOf, forEachRow, type ListSource, type SourceRow } from './source.js';
 
 /** A pre-check failure shown to the user: where (as an editor shows it), what and why. */

@@ -1,9 +1,5 @@
 import type { VerificationResult } from '../engine/types.js';
-
-/** Addresses are the same when equal trimmed and ignoring case: the service de-duplicates so too. */
-export function addressKey(address: string): string {
-  return address.trim().toLowerCase();
-}
+import { addressKey } from '../text/address.js';
 
 /** The results of one or more jobs, found by address. */
 export class ResultIndex {

@@ -6,7 +6,8 @@ import { jsonSafe } from '../text/sanitize.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
 import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
-import { addressKey, type ResultIndex } from './result-index.js';
+import { addressKey } from '../text/address.js';
+import type { ResultIndex } from './result-index.js';
 import { addressOf, dataRows, pipeRecords, type ListSource, type SourceRow } from './source.js';
 
 export const OUTPUT_FORMATS = ['csv', 'json', 'ndjson'] as const;

@@ -222,3 +222,15 @@ export function checkFormatFully(address: string): FormatCheck {
 export function checkFormat(address: string): FormatCheck {
   return checkPlainFormat(address) ?? checkFormatFully(address);
 }
+
+/**
+ * The domain an address is grouped by wherever work is split by domain (the engine's bulk runs, the
+ * store's chunks of a job): the ASCII form of a well-formed address's domain, the same the engine
+ * asks DNS about; for anything else the text after the last `@`, lower-cased ('' when there is none).
+ */
+export function addressDomain(address: string): string {
+  const email = address.trim();
+  const format = checkFormat(email);
+  if (format.ok && format.addressLiteral === null) return format.asciiDomain;
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}

@@ -6,6 +6,7 @@ import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.
 import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf, type ResultsQuery } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
+import { addressKey } from '../../text/address.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
@@ -13,9 +14,8 @@ const ROUTE = 'POST /v1/bulk-verify';
 export function distinctEmails(emails: string[]): string[] {
   const byKey = new Map<string, string>();
   for (const raw of emails) {
-    const email = raw.trim();
-    const key = email.toLowerCase();
-    if (!byKey.has(key)) byKey.set(key, email);
+    const key = addressKey(raw);
+    if (!byKey.has(key)) byKey.set(key, raw.trim());
   }
   return [...byKey.values()];
 }

@@ -119,13 +119,6 @@ export interface LeasedResult {
   result: VerificationResult;
 }
 
-/**
- * The domain an item is claimed by, stored with it at job creation: the text after the last `@`,
- * lower-cased (a malformed address may have none: then it is '' and such items go together).
- */
-export function itemDomain(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
-}
 
 export interface ResultPageRequest {
   after: number;

@@ -19,6 +19,7 @@ import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
 import { counted } from '../../format.js';
 import { deliverResults } from './results.js';
+import { MAX_BULK_EMAILS } from '../../../server/schemas/bulk.js';
 import { BulkState, type ChunkRecord } from './state.js';
 
 interface SubmitFlags extends OutputFlags {
@@ -28,8 +29,6 @@ interface SubmitFlags extends OutputFlags {
   json?: boolean;
 }
 
-/** The service's limit per bulk request (docs/api.md): longer lists become several jobs. */
-export const MAX_EMAILS_PER_JOB = 50_000;
 
 /** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
 async function bufferStdin(io: Io): Promise<string> {
@@ -66,7 +65,7 @@ async function checkBalance(client: ApiClient, needed: number): Promise<void> {
 }
 
 /**
- * Sends the addresses in jobs of at most MAX_EMAILS_PER_JOB. Every request's Idempotency-Key is
+ * Sends the addresses in jobs of at most MAX_BULK_EMAILS. Every request's Idempotency-Key is
  * recorded before anything is sent, so that neither the client's retries nor a re-run after a
  * crash can pay twice; each job id is recorded as soon as it is known.
  */
@@ -79,7 +78,7 @@ interface Submitted {
 
 async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses }: Submitted): Promise<BulkSubmission[]> {
   const state = BulkState.open(session.env);
-  const chunks = chunksOf(addresses, MAX_EMAILS_PER_JOB);
+  const chunks = chunksOf(addresses, MAX_BULK_EMAILS);
   if (chunks.length > 1) await checkBalance(client, addresses.length);
   const records: ChunkRecord[] = [];
   for (const chunk of chunks) {

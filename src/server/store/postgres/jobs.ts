@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
+import { addressDomain } from '../../../engine/checks/format.js';
 import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
 import {
-  itemDomain,
   type IdempotencyKey,
   type JobCreation,
   type JobProgress,
@@ -27,7 +27,8 @@ export class JobRecords {
   ) {}
 
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): Promise<JobCreation> {
-    const job = { id: randomUUID(), userId, emails, domains: emails.map(itemDomain), createdAt: this.db.timestamp(), idempotency };
+    // The engine's domain of each address (one rule, see addressDomain): a chunk is what the engine verifies as one domain.
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.db.timestamp(), idempotency };
     return this.db.transaction((sql) => runAwaiting(flows.createJob(this.steps(sql), job)));
   }
 

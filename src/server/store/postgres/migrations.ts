@@ -61,7 +61,7 @@ export const MIGRATIONS: readonly string[] = [
     job_id   TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
     position INTEGER NOT NULL,
     email    TEXT NOT NULL,
-    -- What a chunk of work is claimed by (store.ts itemDomain).
+    -- What a chunk of work is claimed by (the engine's addressDomain, computed when the job is created).
     domain   TEXT NOT NULL,
     -- The result's JSON as the engine's result was serialised: stored and sent as text.
     result   TEXT,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { VerificationResult } from '../../../engine/types.js';
+import { addressDomain } from '../../../engine/checks/format.js';
 import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
 import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
 import {
-  itemDomain,
   type IdempotencyKey,
   type JobCreation,
   type JobProgress,
@@ -66,7 +66,8 @@ export class JobRecords {
   }
 
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
-    const job = { id: randomUUID(), userId, emails, domains: emails.map(itemDomain), createdAt: this.connection.timestamp(), idempotency };
+    // The engine's domain of each address (one rule, see addressDomain): a chunk is what the engine verifies as one domain.
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.connection.timestamp(), idempotency };
     return this.connection.db.transaction(() => runNow(flows.createJob(this.steps, job))).immediate();
   }
 
