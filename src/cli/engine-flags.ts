@@ -109,6 +109,14 @@ function envFlag(raw: string | undefined): boolean | undefined {
  * Engine options complete (defaults filled in) and checked by the engine itself: what the flags
  * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
  */
+/** The engine's options are the service's business when it verifies: giving them without --local would mislead. */
+export function refuseEngineFlagsWithoutLocal(command: Command): void {
+  const given = engineFlagsGiven(command);
+  if (given.length > 0) {
+    throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --local`, 'without --local the service verifies with its own settings');
+  }
+}
+
 export async function resolvedEngineOptions(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
   const { resolveEngineOptions } = await import('../engine/options.js');
   try {

@@ -107,7 +107,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .action(lazy(async () => (await import('./commands/whoami.js')).runWhoami));
 
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
-  bulk
+  const submit = bulk
     .command('submit')
     .description('send a CSV or plain-text list (or - for stdin) as bulk jobs and print their ids')
     .argument('<file>', 'CSV (delimiter , ; or tab, with or without header) or one address per line; - reads stdin')
@@ -118,7 +118,10 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--format <format>', 'with --wait: csv, json or ndjson (default: from --output\'s extension, else ndjson)')
     .option('--only <results>', 'with --wait: only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
-    .action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
+    .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
+    .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
+    .option('--data-dir <dir>', 'with --local: where the work is kept [env MAILVERIFY_DATA_DIR] (default: the OS data directory)');
+  addEngineOptions(submit).action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
   bulk
     .command('status')
     .description('show the progress of bulk jobs')

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js';
 import { resultJson, type VerificationResult } from '../../engine/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
-import { engineFlagsGiven, resolvedEngineOptions } from '../engine-flags.js';
+import { refuseEngineFlagsWithoutLocal, resolvedEngineOptions } from '../engine-flags.js';
 import { UsageError, VerdictMatchedError } from '../errors.js';
 import { humanLine, parseSelectorList } from '../format.js';
 import { collectAddresses } from '../input.js';
@@ -49,13 +49,6 @@ function inOrderPrinter(emails: string[], print: (result: VerificationResult) =>
   };
 }
 
-/** The engine's options are the service's business when it verifies: giving them here would mislead. */
-function refuseEngineFlagsWithoutLocal(command: Command): void {
-  const given = engineFlagsGiven(command);
-  if (given.length > 0) {
-    throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --local`, 'without --local the service verifies with its own settings');
-  }
-}
 
 export async function runVerify(args: string[], command: Command): Promise<void> {
   const flags = command.optsWithGlobals<VerifyFlags>();

@@ -321,6 +321,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     async stop() {
       stopped = true;
       clearInterval(renewal);
+      // The engine asks nothing more for these chunks (their items are verified again by whoever claims them).
+      for (const entry of held.values()) entry.cancel.abort();
       for (const cut of onStop) cut();
       nudge?.();
       await running;

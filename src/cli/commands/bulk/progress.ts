@@ -23,14 +23,14 @@ const LINE_INTERVAL_MS = 10_000;
  * first answer at once, then a change at most every LINE_INTERVAL_MS, so that a wait is never
  * silent. `lines: false` (a caller that prints every change itself) prints only notes.
  */
-function lineProgress(io: Io, label: string, lines: boolean): Progress {
+function lineProgress(io: Io, label: string, lines: boolean, ctrlC: string): Progress {
   let last: { text: string; at: number } | undefined;
   return {
     update(processed, total) {
       const text = `${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)`;
       const now = Date.now();
       if (!lines || text === last?.text || (last !== undefined && now - last.at < LINE_INTERVAL_MS)) return;
-      waitNotice(io, last === undefined ? `${text}; Ctrl-C stops waiting, the service goes on` : text);
+      waitNotice(io, last === undefined ? `${text}; ${ctrlC}` : text);
       last = { text, at: now };
     },
     note: (message) => waitNotice(io, message),
@@ -40,21 +40,22 @@ function lineProgress(io: Io, label: string, lines: boolean): Progress {
 /** ora's "dots". */
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/** Remaining time at the rate seen since the first update; unknown until something moved. */
+/** The rate seen since the first update and the remaining time at it; unknown until something moved. */
 function eta(first: { processed: number; at: number }, processed: number, total: number, now: number): string {
   const rate = (processed - first.processed) / (now - first.at);
   if (!(rate > 0)) return 'ETA …';
-  return `ETA ${duration((total - processed) / rate)}`;
+  return `${Math.round(rate * 1_000).toLocaleString('en-US')}/s, ETA ${duration((total - processed) / rate)}`;
 }
 
 /**
  * A spinner on stderr with percent, processed/total and ETA. Only where `io.interactive` allows
  * (a TTY, no --json, no --quiet), and ora is loaded only then; elsewhere occasional lines.
  */
-export async function startProgress(io: Io, label: string, options: { lines: boolean }): Promise<Progress> {
+export async function startProgress(io: Io, label: string, options: { lines: boolean; ctrlC?: string }): Promise<Progress> {
+  const ctrlC = options.ctrlC ?? 'Ctrl-C stops waiting, the service goes on';
   // A terminal that reports a width of 0 (some pseudo-terminals do) sends ora into an endless
   // loop of clearing lines; such a terminal gets no spinner.
-  if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return lineProgress(io, label, options.lines);
+  if (!io.interactive || (io.stderr as { columns?: number }).columns === 0) return lineProgress(io, label, options.lines, ctrlC);
   const { default: ora } = await import('ora');
   // `io` has decided about the terminal and colour already, so the frames come painted with its
   // colours and ora's own decisions are off (its chalk ignores NO_COLOR).

@@ -12,7 +12,9 @@ import { readAddressList, type AddressList } from '../../../csv/address-list.js'
 import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
+import { refuseEngineFlagsWithoutLocal } from '../../engine-flags.js';
 import { UsageError } from '../../errors.js';
+import { parseSelectorList } from '../../format.js';
 import { announceStdinRead, type Io } from '../../io.js';
 import { createSession, type Session } from '../../session.js';
 import { Interruption, jobsNamed } from './jobs.js';
@@ -27,6 +29,8 @@ interface SubmitFlags extends OutputFlags {
   precheck: boolean;
   wait?: boolean;
   json?: boolean;
+  local?: boolean;
+  failOn?: string;
 }
 
 
@@ -107,14 +111,16 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
 export async function runBulkSubmit(file: string, command: Command): Promise<void> {
   const flags = command.optsWithGlobals<SubmitFlags>();
   const plan = await planOutput(flags);
-  if (!flags.wait && (flags.output ?? flags.format ?? flags.only) !== undefined) {
-    throw new UsageError('--output, --format and --only need --wait', 'or fetch the results later with `mailverify bulk results <job>`');
+  if (!flags.local) refuseEngineFlagsWithoutLocal(command);
+  if (!flags.local && flags.failOn !== undefined) throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
+  if (!flags.wait && !flags.local && (flags.output ?? flags.format ?? flags.only) !== undefined) {
+    throw new UsageError('--output, --format and --only need --wait (or --local)', 'or fetch the results later with `mailverify bulk results <job>`');
   }
+  const failOn = flags.failOn === undefined ? [] : parseSelectorList(flags.failOn, '--fail-on');
   const interruption = new Interruption();
   const session = createSession(command, { signal: interruption.signal });
   const { io } = session;
   try {
-    const client = session.authenticatedClient();
     const path = file === '-' ? await bufferStdin(io) : resolve(file);
     const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
     // Taken before the read, so that an edit while it runs counts as a change at merge-back; stdin's
@@ -122,6 +128,11 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     const fingerprint = file === '-' ? undefined : await fingerprintOf(path);
     const list = await readAddressList(source, { precheck: flags.precheck });
     for (const line of describeList(list, source.label)) session.notice(line);
+    if (flags.local) {
+      const { runLocalSubmit } = await import('./local.js');
+      return await runLocalSubmit({ session, command, plan, source, file, addresses: list.addresses, failOn, argv: ['mailverify', ...process.argv.slice(2)] });
+    }
+    const client = session.authenticatedClient();
 
     const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses });
     const jobIds = jobs.map((job) => job.jobId);

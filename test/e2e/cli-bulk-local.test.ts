@@ -1,0 +1,143 @@
+/**
+ * `mailverify bulk submit FILE --local`: the built CLI against a real DNS server and real SMTP
+ * servers on loopback, no service running. The fixtures count every RCPT, so "asked once" and
+ * "not asked again after a resume" are measured where they happen.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { mxZones } from '../support/engine-fixtures.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+
+const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
+const QUICK_HOST = '127.0.17.61';
+const SLOW_HOST = '127.0.17.62';
+const SLOW_REPLY_MS = 40;
+
+let dns: DnsFixture;
+let quick: SmtpFixture;
+let slow: SmtpFixture;
+let engineArgs: string[];
+let dir: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built CLI with its own data and config dirs; `interruptWhen` sends SIGINT once it holds (checked every 10 ms). */
+function run(args: string[], options: { stdin?: string; interruptWhen?: () => boolean } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: join(dir, 'data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config'), MAILVERIFY_TOKEN: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const watch = setInterval(() => {
+      if (!options.interruptWhen?.()) return;
+      clearInterval(watch);
+      child.kill('SIGINT');
+    }, 10);
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(watch);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+const valid = (email: string) => /^(ann|bob|p\d*[02468])@/i.test(email);
+
+beforeAll(async () => {
+  const port = await freePort([QUICK_HOST, SLOW_HOST]);
+  const slowMailboxes = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`).filter(valid);
+  quick = await startSmtpServer({ host: QUICK_HOST, port, mailboxes: ['ann@quick.local.test', 'bob@quick.local.test'] });
+  slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes: slowMailboxes, replyDelayMs: SLOW_REPLY_MS });
+  dns = await startDnsServer({ ...mxZones('quick.local.test', { 'mx.quick.local.test': QUICK_HOST }), ...mxZones('slow.local.test', { 'mx.slow.local.test': SLOW_HOST }) });
+  engineArgs = ['--local', '--dns-server', dns.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0', '--dnsbl-zone', 'dnsbl.test'];
+});
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mailverify-local-'));
+  quick.reset();
+  slow.reset();
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  await Promise.all([quick?.close(), slow?.close(), dns?.close()]);
+});
+
+describe('bulk submit --local', () => {
+  it('cleans a quirky CSV in place: every row with its verdict, a duplicate asked once, no service, no token', async () => {
+    // BOM, `;`, CRLF, a quoted newline, a blank line, a duplicate by case, a syntax-invalid row.
+    const csv = '\uFEFFname;email\r\n"Ann\r\nSmith";ann@quick.local.test\r\nBob;bob@quick.local.test\r\n\r\nCarl;carl@quick.local.test\r\nANN again;ANN@quick.local.test\r\nBroken;not-an-address\r\n';
+    await writeFile(join(dir, 'contacts.csv'), csv);
+    const result = await run(['bulk', 'submit', 'contacts.csv', ...engineArgs, '--output', 'contacts.cleaned.csv']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/3 addresses: 2 valid, 1 invalid, 0 risky, 0 catch_all, 0 unknown/);
+    expect(result.stderr).toContain('wrote 6 rows to contacts.cleaned.csv');
+    const cleaned = (await readFile(join(dir, 'contacts.cleaned.csv'), 'utf8')).split('\r\n');
+    expect(cleaned[0]).toMatch(/^\uFEFF?name;email;result;reason/);
+    const rows = cleaned.slice(1).filter(Boolean);
+    // Row order kept, the blank line kept blank, each row's verdict beside it.
+    expect(rows[0]).toMatch(/^"Ann\r?$/);
+    expect(rows.find((row) => row.startsWith('Smith"'))).toMatch(/;ann@quick\.local\.test;valid;/);
+    expect(rows.find((row) => row.startsWith('Bob;'))).toMatch(/;valid;/);
+    expect(rows.find((row) => row.startsWith('Carl;'))).toMatch(/;invalid;/);
+    expect(rows.find((row) => row.startsWith('ANN again;'))).toMatch(/;valid;/);
+    expect(cleaned).toContain('');
+    // The fixture counts addresses case-insensitively: Ann's two spellings were asked once in all.
+    expect(quick.rcptCount('ann@quick.local.test')).toBe(1);
+    // The syntax-invalid row is reported, not sent; no service was ever asked (there is none).
+    expect(result.stderr).toMatch(/line 8 \(record 6\): "not-an-address"/);
+  });
+
+  it('reads stdin, writes NDJSON with each row, and honours --fail-on', async () => {
+    const result = await run(['bulk', 'submit', '-', ...engineArgs, '--format', 'ndjson', '--fail-on', 'mailbox_not_found'], {
+      stdin: 'ann@quick.local.test\ncarl@quick.local.test\n',
+    });
+    expect(result.code, result.stderr).toBe(3);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; result: string; row: number });
+    expect(lines.map(({ email, result: verdict, row }) => [email, verdict, row])).toEqual([
+      ['ann@quick.local.test', 'valid', 1],
+      ['carl@quick.local.test', 'invalid', 2],
+    ]);
+  });
+
+  it('stops on Ctrl-C with the command that resumes; the same command goes on without asking again; a changed file is a new job', { timeout: 120_000 }, async () => {
+    const emails = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`);
+    await writeFile(join(dir, 'slow.txt'), `${emails.join('\n')}\n`);
+    const args = ['bulk', 'submit', 'slow.txt', ...engineArgs, '--output', 'slow.csv'];
+    const stopped = await run(args, { interruptWhen: () => slow.rcptCount() >= 60 });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/resume with: mailverify bulk submit slow\.txt --local .*--output slow\.csv/);
+    const askedBefore = new Map(emails.map((email) => [email, slow.rcptCount(email)]));
+    expect([...askedBefore.values()].filter((count) => count > 0).length).toBeGreaterThanOrEqual(60);
+
+    const resumed = await run(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const rows = (await readFile(join(dir, 'slow.csv'), 'utf8')).trim().split('\n').slice(1);
+    expect(rows).toHaveLength(400);
+    for (const [index, row] of rows.entries()) expect(row.split(',')[1], row).toBe(valid(emails[index]!) ? 'valid' : 'invalid');
+    // What was answered and stored before the stop is not asked again (at most the answers in flight at the stop).
+    const againAfterResume = emails.filter((email) => askedBefore.get(email)! > 0 && slow.rcptCount(email) > askedBefore.get(email)!);
+    expect(againAfterResume.length).toBeLessThanOrEqual(5);
+    expect(emails.filter((email) => slow.rcptCount(email) === 0)).toEqual([]);
+
+    await writeFile(join(dir, 'slow.txt'), `${emails.slice(0, 10).join('\n')}\n`);
+    const changed = await run(args);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toMatch(/changed since its last run .*: starting a new job/);
+  });
+});
