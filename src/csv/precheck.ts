@@ -24,6 +24,6 @@ export function localResult(address: string): VerificationResult | undefined {
     reason,
     reasonCode: 'syntax',
     checks: NOTHING_CHECKED,
-    notEstablished: BEYOND_FORMAT,
+    notEstablished: [...BEYOND_FORMAT],
   };
 }

@@ -58,7 +58,7 @@ export interface VerificationResult {
    * never looked up, the catch-all probe got no answer): the contract's JSON keeps its booleans,
    * and CSV, human output and the dashboard leave these cells blank. Absent when every check was established.
    */
-  notEstablished?: readonly BooleanCheck[];
+  notEstablished?: BooleanCheck[];
   /** The address with its domain corrected, when the domain takes no mail and looks like a typo of a provider's ("did you mean"). */
   suggestion?: string;
 }

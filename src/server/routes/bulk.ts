@@ -1,10 +1,11 @@
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';
 import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
-import { jobResultsStream, selectionOf, type ResultsQuery } from './job-results.js';
+import { jobResultsStream, selectionOf } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
 import { addressKey } from '../../text/address.js';
 
@@ -25,17 +26,15 @@ export function progressPercent(job: Pick<JobProgress, 'processed' | 'total'>): 
   return Math.floor((100 * job.processed) / job.total);
 }
 
-interface JobParams {
-  job_id: string;
-}
-
 /** Another user's job is as unknown as a missing one: a 404 never tells that it exists. */
 function noSuchJob(jobId: string): ProblemError {
   return new ProblemError('not_found', `No job ${jobId}.`);
 }
 
-export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppConfig): void {
-  app.post<{ Body: { emails: string[] } }>('/v1/bulk-verify', { schema: submitBulkSchema }, async (request, reply) => {
+export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppConfig): void {
+  // Bodies, params and queries typed from the route schemas (src/wire/contract.ts), not written again here.
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+  app.post('/v1/bulk-verify', { schema: submitBulkSchema }, async (request, reply) => {
     const user = currentUser(request);
     const key = idempotencyKey(request, ROUTE);
     // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
@@ -47,17 +46,18 @@ export function bulkRoutes(app: FastifyInstance, { store, onJobCreated }: AppCon
     return { jobId: created.jobId, queued: created.queued };
   });
 
-  app.get<{ Params: JobParams }>('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
+  app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
     const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
     return { job_id: job.id, status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
   });
 
-  app.get<{ Params: JobParams; Querystring: ResultsQuery }>('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
+  app.get('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
     const selection = selectionOf(request.query);
     const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
-    // Streamed, not serialised from the schema: the rows are the interface's objects as stored.
-    return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection));
+    // Streamed, not serialised from the schema (the rows are the interface's objects as stored): the
+    // stream is no value of the schema's type, which only describes the bytes it writes.
+    return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection) as never);
   });
 }

@@ -1,3 +1,4 @@
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app-config.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
@@ -6,8 +7,9 @@ import { currentUser } from '../auth/guard.js';
 import { ProblemError } from '../errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
-export function tokenRoutes(app: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
-  app.post<{ Body: { name: string } }>('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
+export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+  app.post('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
     const token = generateApiToken();
     const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token));
     // The only time the secret is ever shown: only its hash is kept.
@@ -18,11 +20,11 @@ export function tokenRoutes(app: FastifyInstance, { store }: AppConfig, authenti
     tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
   }));
 
-  app.delete<{ Params: { id: string } }>('/v1/tokens/:id', { schema: revokeTokenSchema }, async (request, reply) => {
+  app.delete('/v1/tokens/:id', { schema: revokeTokenSchema }, async (request, reply) => {
     if (!(await store.tokens.revokeApiToken(currentUser(request).id, request.params.id))) {
       throw new ProblemError('not_found', `No live token ${request.params.id}.`);
     }
     authenticator.forgetToken(request.params.id);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 }

@@ -1,3 +1,4 @@
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { VerificationResult, Verifier } from '../../engine/types.js';
 import type { AppConfig } from '../app-config.js';
@@ -36,8 +37,9 @@ export async function chargeForVerify(accounts: AccountStore, userId: number): P
   if (!charged.ok) throw insufficientTokens(charged);
 }
 
-export function verifyRoutes(app: FastifyInstance, { store, verifier }: AppConfig): void {
-  app.post<{ Body: { email: string } }>('/v1/verify', { schema: verifySchema }, async (request, reply) => {
+export function verifyRoutes(scope: FastifyInstance, { store, verifier }: AppConfig): void {
+  const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
+  app.post('/v1/verify', { schema: verifySchema }, async (request, reply) => {
     const user = currentUser(request);
     const key = idempotencyKey(request, ROUTE);
     // The charge comes first and is atomic (with claiming the key, when there is one), so

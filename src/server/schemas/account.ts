@@ -1,18 +1,8 @@
+import { accountBodySchema as accountSchemaBody } from '../../wire/contract.js';
+
 export const accountSchema = {
   summary: 'Your account: balance and rate limit',
   response: {
-    200: {
-      type: 'object',
-      required: ['email', 'balance', 'rateLimit'],
-      properties: {
-        email: { type: 'string' },
-        balance: { type: 'integer' },
-        rateLimit: {
-          type: 'object',
-          required: ['limit', 'windowSeconds'],
-          properties: { limit: { type: 'integer' }, windowSeconds: { type: 'integer' } },
-        },
-      },
-    },
+    200: accountSchemaBody,
   },
 } as const;

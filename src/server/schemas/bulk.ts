@@ -1,18 +1,9 @@
 import { VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
-import { idempotencyHeadersSchema, verificationResultSchema } from './verification.js';
+import { bulkAckSchema, bulkRequestSchema, jobPageSchema, jobProgressSchema, MAX_BULK_EMAILS } from '../../wire/contract.js';
+import { idempotencyHeadersSchema } from './verification.js';
 
-/** docs/api.md: the most emails one bulk request may carry (more → 413). */
-export const MAX_BULK_EMAILS = 50_000;
-
-const jobStatusSchema = { type: 'string', enum: ['processing', 'completed'] } as const;
-
-/** What the progress and the job responses both say about a job, beside its id. */
-const jobStateFields = {
-  status: jobStatusSchema,
-  total: { type: 'integer' },
-  processed: { type: 'integer' },
-} as const;
+export { MAX_BULK_EMAILS };
 
 const jobParamsSchema = {
   type: 'object',
@@ -23,20 +14,9 @@ const jobParamsSchema = {
 export const submitBulkSchema = {
   summary: 'Submit a bulk job (costs 1 token per email after de-duplication)',
   headers: idempotencyHeadersSchema,
-  body: {
-    type: 'object',
-    required: ['emails'],
-    additionalProperties: false,
-    properties: {
-      emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
-    },
-  },
+  body: bulkRequestSchema,
   response: {
-    200: {
-      type: 'object',
-      required: ['jobId', 'queued'],
-      properties: { jobId: { type: 'string' }, queued: { type: 'integer' } },
-    },
+    200: bulkAckSchema,
     ...errorResponses('invalid_request', 'insufficient_tokens', 'idempotency_conflict', 'payload_too_large', 'unsupported_media_type'),
   },
 } as const;
@@ -45,15 +25,7 @@ export const progressSchema = {
   summary: 'Poll the progress of a bulk job',
   params: jobParamsSchema,
   response: {
-    200: {
-      type: 'object',
-      required: ['job_id', 'status', 'total', 'processed', 'progress_percent'],
-      properties: {
-        job_id: { type: 'string' },
-        ...jobStateFields,
-        progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
-      },
-    },
+    200: jobProgressSchema,
     ...errorResponses('not_found'),
   },
 } as const;
@@ -95,19 +67,7 @@ export const jobSchema = {
   params: jobParamsSchema,
   querystring: jobQuerySchema,
   response: {
-    200: {
-      type: 'object',
-      required: ['id', 'status', 'total', 'processed', 'results'],
-      properties: {
-        id: { type: 'string' },
-        ...jobStateFields,
-        results: { type: 'array', items: verificationResultSchema },
-        next_cursor: {
-          type: ['string', 'null'],
-          description: 'With `limit` or `cursor`: where the next page starts; null after the last page.',
-        },
-      },
-    },
+    200: jobPageSchema,
     ...errorResponses('invalid_request', 'not_found'),
   },
 } as const;

@@ -1,10 +1,5 @@
+import { createdTokenSchema, tokenListSchema } from '../../wire/contract.js';
 import { errorResponses } from './problem.js';
-
-const tokenFields = {
-  id: { type: 'string' },
-  name: { type: 'string' },
-  createdAt: { type: 'string', format: 'date-time' },
-} as const;
 
 export const createTokenSchema = {
   summary: 'Create an API token (`mv_…`); the secret is shown only in this response',
@@ -15,11 +10,7 @@ export const createTokenSchema = {
     properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
   },
   response: {
-    201: {
-      type: 'object',
-      required: ['id', 'name', 'token', 'createdAt'],
-      properties: { ...tokenFields, token: { type: 'string' } },
-    },
+    201: createdTokenSchema,
     ...errorResponses('invalid_request', 'payload_too_large', 'unsupported_media_type'),
   },
 } as const;
@@ -27,20 +18,7 @@ export const createTokenSchema = {
 export const listTokensSchema = {
   summary: 'List your live API tokens (never their secrets)',
   response: {
-    200: {
-      type: 'object',
-      required: ['tokens'],
-      properties: {
-        tokens: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['id', 'name', 'createdAt', 'lastUsedAt'],
-            properties: { ...tokenFields, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
-          },
-        },
-      },
-    },
+    200: tokenListSchema,
   },
 } as const;
 

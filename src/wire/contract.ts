@@ -1,0 +1,178 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { REASON_CODE_NAMES } from '../engine/reason-codes.js';
+import { BEYOND_FORMAT, VERDICTS } from '../engine/types.js';
+
+/**
+ * The bodies of the HTTP API (docs/api.md), as JSON schemas written once: the service's routes
+ * validate and serialise with them (src/server/schemas adds each route's summary, headers and
+ * errors) and the OpenAPI document is made of them; the client's types (src/client/types.ts) are
+ * derived from them with FromSchema. Neither side imports the other: both import this.
+ */
+
+/** The most emails one bulk request may carry (more is a 413); the CLI splits longer lists into several jobs. */
+export const MAX_BULK_EMAILS = 50_000;
+
+/** The interface's `checks` object (docs/api.md "Resources"), field for field. */
+export const checksSchema = {
+  type: 'object',
+  required: ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'],
+  additionalProperties: false,
+  properties: {
+    format: { type: 'boolean' },
+    domainExists: { type: 'boolean' },
+    hasMx: { type: 'boolean' },
+    domainReachable: { type: 'boolean' },
+    smtpStatus: { type: 'string', enum: ['valid', 'invalid', 'unknown'] },
+    isDisposable: { type: 'boolean' },
+    isRole: { type: 'boolean' },
+    isBlacklisted: { type: 'boolean' },
+    isKnownProvider: { type: 'boolean' },
+    isCatchAll: { type: 'boolean' },
+  },
+} as const;
+
+/**
+ * The verification result (docs/api.md "Resources"): single responses and every entry of a bulk job's results. The
+ * contract's four fields, and additional ones: `reasonCode` always, `notEstablished` and
+ * `suggestion` only when there are.
+ */
+export const verificationResultSchema = {
+  type: 'object',
+  required: ['email', 'result', 'checks', 'reason', 'reasonCode'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string' },
+    result: { type: 'string', enum: [...VERDICTS] },
+    checks: checksSchema,
+    reason: { type: 'string' },
+    reasonCode: { type: 'string', enum: REASON_CODE_NAMES, description: 'Why, as a stable code (the README lists them); `reason` says it in words.' },
+    notEstablished: {
+      type: 'array',
+      items: { type: 'string', enum: ['format', ...BEYOND_FORMAT] },
+      description: 'Checks whose `false` is no finding: they could not be established (DNS failed, the domain was not looked up, the probe got no answer).',
+    },
+    suggestion: { type: 'string', description: 'The address with a likely typo in its domain corrected ("did you mean").' },
+  },
+} as const;
+
+export const bulkRequestSchema = {
+  type: 'object',
+  required: ['emails'],
+  additionalProperties: false,
+  properties: {
+    emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
+  },
+} as const;
+
+export const bulkAckSchema = {
+  type: 'object',
+  required: ['jobId', 'queued'],
+  additionalProperties: false,
+  properties: { jobId: { type: 'string' }, queued: { type: 'integer' } },
+} as const;
+
+const jobStatusSchema = { type: 'string', enum: ['processing', 'completed'] } as const;
+
+/** What the progress and the job answers both say about a job, beside its id. */
+const jobStateFields = {
+  status: jobStatusSchema,
+  total: { type: 'integer' },
+  processed: { type: 'integer' },
+} as const;
+
+export const jobProgressSchema = {
+  type: 'object',
+  required: ['job_id', 'status', 'total', 'processed', 'progress_percent'],
+  additionalProperties: false,
+  properties: {
+    job_id: { type: 'string' },
+    ...jobStateFields,
+    progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
+  },
+} as const;
+
+export const jobPageSchema = {
+  type: 'object',
+  required: ['id', 'status', 'total', 'processed', 'results'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    ...jobStateFields,
+    results: { type: 'array', items: verificationResultSchema },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'With `limit` or `cursor`: where the next page starts; null after the last page.',
+    },
+  },
+} as const;
+
+export const accountBodySchema = {
+  type: 'object',
+  required: ['email', 'balance', 'rateLimit'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string' },
+    balance: { type: 'integer' },
+    rateLimit: {
+      type: 'object',
+      required: ['limit', 'windowSeconds'],
+      additionalProperties: false,
+      properties: { limit: { type: 'integer' }, windowSeconds: { type: 'integer' } },
+    },
+  },
+} as const;
+
+export const loginRequestSchema = {
+  type: 'object',
+  required: ['email', 'password'],
+  additionalProperties: false,
+  properties: { email: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1 } },
+} as const;
+
+export const loginResponseSchema = {
+  type: 'object',
+  required: ['token', 'tokenType', 'expiresAt'],
+  additionalProperties: false,
+  properties: {
+    token: { type: 'string' },
+    tokenType: { type: 'string', enum: ['Bearer'] },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const tokenFields = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  createdAt: { type: 'string', format: 'date-time' },
+} as const;
+
+export const createdTokenSchema = {
+  type: 'object',
+  required: ['id', 'name', 'token', 'createdAt'],
+  additionalProperties: false,
+  properties: { ...tokenFields, token: { type: 'string' } },
+} as const;
+
+export const tokenInfoSchema = {
+  type: 'object',
+  required: ['id', 'name', 'createdAt', 'lastUsedAt'],
+  additionalProperties: false,
+  properties: { ...tokenFields, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
+} as const;
+
+export const tokenListSchema = {
+  type: 'object',
+  required: ['tokens'],
+  additionalProperties: false,
+  properties: { tokens: { type: 'array', items: tokenInfoSchema } },
+} as const;
+
+export type BulkRequest = FromSchema<typeof bulkRequestSchema>;
+export type BulkSubmission = FromSchema<typeof bulkAckSchema>;
+export type JobProgress = FromSchema<typeof jobProgressSchema>;
+export type JobStatus = JobProgress['status'];
+export type Account = FromSchema<typeof accountBodySchema>;
+export type LoginRequest = FromSchema<typeof loginRequestSchema>;
+export type LoginResponse = FromSchema<typeof loginResponseSchema>;
+export type CreatedToken = FromSchema<typeof createdTokenSchema>;
+export type TokenInfo = FromSchema<typeof tokenInfoSchema>;
