@@ -9,6 +9,7 @@ export const ExitCode = {
   rateLimited: 6,
   notFound: 7,
   jobNotFinished: 8,
+  cannotVerify: 9,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -59,6 +60,16 @@ export class VerdictMatchedError extends CliError {
 export class JobNotFinishedError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.jobNotFinished, hint);
+  }
+}
+
+/**
+ * Results came back `unknown` because the verifying side cannot verify (its port 25, resolver or
+ * proxy): nothing is known of those addresses, so this must not pass for a clean run.
+ */
+export class CannotVerifyError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.cannotVerify, hint);
   }
 }
 

@@ -54,7 +54,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--no-input', 'never wait for typing at the terminal: fail instead (also when CI is set)')
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
     // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
-    .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message)}\n`)) })
+    // commander's own "error: …" says `mailverify:` as every other error does.
+    .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message.replace(/^error:\s*/, 'mailverify: '))}\n`)) })
     .exitOverride()
     // Every --help shows the program-wide flags too, and ends with examples (help/examples.ts).
     .configureHelp({ showGlobalOptions: true })
@@ -118,6 +119,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--format <format>', 'with --wait: csv, json or ndjson (default: from --output\'s extension, else ndjson)')
     .option('--only <results>', 'with --wait: only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
+    .option('--force', 'write --output even when results are unknown because the verifier cannot verify (exit 9 still)')
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option('--data-dir <dir>', 'with --local: where the work is kept [env MAILVERIFY_DATA_DIR] (default: the OS data directory)');
@@ -138,7 +140,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--only <results>', 'only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--input <file>', 'the list to merge the results into (default: the one submitted from here)')
     .option('--column <name|number>', 'with --input: the column holding the addresses')
-    .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted')
+    .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted, or that has rows none of the jobs covers')
+    .option('--force', 'write --output even when results are unknown because the verifier cannot verify (exit 9 still)')
     .option('--wait', 'wait for the jobs to complete first, showing progress')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/results.js')).runBulkResults));

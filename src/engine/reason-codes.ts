@@ -47,6 +47,13 @@ export const REASON_CODES = {
 
 export type ReasonCode = keyof typeof REASON_CODES;
 
+/**
+ * The codes of an `unknown` caused by the verifying side's own condition, not by the address: its
+ * outbound port 25 blocked, its resolver lying, its proxy failing. Such a result says nothing of the
+ * address (the CLI will not let it replace a cleaned list, and exits 9).
+ */
+export const VERIFIER_CONDITIONS: ReadonlySet<string> = new Set<ReasonCode>(['port25_blocked', 'resolver_untruthful', 'proxy_failed']);
+
 export const REASON_CODE_NAMES = Object.keys(REASON_CODES) as ReasonCode[];
 
 export function isReasonCode(value: string): value is ReasonCode {

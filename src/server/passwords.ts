@@ -17,6 +17,9 @@ function derive(password: string, salt: Buffer, cost: { N: number; r: number; p:
   });
 }
 
+/** The shortest password an account is given (signing in is not held to it: old accounts keep theirs). */
+export const MIN_PASSWORD_LENGTH = 8;
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, DEFAULT_COST);

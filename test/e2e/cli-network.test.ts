@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { mxZones } from '../support/engine-fixtures.js';
@@ -50,13 +53,36 @@ describe('verify --local behind a resolver that denies every name', () => {
   it('finds addresses at known providers and at unknown domains unknown, never invalid, and says why', async () => {
     const addresses = ['jane@gmail.com', 'joe@yahoo.com', 'someone@example.org', 'x@no-such-domain.test'];
     const { code, stdout, stderr } = await runCli(['verify', ...local(lying), '--json', '--fail-on', 'invalid', ...addresses]);
-    expect(code, stderr).toBe(0);
+    // Not a clean run: exit 9, in one line that says the verifier, not the addresses, failed.
+    expect(code, stderr).toBe(9);
+    // Under --json the error is one JSON object on stderr, with its own code.
+    expect(JSON.parse(stderr)).toMatchObject({
+      error: { code: 'cannot_verify', exitCode: 9, message: '4 results are unknown because the verifier cannot verify (resolver_untruthful), not because of the addresses' },
+    });
     const results = stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; result: string; reason: string });
     expect(results.map((result) => result.email)).toEqual(addresses);
     for (const result of results) {
       expect(result.result, result.email).toBe('unknown');
       expect(result.reason).toMatch(/resolver is not answering truthfully.*--dns-server/);
     }
+  });
+});
+
+describe('no silent wipes behind a resolver that denies every name', () => {
+  it('leaves yesterday\'s cleaned list as it was and exits 9; --force replaces it, still exit 9', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mailverify-wipe-'));
+    const keep = join(dir, 'keep.csv');
+    await writeFile(keep, 'email,result\nann@example.org,valid\n');
+    const env = { MAILVERIFY_DATA_DIR: join(dir, 'data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
+    const stdin = 'ann@example.org\nbob@example.org\n';
+    const kept = await runCli(['bulk', 'submit', '-', ...local(lying), '--only', 'valid', '--output', keep], { env, stdin });
+    expect(kept.code, kept.stderr).toBe(9);
+    expect(kept.stderr).toMatch(/2 results are unknown because the verifier cannot verify \(resolver_untruthful\).*keep\.csv is left as it was/);
+    expect(await readFile(keep, 'utf8')).toBe('email,result\nann@example.org,valid\n');
+    const forced = await runCli(['bulk', 'submit', '-', ...local(lying), '--only', 'valid', '--output', keep, '--force'], { env, stdin });
+    expect(forced.code, forced.stderr).toBe(9);
+    expect(await readFile(keep, 'utf8')).not.toContain('ann@example.org,valid');
+    await rm(dir, { recursive: true, force: true });
   });
 });
 

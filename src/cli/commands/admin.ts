@@ -3,7 +3,7 @@ import { generateApiToken, hashApiToken } from '../../server/auth/api-tokens.js'
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../server/data-dir.js';
-import { hashPassword } from '../../server/passwords.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../server/passwords.js';
 import { openStore, type StoreLocation } from '../../server/store/open-store.js';
 import { DATABASE_FILE } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
@@ -30,6 +30,13 @@ interface AdminFlags extends StoreFlags {
   name?: string;
   window?: string;
   create?: boolean;
+}
+
+/** A new account's password from stdin, refused when shorter than MIN_PASSWORD_LENGTH characters. */
+async function newPassword(stdin: NodeJS.ReadableStream): Promise<string> {
+  const password = await readPasswordLine(stdin);
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password is too short: at least ${MIN_PASSWORD_LENGTH} characters`);
+  return password;
 }
 
 /** The account fields an operator sees; never the password hash. */
@@ -118,7 +125,7 @@ export async function runAdminUserAdd(email: string, command: Command): Promise<
   const credits = flags.credits === undefined ? 0 : parseWholeNumber(flags.credits, '--credits', 0);
   const rateLimit = flags.rateLimit === undefined ? DEFAULT_RATE_LIMIT : parseWholeNumber(flags.rateLimit, '--rate-limit', 1);
   // Hashing happens before the store is opened, so the write lock is held only for the insert.
-  const passwordHash = flags.passwordStdin ? await hashPassword(await readPasswordLine(out.stdin)) : null;
+  const passwordHash = flags.passwordStdin ? await hashPassword(await newPassword(out.stdin)) : null;
   const user = await withStore(flags, (store) =>
     store.accounts.createUser({ email: address, passwordHash, balance: credits, rateLimit, rateWindowSeconds: DEFAULT_RATE_WINDOW_SECONDS }),
   );

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
@@ -38,6 +39,25 @@ function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
   return timeouts;
 }
 
+/** What to tell an operator whose address or port cannot be listened on. */
+function cannotListen(host: string, port: number, error: NodeJS.ErrnoException): CliError {
+  const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
+  return new CliError(`cannot listen on ${host}:${port}: ${why}`, ExitCode.failure, 'choose another with --port (or --host)');
+}
+
+/**
+ * Binds and lets go of the address first, so that a port in use is said before anything is made
+ * (no data dir, no database file for a service that could not start).
+ */
+async function checkListenable(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(LISTEN_ERRORS.has(error.code ?? '') ? cannotListen(host, port, error) : error));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
   const port = parsePort(flags.port);
@@ -46,15 +66,14 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const httpTimeouts = parseHttpTimeouts(flags);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
+  await checkListenable(flags.host, port);
   const shutdown = firstShutdownSignal();
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
   const options = { host: flags.host, port, ...store, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs, metrics };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) {
-      throw new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, ExitCode.failure);
-    }
+    if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);
     throw storeUnavailable(error) ?? error;
   });
   // A signal while starting stops the start too: the server is closed as soon as it is up.

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js';
+import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
 import { resultJson, type VerificationResult } from '../../engine/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { refuseEngineFlagsWithoutLocal, resolvedEngineOptions } from '../engine-flags.js';
-import { UsageError, VerdictMatchedError } from '../errors.js';
+import { CannotVerifyError, UsageError, VerdictMatchedError } from '../errors.js';
 import { humanLine, parseSelectorList } from '../format.js';
 import { collectAddresses } from '../input.js';
 import { createIo, type Io } from '../io.js';
@@ -60,10 +61,23 @@ export async function runVerify(args: string[], command: Command): Promise<void>
 
   const source = flags.local ? await localSource(command) : await remoteSource(command, out);
   const matched = new Set<ResultSelector>();
+  const unverifiable = new Set<string>();
+  let unverifiableCount = 0;
   const print = inOrderPrinter(emails, (result) => {
+    if (VERIFIER_CONDITIONS.has(result.reasonCode)) {
+      unverifiableCount += 1;
+      unverifiable.add(result.reasonCode);
+    }
     for (const selector of selectorsOf(result)) if (failOn.includes(selector)) matched.add(selector);
     out.stdout.write(`${out.json ? jsonSafe(resultJson(result)) : humanLine(result, out.color)}\n`);
   });
   await source(emails, print);
+  // Said first: a verdict that matched --fail-on is no verdict when the verifier could not verify.
+  if (unverifiableCount > 0) {
+    throw new CannotVerifyError(
+      `${unverifiableCount} result${unverifiableCount === 1 ? ' is' : 's are'} unknown because the verifier cannot verify (${[...unverifiable].join(', ')}), not because of the addresses`,
+      flags.local ? 'fix this machine\'s network: `mailverify doctor` names what fails' : 'the service\'s network fails: tell its operator (`mailverify doctor` shows the service\'s state)',
+    );
+  }
   if (matched.size > 0) throw new VerdictMatchedError([...matched]);
 }

@@ -14,12 +14,14 @@ export const TOPICS: Record<string, string> = {
   6    rate limited, still, after the retries
   7    not found: no such job (or one of another account)
   8    the job is not finished: bulk results without --wait
+  9    cannot verify: results are unknown because the verifying side's port 25, resolver or proxy
+       fails (not the addresses' fault); an existing --output file is left as it was (--force replaces it)
   130  interrupted (Ctrl-C); bulk commands print the command that resumes
 
 Under --json an error is one JSON object on stderr, stdout empty:
   {"error":{"code":"insufficient_tokens","message":"…","exitCode":5,"hint":"…"}}
 code is the name above: ok, failure, usage, verdict_matched, unauthenticated, insufficient_tokens,
-rate_limited, not_found, job_not_finished, interrupted.
+rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
 `,
   environment: `Environment (a flag beats the environment, which beats the config file):
 

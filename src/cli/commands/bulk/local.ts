@@ -15,7 +15,7 @@ import { InterruptedError, VerdictMatchedError } from '../../errors.js';
 import { counted } from '../../format.js';
 import type { Session } from '../../session.js';
 import { Interruption } from './jobs.js';
-import { shellQuote, writeOutput, type OutputPlan } from './output.js';
+import { cannotVerify, shellQuote, writeOutput, type OutputPlan } from './output.js';
 import { startProgress } from './progress.js';
 
 /**
@@ -140,6 +140,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     const counts = new Map((await store.jobs.verdictCounts(jobId)).map((each) => [each.verdict, each.count]));
     session.notice(`${counted(addresses.length, 'address', 'addresses')}: ${VERDICTS.map((verdict) => `${counts.get(verdict) ?? 0} ${verdict}`).join(', ')}`);
     if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
+    if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, plan.path ? `${plan.path} was written anyway (--force)` : 'they are written above');
     const matched = new Set([...results.values()].flatMap((result) => selectorsOf(result).filter((selector) => run.failOn.includes(selector))));
     if (matched.size > 0) throw new VerdictMatchedError([...matched]);
   } finally {

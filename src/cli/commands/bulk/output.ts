@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { ResultIndex } from '../../../csv/result-index.js';
 import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
 import type { ListSource } from '../../../csv/source.js';
 import type { ResultSelector } from '../../../engine/result-filter.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
 import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
-import { UsageError } from '../../errors.js';
+import { CannotVerifyError, UsageError } from '../../errors.js';
 import { parseSelectorList } from '../../format.js';
 import type { Io } from '../../io.js';
 import { DEFAULT_WAIT_TIMEOUT, parseWaitTimeout } from './jobs.js';
@@ -16,6 +18,8 @@ export interface OutputFlags {
   only?: string;
   /** How long a wait bears a service that does not answer (`--wait-timeout`); part of resuming as this run would. */
   waitTimeout?: string;
+  /** Replace the --output file even with results that say nothing (the verifier could not verify). */
+  force?: boolean;
 }
 
 export interface OutputPlan {
@@ -49,15 +53,49 @@ export async function planOutput(flags: OutputFlags): Promise<OutputPlan> {
   return { path: flags.output, format: format ?? 'ndjson', only, outageMs, flags };
 }
 
-/** Writes the results where the plan says; a file only ever appears whole. */
-export async function writeOutput(plan: OutputPlan, io: Io, content: { results: ResultIndex; source?: ListSource; signal?: AbortSignal }): Promise<WriteSummary> {
+export interface Written extends WriteSummary {
+  /** Results `unknown` because the verifying side could not verify (see VERIFIER_CONDITIONS). */
+  unverifiable: number;
+}
+
+/**
+ * Writes the results where the plan says; a file only ever appears whole. Two cases leave an
+ * existing file as it was: results the verifier could not establish (its network failed: such a run
+ * must not wipe yesterday's cleaned list; `--force` writes it anyway), and with `strict`, a list with
+ * rows that none of the jobs covers.
+ */
+export async function writeOutput(
+  plan: OutputPlan,
+  io: Io,
+  content: { results: ResultIndex; source?: ListSource; signal?: AbortSignal; strict?: boolean },
+): Promise<Written> {
   const options = { format: plan.format, only: plan.only, ...content };
-  if (plan.path === undefined) return writeResults(io.stdout, options);
+  const unverifiable = [...content.results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).length;
+  if (unverifiable > 0 && plan.path !== undefined && existsSync(plan.path) && !plan.flags.force) {
+    throw cannotVerify(unverifiable, content.results, `${plan.path} is left as it was`, 'fix the verifier\'s network (`mailverify doctor`), or replace the file anyway with --force');
+  }
+  const refuseUnmatched = (summary: WriteSummary) => {
+    if (content.strict && summary.unmatched > 0) {
+      throw new UsageError(`--strict: ${summary.unmatched} row(s) of ${content.source?.label ?? 'the list'} are in none of the jobs${plan.path ? `; ${plan.path} is left as it was` : ''}`);
+    }
+  };
+  if (plan.path === undefined) return { ...(await writeResults(io.stdout, options)), unverifiable };
   let summary: WriteSummary | undefined;
   await writeFileAtomic(plan.path, async (out) => {
     summary = await writeResults(out, options);
+    // Thrown inside the write: the temp file is dropped and the old file stays.
+    refuseUnmatched(summary);
   });
-  return summary!;
+  return { ...summary!, unverifiable };
+}
+
+/** Exit 9: how many results the verifier could not establish, and why (their reasons' codes). */
+export function cannotVerify(count: number, results: ResultIndex, outcome: string, hint?: string): CannotVerifyError {
+  const causes = [...new Set([...results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).map((result) => result.reasonCode))];
+  return new CannotVerifyError(
+    `${count} result${count === 1 ? ' is' : 's are'} unknown because the verifier cannot verify (${causes.join(', ')}), not because of the addresses; ${outcome}`,
+    hint ?? 'fix the verifier\'s network: `mailverify doctor` (or the service operator) names what fails',
+  );
 }
 
 /** An argument as a POSIX shell reads it back. */

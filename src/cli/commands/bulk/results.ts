@@ -7,7 +7,7 @@ import { openListSource, type ListSource } from '../../../csv/source.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
 import { fetchResults, Interruption, jobsNamed, requireCompleted, waitForJobs } from './jobs.js';
-import { planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
+import { cannotVerify, planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
 import { counted } from '../../format.js';
 import { BulkState } from './state.js';
 
@@ -27,6 +27,8 @@ export interface Delivery {
   source?: ListSource;
   /** Only some of the list's jobs are named: rows of the others are expected to have no result. */
   partial?: boolean;
+  /** Refuse (exit 2) a merge into a list with rows in none of the jobs. */
+  strict?: boolean;
   wait: boolean;
 }
 
@@ -42,20 +44,22 @@ function linesNamed(lines: number[], count: number): string {
  * merged into the source list when there is one. Ctrl-C on the way is exit 130 with the command
  * that picks up where this one stopped.
  */
-export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, wait }: Delivery): Promise<void> {
+export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait }: Delivery): Promise<void> {
   const { io } = session;
   const resume = resumeCommand(jobIds, plan.flags);
   const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
-  const summary = await interruption.during(
+  const delivered = await interruption.during(
     async () => {
       if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
       else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
       const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
-      return writeOutput(plan, io, { results, source, signal: interruption.signal });
+      return { results, written: await writeOutput(plan, io, { results, source, signal: interruption.signal, strict: strict && source !== undefined && !partial }) };
     },
     () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
   );
+  const { results, written: summary } = delivered;
   if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
+  if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, plan.path ? `${plan.path} was written anyway (--force)` : 'they are written above');
   if (source && summary.unmatched > 0) {
     const kept = plan.format === 'csv' && plan.only === undefined ? 'kept with empty verdict columns' : 'left out';
     const message = `${counted(summary.unmatched, 'row')} of ${source.label} (${linesNamed(summary.unmatchedLines, summary.unmatched)}) ${summary.unmatched === 1 ? 'is' : 'are'} in none of the jobs: ${kept}`;
@@ -111,7 +115,7 @@ export async function runBulkResults(jobIds: string[], command: Command): Promis
   try {
     const client = session.authenticatedClient();
     const { source, partial } = await sourceFor(jobIds, flags, session);
-    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, wait: flags.wait === true });
+    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict: flags.strict, wait: flags.wait === true });
   } finally {
     await session.close();
   }
