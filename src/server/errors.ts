@@ -27,6 +27,7 @@ const PROBLEMS = {
   internal: { status: 500, title: 'Internal server error' },
   not_implemented: { status: 501, title: 'Not implemented' },
   store_unavailable: { status: 503, title: 'Service unavailable' },
+  cannot_verify: { status: 503, title: 'Service cannot verify' },
   http_version_not_supported: { status: 505, title: 'HTTP version not supported' },
 } as const;
 

@@ -86,6 +86,35 @@ describe('no silent wipes behind a resolver that denies every name', () => {
   });
 });
 
+describe('a service behind a resolver that denies every name', () => {
+  it('charges nothing for what it could not verify, says so (exit 9, the old file kept) and is not ready', { timeout: 60_000 }, async () => {
+    const broken = await startService({ engineArgs: ['--dns-server', lying.server, '--dns-timeout', '1000'] });
+    const dir = await mkdtemp(join(tmpdir(), 'mailverify-broken-'));
+    try {
+      const owner = await broken.createUser('broke@example.org', { credits: 10, rateLimit: 1_000 });
+      const env = { MAILVERIFY_BASE_URL: broken.baseUrl, MAILVERIFY_TOKEN: owner, MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
+      const keep = join(dir, 'keep.csv');
+      await writeFile(keep, 'email,result\nann@example.org,valid\n');
+      const run = await runCli(['bulk', 'submit', '-', '--wait', '--only', 'valid', '--output', keep], { env, stdin: 'jane@gmail.com\njoe@example.org\nann@example.org\n' });
+      expect(run.code, run.stderr).toBe(9);
+      expect(run.stderr).toMatch(/3 results are unknown because the verifier cannot verify \(resolver_untruthful\).*keep\.csv is left as it was/);
+      expect(await readFile(keep, 'utf8')).toBe('email,result\nann@example.org,valid\n');
+      // Charged 3 at submission, given back as each result was written: one ledger row per batch.
+      const account = await runCli(['whoami', '--json'], { env });
+      expect(JSON.parse(account.stdout)).toMatchObject({ balance: 10 });
+      const single = await runCli(['verify', 'someone@example.org'], { env });
+      expect(single.code).toBe(9);
+      expect(JSON.parse((await runCli(['whoami', '--json'], { env })).stdout)).toMatchObject({ balance: 10 });
+      const ready = await fetch(`${broken.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ code: 'cannot_verify' });
+    } finally {
+      await broken.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('typo suggestions in the output', () => {
   it('adds "did you mean" to the human line and `suggestion` to the JSON line', async () => {
     const human = await runCli(['verify', ...local(truthful), 'ann@gmial.com', 'bob@no-such-domain.test']);

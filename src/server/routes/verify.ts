@@ -1,5 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
 import type { VerificationResult, Verifier } from '../../engine/types.js';
 import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
@@ -13,7 +14,9 @@ export const VERIFY_COST = 1;
 
 /**
  * Verifies an address that has been paid for (VERIFY_COST, taken under `key` when there is one);
- * an engine fault gives the token back (and frees the key) and is answered as a 500.
+ * an engine fault gives the token back (and frees the key) and is answered as a 500. A result that
+ * is `unknown` because of the service's own condition (VERIFIER_CONDITIONS) is answered and its
+ * token given back: nobody pays for our network.
  */
 export async function verifyPaid(
   { accounts, verifier, log }: { accounts: AccountStore; verifier: Verifier; log: FastifyBaseLogger },
@@ -23,7 +26,9 @@ export async function verifyPaid(
 ): Promise<VerificationResult> {
   try {
     // Someone is waiting for this answer: it goes ahead of bulk work in the engine.
-    return await verifier.verify(email, { priority: 'interactive' });
+    const result = await verifier.verify(email, { priority: 'interactive' });
+    if (VERIFIER_CONDITIONS.has(result.reasonCode)) await accounts.refund(userId, VERIFY_COST, null);
+    return result;
   } catch (error) {
     await accounts.refund(userId, VERIFY_COST, null, key);
     log.error({ err: error }, 'engine failed; token refunded');

@@ -31,7 +31,7 @@ export const healthSchema = {
 } as const;
 
 export const readySchema = {
-  summary: 'Readiness: 200 while the store answers, 503 problem+json (store_unavailable) while it does not',
+  summary: 'Readiness: 200 while the store answers and this node can verify; 503 problem+json (store_unavailable, or cannot_verify while its port 25 or resolver fails) otherwise',
   response: {
     200: {
       type: 'object',

@@ -49,7 +49,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     accounts: users,
     tokens: new TokenRecords(db),
     jobs: new JobRecords(db, users, idempotency),
-    work: new WorkRecords(db),
+    work: new WorkRecords(db, users),
     idempotency,
     limits: new LimitRecords(db),
     dashboard: new DashboardRecords(db),

@@ -29,7 +29,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     accounts: promised(users),
     tokens: promised(new TokenRecords(connection, users)),
     jobs: promised(new JobRecords(connection, users, idempotency)),
-    work: promised(new WorkRecords(connection)),
+    work: promised(new WorkRecords(connection, users)),
     idempotency: promised(idempotency),
     limits: promised(new LimitRecords(connection)),
     dashboard: promised(new DashboardRecords(connection)),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
@@ -36,20 +37,37 @@ export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains =
 export interface ResultSteps {
   /**
    * Writes each result whose item has none yet and is held by the result's lease (an item keeps its
-   * first result; only the lease holding it may write it); returns the job id of every one written.
+   * first result; only the lease holding it may write it); says of each whether it was written.
    */
-  writeResults(results: readonly LeasedResult[]): Awaitable<string[]>;
+  writeResults(results: readonly LeasedResult[]): Awaitable<boolean[]>;
   /** Adds `written` to the job's processed count, completing it when that reaches its total. */
   countProcessed(jobId: string, written: number, completedAt: string): Awaitable<void>;
+  /** Gives `amount` credits back to the job's owner, with a ledger row naming the job. */
+  refundToOwner(jobId: string, amount: number): Awaitable<void>;
 }
 
-/** See WorkQueue.saveResults. */
+/**
+ * See WorkQueue.saveResults. A result `unknown` because of the verifier's own condition (its port
+ * 25, resolver or proxy: VERIFIER_CONDITIONS) is refunded as it is written, in the same
+ * transaction: an item is written once, so it is refunded once, whichever node wrote it.
+ */
 export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string): Flow<void> {
   if (results.length === 0) return;
-  const writtenPerJob = new Map<string, number>();
-  for (const jobId of yield* step(steps.writeResults(results))) writtenPerJob.set(jobId, (writtenPerJob.get(jobId) ?? 0) + 1);
+  const perJob = new Map<string, { written: number; refund: number }>();
+  const written = yield* step(steps.writeResults(results));
+  for (const [index, { jobId, result }] of results.entries()) {
+    if (!written[index]) continue;
+    const counts = perJob.get(jobId) ?? { written: 0, refund: 0 };
+    counts.written += 1;
+    if (VERIFIER_CONDITIONS.has(result.reasonCode)) counts.refund += 1;
+    perJob.set(jobId, counts);
+  }
   // In one order on every node, so that two batches touching the same jobs cannot deadlock.
-  for (const jobId of [...writtenPerJob.keys()].sort()) yield* step(steps.countProcessed(jobId, writtenPerJob.get(jobId)!, completedAt));
+  for (const jobId of [...perJob.keys()].sort()) {
+    const { written: count, refund } = perJob.get(jobId)!;
+    yield* step(steps.countProcessed(jobId, count, completedAt));
+    if (refund > 0) yield* step(steps.refundToOwner(jobId, refund));
+  }
 }
 
 /** The statements of taking over the leases of holders that are gone, inside one transaction. */

@@ -75,12 +75,18 @@ export class UserRecords {
 
   refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number> {
     return this.db.transaction(async (sql) => {
-      const moved = await this.moveCredits(sql, userId, amount);
-      if (moved === undefined) throw noSuchUser(userId);
-      await this.writeLedger(sql, userId, amount, moved, 'refund', jobId);
+      const balance = await this.giveBack(sql, userId, amount, jobId);
       if (releaseKey) await this.idempotency.releaseClaim(sql, userId, releaseKey);
-      return moved;
+      return balance;
     });
+  }
+
+  /** Credits given back with their ledger row, on a transaction's connection. */
+  async giveBack(sql: Statements, userId: number, amount: number, jobId: string | null): Promise<number> {
+    const moved = await this.moveCredits(sql, userId, amount);
+    if (moved === undefined) throw noSuchUser(userId);
+    await this.writeLedger(sql, userId, amount, moved, 'refund', jobId);
+    return moved;
   }
 
   async ledger(userId: number): Promise<LedgerEntry[]> {

@@ -6,6 +6,7 @@ import { runAwaiting } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
 import { holderIsAlive } from './holders.js';
+import type { UserRecords } from './users.js';
 
 /** An item is claimable when it has no result and no live lease: never leased, released, or expired ($1: now). */
 const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)';
@@ -17,7 +18,10 @@ const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <
  * keeps the items out of every later claim until it expires or is released.
  */
 export class WorkRecords {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly users: UserRecords,
+  ) {}
 
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
     return this.db.transaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
@@ -116,22 +120,27 @@ export class WorkRecords {
   private resultSteps(sql: Statements): ResultSteps {
     return {
       // `result IS NULL`: an item keeps its first result; `lease_token = batch.lease`: only the lease holding it may write it.
-      writeResults: async (results) =>
-        (
-          await sql.rows<{ job_id: string }>(
+      writeResults: async (results) => {
+        const written = await sql.rows<{ job_id: string; position: number }>(
             `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
              FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[]) AS batch (lease, job_id, position, result)
              WHERE job_items.job_id = batch.job_id AND job_items.position = batch.position
                AND job_items.result IS NULL AND job_items.lease_token = batch.lease
-             RETURNING job_items.job_id`,
-            [
-              results.map((each) => each.lease),
-              results.map((each) => each.jobId),
-              results.map((each) => each.position),
-              results.map((each) => resultJson(each.result)),
-            ],
-          )
-        ).map((row) => row.job_id),
+             RETURNING job_items.job_id, job_items.position`,
+          [
+            results.map((each) => each.lease),
+            results.map((each) => each.jobId),
+            results.map((each) => each.position),
+            results.map((each) => resultJson(each.result)),
+          ],
+        );
+        const keys = new Set(written.map((row) => `${row.job_id}:${row.position}`));
+        return results.map((each) => keys.has(`${each.jobId}:${each.position}`));
+      },
+      refundToOwner: async (jobId, amount) => {
+        const owner = await sql.row<{ user_id: number }>('SELECT user_id FROM jobs WHERE id = $1', [jobId]);
+        await this.users.giveBack(sql, owner!.user_id, amount, jobId);
+      },
       countProcessed: async (jobId, written, completedAt) =>
         void (await sql.run(
           `UPDATE jobs SET processed = processed + $1,

@@ -120,12 +120,18 @@ export class UserRecords {
 
   refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number {
     return this.connection.db.transaction(() => {
-      const moved = this.sql.addCredits.get(amount, userId, amount);
-      if (!moved) throw new StoreError('user_not_found', `no user with id ${userId}`);
-      this.writeLedger(userId, amount, moved.balance, 'refund', jobId);
+      const balance = this.giveBack(userId, amount, jobId);
       if (releaseKey) this.idempotency.releaseClaim(userId, releaseKey);
-      return moved.balance;
+      return balance;
     }).immediate();
+  }
+
+  /** Credits given back with their ledger row; call inside a transaction. */
+  giveBack(userId: number, amount: number, jobId: string | null): number {
+    const moved = this.sql.addCredits.get(amount, userId, amount);
+    if (!moved) throw new StoreError('user_not_found', `no user with id ${userId}`);
+    this.writeLedger(userId, amount, moved.balance, 'refund', jobId);
+    return moved.balance;
   }
 
   ledger(userId: number): LedgerEntry[] {

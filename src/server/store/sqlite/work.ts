@@ -6,6 +6,7 @@ import { runNow } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
 import { processIsAlive } from './holders.js';
+import type { UserRecords } from './users.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
 export class WorkRecords {
@@ -14,7 +15,10 @@ export class WorkRecords {
   private readonly resultSteps: ResultSteps;
   private readonly rescueSteps: RescueSteps;
 
-  constructor(private readonly connection: Connection) {
+  constructor(
+    private readonly connection: Connection,
+    users: UserRecords,
+  ) {
     const prepare = connection.prepare.bind(connection);
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.
     const claimable = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= @now)';
@@ -64,6 +68,7 @@ export class WorkRecords {
         `UPDATE job_items SET result = ?, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
          WHERE job_id = ? AND position = ? AND result IS NULL AND lease_token = ?`,
       ),
+      ownerOf: prepare<{ user_id: number }>('SELECT user_id FROM jobs WHERE id = ?'),
       countProcessed: prepare(
         `UPDATE jobs SET processed = processed + ?,
            completed_at = CASE WHEN processed + ? >= total THEN ? ELSE NULL END
@@ -82,9 +87,9 @@ export class WorkRecords {
       releaseHeldBy: (holders) => this.sql.releaseHeldBy.run(JSON.stringify(holders)).changes,
     };
     this.resultSteps = {
-      writeResults: (results) =>
-        results.filter(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0).map((each) => each.jobId),
+      writeResults: (results) => results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
       countProcessed: (jobId, written, completedAt) => void this.sql.countProcessed.run(written, written, completedAt, jobId),
+      refundToOwner: (jobId, amount) => void users.giveBack(this.sql.ownerOf.get(jobId)!.user_id, amount, jobId),
     };
   }
 
