@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { LastingSession } from './lasting-session.js';
 
 /** The channel the schema's triggers notify when a cached identity changed (see migrations.ts). */
 const CHANNEL = 'mailverify_identity';
@@ -13,49 +14,30 @@ const RELISTEN_MS = 1_000;
  */
 export class ChangeCounter {
   private count = 0;
-  private client: pg.Client | undefined;
-  private retry: NodeJS.Timeout | undefined;
-  private closed = false;
+  private readonly session: LastingSession;
 
-  constructor(private readonly config: pg.ClientConfig) {}
+  constructor(config: pg.ClientConfig) {
+    this.session = new LastingSession(
+      config,
+      RELISTEN_MS,
+      async (client) => {
+        client.on('notification', () => this.count++);
+        await client.query(`LISTEN ${CHANNEL}`);
+      },
+      () => this.count++,
+    );
+  }
 
   get version(): number {
     return this.count;
   }
 
-  /**
-   * Resolves once listening, so a change committed after it is counted. A failure is thrown (the
-   * first listen is part of opening the store) and also handled as a lost connection: the same
-   * client is retired once, whichever of its error, its end or this failure comes first.
-   */
-  async listen(): Promise<void> {
-    const client = new pg.Client(this.config);
-    client.on('notification', () => this.count++);
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    this.client = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      this.lost(client);
-      throw error;
-    }
+  /** Resolves once listening, so a change committed after it is counted. */
+  listen(): Promise<void> {
+    return this.session.start();
   }
 
-  private lost(client: pg.Client): void {
-    if (this.client !== client || this.closed) return;
-    this.client = undefined;
-    this.count++;
-    client.end().catch(() => undefined);
-    // listen() reports its own failure through lost() again; the rejection itself has no one to tell.
-    this.retry = setTimeout(() => void this.listen().catch(() => undefined), RELISTEN_MS);
-    this.retry.unref();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.retry);
-    await this.client?.end();
+  close(): Promise<void> {
+    return this.session.close();
   }
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Holder } from '../model.js';
 import type { HolderRegistry } from '../store.js';
 import type { Statements } from './database.js';
+import { LastingSession } from './lasting-session.js';
 
 /** A holder's session is named `mailverify-holder:<id>` (application_name), which pg_stat_activity shows every node. */
 const PREFIX = 'mailverify-holder:';
@@ -28,54 +29,14 @@ export async function holderIsAlive(sql: Statements, holder: string): Promise<bo
   return row!.alive;
 }
 
-/**
- * One connection per holder, held for its lifetime and doing nothing but exist. When it is lost
- * (the database restarted) it is made again with the same name, so the holder keeps its leases.
- */
-class HolderSession {
-  private client: pg.Client | undefined;
-  private retry: NodeJS.Timeout | undefined;
-  private closed = false;
-
-  constructor(
-    private readonly config: pg.ClientConfig,
-    private readonly name: string,
-  ) {}
-
-  async connect(): Promise<void> {
-    const client = new pg.Client({ ...this.config, application_name: this.name });
-    this.client = client;
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.connect();
-    } catch (error) {
-      this.lost(client);
-      throw error;
-    }
-  }
-
-  private lost(client: pg.Client): void {
-    if (this.client !== client || this.closed) return;
-    this.client = undefined;
-    client.end().catch(() => undefined);
-    this.retry = setTimeout(() => void this.connect().catch(() => undefined), RECONNECT_MS);
-    this.retry.unref();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.retry);
-    await this.client?.end().catch(() => undefined);
-  }
-}
-
 export function postgresHolders(config: pg.ClientConfig): HolderRegistry {
   return {
     async join(): Promise<Holder> {
       const id = randomUUID();
-      const session = new HolderSession(config, PREFIX + id);
-      await session.connect();
+      // One connection per holder, held for its lifetime and doing nothing but exist; remade under
+      // the same name when lost (the database restarted), so the holder keeps its leases.
+      const session = new LastingSession({ ...config, application_name: PREFIX + id }, RECONNECT_MS);
+      await session.start();
       return { id, leave: () => session.close() };
     },
   };
