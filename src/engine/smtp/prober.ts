@@ -128,7 +128,7 @@ export class SmtpProber {
     const cancelled = this.queue.filter((item) => item.cancelled?.());
     if (cancelled.length === 0) return;
     this.queue.splice(0, this.queue.length, ...this.queue.filter((item) => !cancelled.includes(item)));
-    for (const item of cancelled) item.answer({ outcome: unknownOutcome('not asked: the caller no longer wants the answer', 'internal_error'), kind: null });
+    for (const item of cancelled) answerUnasked(item);
   }
 
   private async work(): Promise<void> {
@@ -190,6 +190,11 @@ export class SmtpProber {
         if (inTransaction >= this.rcptsPerTransaction) {
           inTransaction = 0;
           await session.newTransaction();
+          // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
+          if (item.cancelled?.()) {
+            answerUnasked(item);
+            continue;
+          }
         }
         const reply = await session.rcpt(item.address);
         replies += 1;
@@ -249,4 +254,9 @@ export class SmtpProber {
   private answerAll(outcome: SmtpOutcome): void {
     for (let item = this.queue.shift(); item; item = this.queue.shift()) item.answer({ outcome, kind: null });
   }
+}
+
+/** An address whose caller no longer wants the answer (its chunk was lost or stopped): never sent to the host. */
+function answerUnasked(item: Pending): void {
+  item.answer({ outcome: unknownOutcome('not asked: the caller no longer wants the answer', 'internal_error'), kind: null });
 }
