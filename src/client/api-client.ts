@@ -31,7 +31,7 @@ export interface ApiClient {
   readonly baseUrl: string;
   verify(email: string, options?: { idempotencyKey?: string }): Promise<VerificationResult>;
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
-  submitBulk(emails: string[], options: { idempotencyKey: string }): Promise<BulkSubmission>;
+  submitBulk(emails: string[], options: { idempotencyKey: string; name?: string }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
@@ -73,8 +73,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     baseUrl: options.baseUrl,
     verify: (email, { idempotencyKey } = {}) =>
       send({ method: 'POST', path: '/v1/verify', body: { email }, idempotencyKey }),
-    submitBulk: (emails, { idempotencyKey }) =>
-      send({ method: 'POST', path: '/v1/bulk-verify', body: { emails }, idempotencyKey }),
+    submitBulk: (emails, { idempotencyKey, name }) =>
+      send({ method: 'POST', path: '/v1/bulk-verify', body: name === undefined ? { emails } : { emails, name }, idempotencyKey }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
     jobPage: (jobId, { limit, cursor }) => {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });

@@ -16,7 +16,14 @@ export type { VerificationResult };
  */
 export type JobPage = Omit<FromSchema<typeof jobPageSchema>, 'results'> & { results: VerificationResult[] };
 
-/** `GET /healthz` as the client reads it (the details are the operator's, see `mailverify doctor`). */
+/** A network condition of the service's engine, as `/healthz` reports it. */
+export interface HealthState {
+  state: string;
+  reason?: string;
+}
+
+/** `GET /healthz`: the service is up, and what its engine found out about its network (for `mailverify doctor`). */
 export interface Health {
   status: 'ok';
+  details?: { port25: HealthState; resolver: HealthState };
 }

@@ -92,7 +92,8 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], option
   const usable = targets.filter((target): target is { host: string; address: string } => 'address' in target);
   if (usable.length === 0) {
     const why = targets.map((target) => `${target.host}: ${'unusable' in target ? target.unusable : ''}`).join('; ');
-    return problem(check, `no mail host to try (${why || 'the resolver gave no MX host for the providers'}); fix DNS first, or name hosts with --mx-host`);
+    // Not a finding about port 25: it was never tried. DNS has its own line.
+    return { check, status: 'skipped', detail: `not tried: no mail host to try (${why || 'the resolver gave no MX host for the providers'}); fix DNS first, or name hosts with --mx-host` };
   }
   const answers = await Promise.all(usable.map((target) => greeting(dial, target.address, options)));
   const answered = answers.findIndex((answer) => 'line' in answer);

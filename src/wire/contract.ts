@@ -61,6 +61,7 @@ export const bulkRequestSchema = {
   additionalProperties: false,
   properties: {
     emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
+    name: { type: 'string', maxLength: 200, description: 'What to call the job (the CLI sends the list\'s file name); shown in progress and the dashboard.' },
   },
 } as const;
 
@@ -86,6 +87,7 @@ export const jobProgressSchema = {
   additionalProperties: false,
   properties: {
     job_id: { type: 'string' },
+    name: { type: 'string', description: 'The name given at submission, when one was.' },
     ...jobStateFields,
     progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
   },

@@ -1,7 +1,7 @@
 import { watch } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliSandbox } from '../support/cli-sandbox.js';
@@ -285,7 +285,10 @@ describe('errors', () => {
     expect(processing.code, processing.stderr).toBe(8);
     expect(processing.stderr).toContain(`mailverify bulk results ${jobId} --wait`);
     const status = await cli.run(['--json', 'bulk', 'status', jobId!]);
-    expect(JSON.parse(status.stdout)).toMatchObject({ job_id: jobId, status: 'processing', total: 1 });
+    // The job carries the list's name, as the CLI sent it.
+    expect(JSON.parse(status.stdout)).toMatchObject({ job_id: jobId, name: basename(input), status: 'processing', total: 1 });
+    const human = await cli.run(['bulk', 'status', jobId!]);
+    expect(human.stdout).toBe(`job ${jobId} (${basename(input)}): processing, 0/1 (0%)\n`);
 
     const unknown = await cli.run(['bulk', 'results', 'no-such-job']);
     expect(unknown.code, unknown.stderr).toBe(7);

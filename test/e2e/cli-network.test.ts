@@ -108,6 +108,10 @@ describe('a service behind a resolver that denies every name', () => {
       const ready = await fetch(`${broken.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ code: 'cannot_verify' });
+      // doctor on a healthy machine, against that service: the service is the problem, and says why.
+      const doctor = await runCli(['doctor', ...healthyArgs()], { env: { ...env, MAILVERIFY_PROXY: proxy.url } });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toMatch(/^problem\s+service\s+.* answers but cannot verify: its resolver does not answer truthfully/m);
     } finally {
       await broken.stop();
       await rm(dir, { recursive: true, force: true });

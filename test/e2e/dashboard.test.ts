@@ -123,6 +123,10 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     // The name came from a user: shown as text, never as markup.
     await expect(page.getByRole('cell', { name: '<b>ci</b> pipeline', exact: true }).count()).resolves.toBe(1);
     await browser.screenshot('tokens');
+    // The form's answer was a redirect: a reload shows the list, without the secret, and creates nothing.
+    await page.reload();
+    await expect(page.getByLabel('New token').count()).resolves.toBe(0);
+    expect((await tokenNames()).filter((name) => name === '<b>ci</b> pipeline')).toHaveLength(1);
 
     const account = await api('/v1/account', secret);
     expect(account.status).toBe(200);
@@ -205,6 +209,10 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     await expect(page.locator('#result-title').textContent()).resolves.toBe(`${ANN}: valid`);
     await expect(page.getByRole('row', { name: 'smtpStatus valid' }).count()).resolves.toBe(1);
     await browser.screenshot('verify');
+    // A likely typo gets the suggestion the CLI and the API give.
+    await page.getByLabel('Email').fill('ann@gmial.com');
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
+    await expect(page.locator('.suggestion').textContent()).resolves.toBe('Did you mean ann@gmail.com?');
   });
 
   it('refuses a forged cross-site form post and creates nothing', async () => {

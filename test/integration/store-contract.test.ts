@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
-import { chargeInChildProcess, STORE_KINDS, type StoreFixture } from '../support/stores.js';
+import { startCharger, STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // One contract, both stores: every test runs on SQLite and on PostgreSQL, each on a fresh store.
 
@@ -76,8 +76,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const user = await addUser('busy@example.test', 100);
       // Separate processes (the built store), so that the charges really interleave at the database:
       // one process's SQLite connections run each transaction whole, one after another.
-      const startAt = Date.now() + 2_000;
-      const outcomes = await Promise.all([0, 1, 2, 3].map((worker) => chargeInChildProcess(place.location, user.id, worker, startAt)));
+      const chargers = [0, 1, 2, 3].map((worker) => startCharger(place.location, user.id, worker));
+      await Promise.all(chargers.map((charger) => charger.ready));
+      const outcomes = await Promise.all(chargers.map((charger) => charger.go()));
       const granted = outcomes.reduce((sum, each) => sum + each.granted, 0);
       const refused = outcomes.reduce((sum, each) => sum + each.refused, 0);
       expect(granted).toBeLessThanOrEqual(100);

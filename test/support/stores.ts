@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { openStore, type StoreLocation } from '../../src/server/store/open-store.js';
@@ -123,27 +122,62 @@ export const STORE_KINDS: StoreKind[] = missing('the PostgreSQL store tests', 'P
 
 const STORE_MODULE = new URL('../../dist/server/store/open-store.js', import.meta.url).href;
 
+/** A child process holding a store open, charging when told to. */
+export interface Charger {
+  /** Resolves once its store is open and it waits for `go`. */
+  ready: Promise<void>;
+  /** Starts its fifty charges; resolves with what was granted and refused. */
+  go(): Promise<{ granted: number; refused: number }>;
+}
+
 /**
- * Fifty charges of 1 to 3 credits on `userId` from a process of their own (the built store), as a
- * service instance on another machine would make them, starting at `startAt` (epoch ms) with the
- * other processes of the test; what was granted and refused.
+ * Fifty charges of 1 to 3 credits on `userId` from a process of its own (the built store), as a
+ * service instance on another machine would make them. It opens the store first and says so, then
+ * waits for `go`, so that a test starts every charger at one moment whatever each took to start.
  */
-export async function chargeInChildProcess(location: StoreLocation, userId: number, worker: number, startAt: number): Promise<{ granted: number; refused: number }> {
+export function startCharger(location: StoreLocation, userId: number, worker: number): Charger {
   const script = `
     const { openStore } = await import(${JSON.stringify(STORE_MODULE)});
     const store = await openStore(JSON.parse(process.argv[1]));
-    // All start at one moment, and pause a millisecond between charges, so that theirs interleave.
-    await new Promise((resolve) => setTimeout(resolve, Number(process.argv[2]) - Date.now()));
+    process.stdout.write('ready\\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
     let granted = 0, refused = 0;
     for (let index = 0; index < 50; index++) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      // A pause between charges, so that the processes' charges interleave.
+      await new Promise((resolve) => setTimeout(resolve, 2));
       const amount = 1 + ((index + ${worker}) % 3);
       const outcome = await store.accounts.charge(${userId}, amount, 'verify');
       if (outcome.ok) granted += amount; else refused += 1;
     }
     await store.close();
-    process.stdout.write(JSON.stringify({ granted, refused }));
+    process.stdout.write(JSON.stringify({ granted, refused }) + '\\n');
+    process.exit(0);
   `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(location), String(startAt)]);
-  return JSON.parse(stdout) as { granted: number; refused: number };
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(location)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const lines = new Promise<string[]>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.split('\n').length > 2) resolve(out.trim().split('\n'));
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out.trim().split('\n')) : reject(new Error(`a charger exited ${code}`))));
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (out.startsWith('ready\n')) {
+        child.stdout.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`a charger exited ${code} before it was ready`)));
+  });
+  return {
+    ready,
+    async go() {
+      child.stdin.end('go\n');
+      return JSON.parse((await lines).at(-1)!) as { granted: number; refused: number };
+    },
+  };
 }

@@ -29,7 +29,21 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
     const detail = `${baseUrl} does not answer: ${(error as Error).message}`;
     return [{ check: 'service', status: 'problem', detail }, { check: 'token', status: 'skipped', detail: 'the service does not answer' }, { check: 'clock', status: 'skipped', detail: 'the service does not answer' }];
   }
-  return [{ check: 'service', status: 'ok', detail: `${baseUrl} answers` }, await diagnoseToken(session, tokenSource), clockDiagnosis(offsetMs)];
+  return [await serviceNetwork(anonymous, baseUrl), await diagnoseToken(session, tokenSource), clockDiagnosis(offsetMs)];
+}
+
+/**
+ * The service answers; whether it can verify is its own network's business: what its `/healthz`
+ * says of its port 25 and resolver. A service that cannot verify is a problem its operator fixes.
+ */
+async function serviceNetwork(client: ReturnType<Session['client']>, baseUrl: string): Promise<Diagnosis> {
+  const details = (await client.health().catch(() => undefined))?.details;
+  const failing = [
+    details?.resolver.state === 'untruthful' ? `its resolver does not answer truthfully (${details.resolver.reason ?? 'it denies well-known names'})` : undefined,
+    details?.port25.state === 'blocked' ? `its outbound port 25 is blocked (${details.port25.reason ?? 'no connection gets out'})` : undefined,
+  ].filter((each): each is string => each !== undefined);
+  if (failing.length > 0) return { check: 'service', status: 'problem', detail: `${baseUrl} answers but cannot verify: ${failing.join('; ')}; its operator must fix that` };
+  return { check: 'service', status: 'ok', detail: `${baseUrl} answers` };
 }
 
 async function diagnoseToken(session: Session, tokenSource: Session['settings']['tokenSource']): Promise<Diagnosis> {

@@ -75,6 +75,8 @@ export type JobCreation = { ok: true; jobId: string; queued: number; replayed: b
 export interface JobProgress {
   id: string;
   userId: number;
+  /** What the submitter called it (a list's file name), if anything. */
+  name: string | null;
   status: 'processing' | 'completed';
   total: number;
   processed: number;

@@ -37,6 +37,7 @@ export interface TokenRow {
 export interface JobRow {
   id: string;
   user_id: number;
+  name: string | null;
   total: number;
   processed: number;
   completed_at: string | null;
@@ -82,6 +83,7 @@ export const toToken = (row: TokenRow): ApiTokenRecord => ({
 export const toJob = (row: JobRow): JobProgress => ({
   id: row.id,
   userId: row.user_id,
+  name: row.name,
   status: row.completed_at === null ? 'processing' : 'completed',
   total: row.total,
   processed: row.processed,

@@ -112,7 +112,7 @@ export interface JobStore {
    * is returned as `replayed` and nothing is charged; with another request hash it throws
    * StoreError `idempotency_conflict`.
    */
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): Promise<JobCreation>;
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, name?: string): Promise<JobCreation>;
   /** The job when it belongs to this user, else undefined (never another user's). */
   getJob(userId: number, jobId: string): Promise<JobProgress | undefined>;
   /**

@@ -15,8 +15,9 @@ interface StatusFlags {
 
 function describe(progress: JobProgress, json: boolean): string {
   if (json) return toSafeJson(progress);
-  const { job_id: id, status, processed, total, progress_percent: percent } = progress;
-  return `job ${terminalSafe(id)}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)`;
+  const { job_id: id, name, status, processed, total, progress_percent: percent } = progress;
+  const named = name === undefined ? '' : ` (${terminalSafe(name)})`;
+  return `job ${terminalSafe(id)}${named}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)`;
 }
 
 export async function runBulkStatus(jobIds: string[], command: Command): Promise<void> {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import type { ApiClient } from '../../../client/api-client.js';
@@ -97,7 +97,11 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
   try {
     for (const [index, chunk] of chunks.entries()) {
       const { idempotencyKey } = records[index]!;
-      const job = await client.submitBulk(chunk, { idempotencyKey });
+      // Named after the list (its file name, never the local path), so that `bulk status` and the
+      // dashboard say which list a job is.
+      const list = basename(source.label);
+      const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
+      const job = await client.submitBulk(chunk, { idempotencyKey, name: name.slice(0, 200) });
       await state.setJobId(submission.id, idempotencyKey, job.jobId);
       jobs.push(job);
     }

@@ -53,12 +53,13 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
         : [[], []];
     const upload = await store.dashboard.findUploadOfJob(userId, job.id);
     return renderPage(request, reply, 'job', {
-      title: upload ? `Job: ${upload.fileName}` : 'Job',
+      title: upload ? `Job: ${upload.fileName}` : job.name ? `Job: ${job.name}` : 'Job',
       job,
       percent: progressPercent(job),
       breakdown: breakdown(counts),
       results: page.map((row) => JSON.parse(row.json) as VerificationResult),
       refreshSeconds: job.status === 'processing' ? REFRESH_SECONDS : 0,
+      listOnServer: upload !== undefined,
     });
   });
 

@@ -101,6 +101,15 @@ export class Database {
    */
   async transaction<T>(work: (sql: Statements) => Promise<T>, isolation: 'read committed' | 'repeatable read' = 'read committed'): Promise<T> {
     const client = await faultsAsConditions(this.pool.connect());
+    // The pool listens for a lost connection only while a client is idle: checked out, a socket that
+    // dies (the database restarting) is an 'error' event that, unheard, would end the process. The
+    // statement in flight fails with the same error, which is what this transaction reports.
+    const lost = () => undefined;
+    client.on('error', lost);
+    const giveBack = (broken?: Error) => {
+      client.removeListener('error', lost);
+      client.release(broken);
+    };
     let result: T;
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
@@ -109,12 +118,12 @@ export class Database {
     } catch (error) {
       // A connection whose ROLLBACK fails is broken: it is destroyed rather than given back to the pool.
       await client.query('ROLLBACK').then(
-        () => client.release(),
-        (broken: Error) => client.release(broken),
+        () => giveBack(),
+        (broken: Error) => giveBack(broken),
       );
       throw asStoreFault(error);
     }
-    client.release();
+    giveBack();
     return result;
   }
 }

@@ -146,6 +146,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE job_items ADD COLUMN lease_holder TEXT;
   CREATE INDEX job_items_by_holder ON job_items (lease_holder) WHERE result IS NULL AND lease_token IS NOT NULL;
   `,
+  // 3: a job may carry a name (the list's file name, from the CLI; any text from the API).
+  `
+  ALTER TABLE jobs ADD COLUMN name TEXT;
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

@@ -30,7 +30,7 @@ export class JobRecords {
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
-      insertJob: prepare('INSERT INTO jobs (id, user_id, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?)'),
+      insertJob: prepare('INSERT INTO jobs (id, user_id, name, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?)'),
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare(
         "INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)",
@@ -59,15 +59,15 @@ export class JobRecords {
     };
     this.steps = {
       ...users.steps,
-      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.total, job.createdAt, job.completedAt),
+      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.total, job.createdAt, job.completedAt),
       insertItems: (jobId, emails, domains) => void this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email, at) => [email, domains[at]]))),
       saveKey: (record) => idempotency.saveIdempotency(record),
     };
   }
 
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey): JobCreation {
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, name?: string): JobCreation {
     // The engine's domain of each address (one rule, see addressDomain): a chunk is what the engine verifies as one domain.
-    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.connection.timestamp(), idempotency };
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.connection.timestamp(), idempotency, name };
     return this.connection.db.transaction(() => runNow(flows.createJob(this.steps, job))).immediate();
   }
 
