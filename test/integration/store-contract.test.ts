@@ -140,7 +140,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test']);
       if (!created.ok) throw new Error('expected a job');
       expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(await store.jobs.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, status: 'processing', total: 2, processed: 0 });
+      expect(await store.jobs.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, name: null, status: 'processing', total: 2, processed: 0 });
       // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       expect(chunk).toMatchObject({ jobId: created.jobId, userId: user.id });
@@ -148,6 +148,11 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(1);
       expect((await store.accounts.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
+      // A job may be given a name, kept as given.
+      await store.accounts.grantCredits(user.id, 1);
+      const named = await store.jobs.createJob(user.id, ['c@x.test'], undefined, 'contacts.csv');
+      if (!named.ok) throw new Error('expected a job');
+      expect((await store.jobs.getJob(user.id, named.jobId))?.name).toBe('contacts.csv');
     });
 
     it('rolls the charge back when writing the items fails half-way', async () => {
