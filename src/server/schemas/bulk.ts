@@ -1,9 +1,7 @@
 import { VERDICTS } from '../../engine/types.js';
 import { errorResponses } from './problem.js';
-import { bulkAckSchema, bulkRequestSchema, jobPageSchema, jobProgressSchema, MAX_BULK_EMAILS } from '../../wire/contract.js';
+import { bulkAckSchema, bulkRequestSchema, jobPageSchema, jobProgressSchema } from '../../wire/contract.js';
 import { idempotencyHeadersSchema } from './verification.js';
-
-export { MAX_BULK_EMAILS };
 
 const jobParamsSchema = {
   type: 'object',

@@ -21,7 +21,7 @@ import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
 import { counted } from '../../format.js';
 import { deliverResults } from './results.js';
-import { MAX_BULK_EMAILS } from '../../../server/schemas/bulk.js';
+import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import { BulkState, type ChunkRecord } from './state.js';
 
 interface SubmitFlags extends OutputFlags {

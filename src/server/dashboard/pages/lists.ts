@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { insufficientTokens, ProblemError } from '../../errors.js';
 import { unlessConflicting } from '../../idempotency.js';
-import { MAX_BULK_EMAILS } from '../../schemas/bulk.js';
+import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import type { ListUpload } from '../../store/store.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { asListProblem, previewUploadedList, readUploadedList } from '../list-files.js';
