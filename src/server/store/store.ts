@@ -54,7 +54,7 @@ export interface Store {
  * Liveness beside leases (docs/architecture.md "Liveness beside leases"): a lease says who holds
  * work, liveness whether that holder still exists. PostgreSQL knows it from the holder's own
  * session (pg_stat_activity); SQLite, on one host, from the holder's process. Whoever keeps work
- * under leases (the work queue; host slots; webhook deliveries) writes the holder's id on each
+ * under leases (today the work queue) writes the holder's id on each
  * lease and takes over at once the leases of holders that are gone; the lease's expiry only
  * bounds a holder that is alive but stuck.
  */
