@@ -1,4 +1,6 @@
+import type { NetworkStatus } from '../engine/index.js';
 import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
+import { networkProblems } from '../server/network-log.js';
 import { LOG_LEVELS } from '../server/logging.js';
 import { integer } from './engine-flags.js';
 import { ExitCode, UsageError } from './errors.js';
@@ -32,6 +34,22 @@ export function logStrayRejections(): void {
   process.on('unhandledRejection', (reason) => {
     process.stderr.write(`mailverify: a stray error was ignored: ${reason instanceof Error ? reason.message : String(reason)}\n`);
   });
+}
+
+/**
+ * Says at start, in plain words on stderr, what is wrong with the network this process verifies
+ * from, so that the operator hears of it before the first paid address does (the log and /healthz
+ * say it too, as data). Not waited for: the check may take a connect timeout.
+ */
+export function warnAboutNetwork(check: Promise<NetworkStatus>): void {
+  check.then(
+    (status) => {
+      for (const problem of networkProblems(status)) {
+        process.stderr.write(`mailverify: warning: ${problem}. Until it is fixed every address comes back unknown (refunded to its owner)\n`);
+      }
+    },
+    () => undefined,
+  );
 }
 
 export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {

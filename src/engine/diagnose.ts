@@ -35,7 +35,7 @@ const problem = (check: string, detail: string): Diagnosis => ({ check, status: 
 const skipped = (check: string, detail: string): Diagnosis => ({ check, status: 'skipped', detail });
 
 /** A mail host to connect to: its name and the address we resolved, or why there is none. */
-type Target = { host: string; address: string } | { host: string; unusable: string };
+export type Target = { host: string; address: string } | { host: string; unusable: string };
 
 async function diagnoseResolver(dns: DnsClient, servers: readonly string[]): Promise<Diagnosis> {
   const sanity = await checkResolver(dns);
@@ -56,7 +56,7 @@ async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: bool
 }
 
 /** The given hosts, else the first MX host of each provider the resolver knows. */
-async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<Target[]> {
+export async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<Target[]> {
   const hosts = given ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
     const route = await findMailRoute(dns, domain);
     return route.kind === 'mx' ? route.hosts[0]! : null;

@@ -1,7 +1,7 @@
 import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
-import type { NetworkWatch } from './net/network-status.js';
+import type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 import type { EngineOptions, SmtpObserver, VerificationResult, Verifier, VerifyOptions } from './types.js';
 
 export type { Checks, EngineOptions, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
@@ -10,14 +10,18 @@ export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 export { providerOfMxHost } from './lists/providers.js';
 
+/** A verifier that says what it found out about its network, and can be asked to find out now (`serve`, `worker`). */
+export type WatchedVerifier = Verifier & { network: NetworkWatch; checkNetwork(): Promise<NetworkStatus> };
+
 /**
  * The verification engine. One verifier keeps its DNS answers, domain facts and catch-all
  * findings between calls, and its session limits apply to all its calls together.
  */
-export function createVerifier(options: Partial<EngineOptions> = {}, observer?: SmtpObserver): Verifier & { network: NetworkWatch } {
+export function createVerifier(options: Partial<EngineOptions> = {}, observer?: SmtpObserver): WatchedVerifier {
   const context = new VerifierContext(resolveEngineOptions(options), observer);
   return {
     network: context.network,
+    checkNetwork: () => context.checkNetwork(),
     async verify(email: string, { priority = 'bulk' }: VerifyOptions = {}): Promise<VerificationResult> {
       // The bulk path with a list of one: the same machinery, the same verdicts.
       let only: VerificationResult | undefined;

@@ -6,7 +6,7 @@ interface Logger {
 }
 
 /** The problems in a network status, each in a sentence that says what to do; none when all is well. */
-function networkProblems(status: NetworkStatus): string[] {
+export function networkProblems(status: NetworkStatus): string[] {
   const problems: string[] = [];
   if (status.port25.state === 'blocked') problems.push(status.port25.reason ?? 'outbound SMTP appears blocked');
   if (status.resolver.state === 'untruthful') problems.push(status.resolver.reason ?? 'the resolver is not answering truthfully');

@@ -1,3 +1,4 @@
+import type { NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
 import { createJwtIssuer } from './auth/jwt.js';
@@ -27,6 +28,8 @@ export interface RunningServer {
   url: string;
   /** The metrics listener's URL, when there is one. */
   metricsUrl?: string;
+  /** What the engine finds of its network when asked at start (see VerifierContext.checkNetwork). */
+  networkChecked: Promise<NetworkStatus>;
   /**
    * Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store.
    * Engine work the runner abandoned may still hold the event loop afterwards (see `serve`).
@@ -70,7 +73,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const url = await app.listen({ host: options.host, port: options.port });
     listener = await listenForMetrics(metrics, options.metrics);
-    return { url, metricsUrl: listener?.url, close };
+    return { url, metricsUrl: listener?.url, networkChecked: verifier.checkNetwork(), close };
   } catch (error) {
     await close();
     throw error;

@@ -1,5 +1,6 @@
+import type { WatchedVerifier } from '../engine/index.js';
 import type { EngineOptions, Verifier } from '../engine/types.js';
-import type { NetworkWatch } from '../engine/index.js';
+import { speakingToApiUsers } from './api-user-reasons.js';
 import { startJobRunner, type JobRunner, type JobRunnerLog } from './jobs/runner.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
@@ -16,12 +17,12 @@ export interface MetricsAt {
 /** The store, with every call measured when metrics are on, and the engine, watched likewise: what `serve` and `worker` both start from. */
 export async function openServiceParts(
   options: StoreLocation & { engine: Partial<EngineOptions>; metrics?: MetricsAt },
-): Promise<{ store: Store; verifier: Verifier & { network: NetworkWatch }; metrics?: Metrics }> {
+): Promise<{ store: Store; verifier: WatchedVerifier; metrics?: Metrics }> {
   const metrics = options.metrics ? new Metrics() : undefined;
   const opened = await openStore(options);
   const store = metrics ? instrumentStore(opened, metrics) : opened;
   const { createVerifier } = await import('../engine/index.js');
-  const verifier = createVerifier(options.engine, metrics?.smtp);
+  const verifier = speakingToApiUsers(createVerifier(options.engine, metrics?.smtp));
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { logNetworkChanges } from './network-log.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt } from './service-parts.js';
@@ -17,6 +18,8 @@ export interface WorkerOptions extends StoreLocation {
 export interface RunningWorker {
   /** The metrics listener's URL, when there is one. */
   metricsUrl?: string;
+  /** What the engine finds of its network when asked at start (see VerifierContext.checkNetwork). */
+  networkChecked: Promise<NetworkStatus>;
   /** Stops claiming work, writes the results in hand, releases its leases and closes the store. */
   close(): Promise<void>;
 }
@@ -33,6 +36,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const listener = await listenForMetrics(metrics, options.metrics);
   return {
     metricsUrl: listener?.url,
+    networkChecked: verifier.checkNetwork(),
     async close() {
       try {
         stopLogging();

@@ -38,7 +38,8 @@ beforeAll(async () => {
     { host: '127.0.13.5' },
   );
   proxy = await startSocksServer({ host: '127.0.13.6', credentials: { username: 'doctor', password: PROXY_PASSWORD } });
-  service = await startService();
+  // Its own resolver tells the truth: `serve` asks at start, and a service that cannot verify is a problem doctor names.
+  service = await startService({ engineArgs: ['--dns-server', healthy.server] });
   token = await service.createUser('doctor@example.org', { credits: 7 });
 });
 
@@ -102,8 +103,15 @@ describe('a service behind a resolver that denies every name', () => {
       // Charged 3 at submission, given back as each result was written: one ledger row per batch.
       const account = await runCli(['whoami', '--json'], { env });
       expect(JSON.parse(account.stdout)).toMatchObject({ balance: 10 });
-      const single = await runCli(['verify', 'someone@example.org'], { env });
+      const single = await runCli(['verify', '--json', 'someone@example.org'], { env });
       expect(single.code).toBe(9);
+      // The API user is told what happened and that it is not their address's fault; the fix is the operator's.
+      const told = JSON.parse(single.stdout) as { reason: string; reasonCode: string };
+      expect(told).toMatchObject({ result: 'unknown', reasonCode: 'resolver_untruthful' });
+      expect(told.reason).toMatch(/verification service's DNS resolver is not answering truthfully.*nothing about the address.*costs no token/);
+      expect(told.reason).not.toContain('--dns-server');
+      // The operator heard of it at start, in words, with the fix.
+      expect(broken.stderr()).toMatch(/mailverify: warning: the resolver is not answering truthfully.*--dns-server <ip>\. Until it is fixed every address comes back unknown/);
       expect(JSON.parse((await runCli(['whoami', '--json'], { env })).stdout)).toMatchObject({ balance: 10 });
       const ready = await fetch(`${broken.baseUrl}/readyz`);
       expect(ready.status).toBe(503);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
 interface ServeFlags extends StoreFlags {
@@ -82,6 +82,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   if (typeof first !== 'string') {
     process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
     if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
+    warnAboutNetwork(first.networkChecked);
   }
   await runUntilSignal(shutdown, starting);
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolvedEngineOptions } from '../engine-flags.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
 interface WorkerFlags extends StoreFlags {
@@ -27,5 +27,6 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   // Tests and scripts wait for this line.
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
   if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
+  warnAboutNetwork(worker.networkChecked);
   await runUntilSignal(shutdown, worker);
 }

@@ -1,9 +1,10 @@
 import { PromiseCache } from '../cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
+import { mailTargets } from '../diagnose.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor } from '../net/egress.js';
-import { NetworkStatusBoard } from '../net/network-status.js';
+import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import type { SessionSlot } from '../smtp/prober.js';
@@ -82,6 +83,28 @@ export class VerifierContext {
       this.network.set('resolver', sanity.truthful ? { state: 'truthful' } : { state: 'untruthful', reason: untruthfulResolverReason(sanity) });
       return sanity;
     });
+
+  /**
+   * What `serve` and `worker` ask at start, so that an operator hears of a broken network before the
+   * first paid address does: whether the resolver tells the truth and, when it does, whether the
+   * providers' mail hosts can be reached on the SMTP port, through the same watched dialer the
+   * probes use (three timed-out hosts mark the port blocked; one connection marks it open). A
+   * host that cannot be tried (no address, a private one) leaves the port's state as it was.
+   */
+  async checkNetwork(): Promise<NetworkStatus> {
+    if ((await this.resolverSanity()).truthful) {
+      const targets = await mailTargets(this.dns, this.options, undefined);
+      await Promise.all(
+        targets.flatMap((target) => ('address' in target ? [target.address] : [])).map((address) =>
+          this.sessionOptions.dial(address, this.options.smtpPort, this.options.connectTimeoutMs).then(
+            (socket) => socket.destroy(),
+            () => undefined,
+          ),
+        ),
+      );
+    }
+    return this.network.status();
+  }
 
   /**
    * A session slot at a host address. The host's own slot is taken first: a session waiting for
