@@ -34,7 +34,10 @@ function addServiceProcessOptions(command: Command): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent [env MAILVERIFY_LOG_LEVEL] (default warn)')
     .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed: the bound for a runner that is alive but stuck (a dead one\'s work is taken over at once) [env MAILVERIFY_LEASE_SECONDS] (default 60)')
     .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, a listener of its own (default: none) [env MAILVERIFY_METRICS_PORT]')
-    .option('--metrics-host <address>', 'address of the metrics listener [env MAILVERIFY_METRICS_HOST] (default 127.0.0.1)');
+    .option('--metrics-host <address>', 'address of the metrics listener [env MAILVERIFY_METRICS_HOST] (default 127.0.0.1)')
+    .option('--cache-ttl <ttl>', 'how long a verdict is reused for the same address, across jobs: 0 (off), one duration (14d) or per verdict (valid=14d,invalid=30d); unknown never [env MAILVERIFY_CACHE_TTL] (default valid=14d,invalid=30d,risky=14d,catch_all=7d)')
+    .option('--cache-scope <scope>', 'install: a verdict any account found is reused for all; account: each account reuses only its own [env MAILVERIFY_CACHE_SCOPE] (default install)')
+    .option('--refund-unknown', 'give back the tokens of unknown results (when a job completes; a single verification at once) [env MAILVERIFY_REFUND_UNKNOWN=1]');
 }
 
 /**
@@ -66,7 +69,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .description('verify addresses (one per argument, or - to read one per line from stdin)')
     .argument('<email...>', 'addresses to verify, or - for stdin')
     .option('--local', 'run the engine in this process (no service, no token)')
-    .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)');
+    .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)')
+    .option('--fresh', 'through a service: ask the mail host again, reuse no recent verdict (--local always asks)');
   addEngineOptions(verify).action(lazy(async () => (await import('./commands/verify.js')).runVerify));
 
   const serve = program
@@ -120,6 +124,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--only <results>', 'with --wait: only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
     .option('--force', 'write --output even when results are unknown because the verifier cannot verify (exit 9 still)')
+    .option('--fresh', 'ask every address again: the service reuses no recent verdict (--local always asks)')
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option('--data-dir <dir>', 'with --local: where the work is kept [env MAILVERIFY_DATA_DIR] (default: the OS data directory)');

@@ -48,7 +48,7 @@ async function pacing(client: ApiClient, count: number, io: Io): Promise<{ concu
  * again), concurrently within the rate limit, each POST with its own Idempotency-Key so that a
  * retry after a 429 or a cut connection is never charged twice.
  */
-export function remoteSource(command: Command, io: Io) {
+export function remoteSource(command: Command, io: Io, { fresh = false }: { fresh?: boolean } = {}) {
   const session = createSession(command, { io });
   const client = session.authenticatedClient();
   return async (emails: string[], onResult: (result: VerificationResult) => void): Promise<void> => {
@@ -59,7 +59,7 @@ export function remoteSource(command: Command, io: Io) {
       const { concurrency, pace } = await pacing(client, distinct.length, io);
       await forEachConcurrently(distinct, concurrency, async (email) => {
         await pace?.();
-        const result = await client.verify(email, { idempotencyKey: randomUUID() });
+        const result = await client.verify(email, { idempotencyKey: randomUUID(), fresh });
         // Reported under the address as given, which is what the caller matches results by.
         for (let i = 0; i < occurrences.get(email)!; i += 1) onResult({ ...result, email });
       });

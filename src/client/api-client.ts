@@ -29,9 +29,10 @@ export interface ApiClientOptions {
 
 export interface ApiClient {
   readonly baseUrl: string;
-  verify(email: string, options?: { idempotencyKey?: string }): Promise<VerificationResult>;
+  /** `fresh`: the service asks the mail host again rather than reuse a recent verdict. */
+  verify(email: string, options?: { idempotencyKey?: string; fresh?: boolean }): Promise<VerificationResult>;
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
-  submitBulk(emails: string[], options: { idempotencyKey: string; name?: string }): Promise<BulkSubmission>;
+  submitBulk(emails: string[], options: { idempotencyKey: string; name?: string; fresh?: boolean }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
@@ -71,10 +72,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     baseUrl: options.baseUrl,
-    verify: (email, { idempotencyKey } = {}) =>
-      send({ method: 'POST', path: '/v1/verify', body: { email }, idempotencyKey }),
-    submitBulk: (emails, { idempotencyKey, name }) =>
-      send({ method: 'POST', path: '/v1/bulk-verify', body: name === undefined ? { emails } : { emails, name }, idempotencyKey }),
+    // Only the fields given: a service that knows no `fresh` is not sent one it would refuse.
+    verify: (email, { idempotencyKey, fresh } = {}) =>
+      send({ method: 'POST', path: '/v1/verify', body: fresh ? { email, fresh } : { email }, idempotencyKey }),
+    submitBulk: (emails, { idempotencyKey, name, fresh }) =>
+      send({ method: 'POST', path: '/v1/bulk-verify', body: { emails, ...(name === undefined ? {} : { name }), ...(fresh ? { fresh } : {}) }, idempotencyKey }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
     jobPage: (jobId, { limit, cursor }) => {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });

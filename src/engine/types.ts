@@ -61,6 +61,8 @@ export interface VerificationResult {
   notEstablished?: BooleanCheck[];
   /** The address with its domain corrected, when the domain takes no mail and looks like a typo of a provider's ("did you mean"). */
   suggestion?: string;
+  /** When the verdict was found, on a result the service reused from an earlier verification (its result cache); absent on a fresh one. */
+  verifiedAt?: string;
 }
 
 /** A check's value as a table cell: blank where it was not established. */
@@ -70,14 +72,14 @@ export function checkCell(result: VerificationResult, name: keyof Checks): strin
 
 /**
  * A result as the interface's JSON object (docs/api.md "Resources"): its four fields in its order, then
- * `reasonCode`, `notEstablished` and `suggestion` when there are, then `row`, the source file
+ * `reasonCode`, `notEstablished`, `suggestion` and `verifiedAt` when there are, then `row`, the source file
  * line, when the caller knows it (so that bulk output joins back to the list); whatever else the
  * object carries is left out. The one serialisation shared by `verify --json`, bulk json/ndjson
  * and the stores.
  */
-export function resultJson({ email, result, checks, reason, reasonCode, notEstablished, suggestion }: VerificationResult, row?: number): string {
+export function resultJson({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt }: VerificationResult, row?: number): string {
   // JSON.stringify leaves out the properties that are undefined.
-  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, row });
+  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, row });
 }
 
 /** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/engine-flags.ts. */

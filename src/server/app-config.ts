@@ -1,15 +1,17 @@
 import type { NetworkWatch } from '../engine/index.js';
-import type { Verifier } from '../engine/types.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import type { LogSettings } from './logging.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { ServiceVerifier } from './result-reuse.js';
 import type { Store } from './store/store.js';
 
 /** What buildApp (app.ts) is given, and what each route file takes of it; a module of its own so routes need not import the app that registers them. */
 export interface AppConfig {
   store: Store;
-  verifier: Verifier;
+  verifier: ServiceVerifier;
+  /** Give back the token of every `unknown` result (`--refund-unknown`), not only those caused by our own network. */
+  refundUnknown?: boolean;
   /** The engine's findings about its network, for /healthz and the log; none with a stand-in verifier. */
   network?: NetworkWatch;
   jwt: JwtIssuer;

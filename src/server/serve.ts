@@ -4,10 +4,10 @@ import { buildApp } from './app.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import type { MetricsListener } from './metrics/listener.js';
-import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt } from './service-parts.js';
+import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import type { StoreLocation } from './store/open-store.js';
 
-export interface ServerOptions extends StoreLocation {
+export interface ServerOptions extends StoreLocation, ServicePolicy {
   host: string;
   /** 0 picks a free port; the URL that was bound is returned. */
   port: number;
@@ -44,6 +44,7 @@ export interface RunningServer {
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { store, verifier, metrics } = await openServiceParts(options);
+  const { refundUnknown } = options;
   const jwt = await createJwtIssuer(await store.install.signingSecret());
   const app = buildApp({
     store,
@@ -51,12 +52,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     network: verifier.network,
     metrics,
     jwt,
+    refundUnknown,
     // The runner logs through the app's logger, so it is made just below; no job can be created before it is.
     onJobCreated: () => runner?.wake(),
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
   });
-  const registered = options.worker ? await startRegisteredRunner(store, { verifier, log: app.log, leaseMs: options.leaseMs, metrics }) : undefined;
+  const registered = options.worker ? await startRegisteredRunner(store, { verifier, log: app.log, leaseMs: options.leaseMs, metrics, refundUnknown }) : undefined;
   const runner = registered?.runner;
   let listener: MetricsListener | undefined;
 

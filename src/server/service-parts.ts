@@ -1,10 +1,12 @@
+import pino from 'pino';
 import type { WatchedVerifier } from '../engine/index.js';
-import type { EngineOptions, Verifier } from '../engine/types.js';
+import type { EngineOptions } from '../engine/types.js';
 import { speakingToApiUsers } from './api-user-reasons.js';
 import { startJobRunner, type JobRunner, type JobRunnerLog } from './jobs/runner.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import { Metrics } from './metrics/metrics.js';
+import { reusingResults, type ReusePolicy, type ServiceVerifier } from './result-reuse.js';
 import { openStore, type StoreLocation } from './store/open-store.js';
 import type { Holder, Store } from './store/store.js';
 
@@ -14,29 +16,61 @@ export interface MetricsAt {
   port: number;
 }
 
-/** The store, with every call measured when metrics are on, and the engine, watched likewise: what `serve` and `worker` both start from. */
+/** What an install decides about reuse and refunds (`--cache-ttl`, `--cache-scope`, `--refund-unknown`); set alike on every node. */
+export interface ServicePolicy {
+  /** Reuse recent verdicts (the result cache); none when off. */
+  reuse?: ReusePolicy;
+  /** Give back the tokens of every `unknown` result. */
+  refundUnknown: boolean;
+}
+
+export interface ServiceParts {
+  store: Store;
+  verifier: WatchedVerifier & ServiceVerifier;
+  metrics?: Metrics;
+  /** The process's own log (the runner's, the cache's), on stderr. */
+  log: pino.Logger;
+}
+
+/**
+ * The store, with every call measured when metrics are on, and the engine, watched likewise, with
+ * the result cache before it when reuse is on: what `serve` and `worker` both start from.
+ */
 export async function openServiceParts(
-  options: StoreLocation & { engine: Partial<EngineOptions>; metrics?: MetricsAt },
-): Promise<{ store: Store; verifier: WatchedVerifier; metrics?: Metrics }> {
+  options: StoreLocation & ServicePolicy & { engine: Partial<EngineOptions>; metrics?: MetricsAt; logLevel: string },
+): Promise<ServiceParts> {
+  const log = pino({ level: options.logLevel }, process.stderr);
   const metrics = options.metrics ? new Metrics() : undefined;
   const opened = await openStore(options);
   const store = metrics ? instrumentStore(opened, metrics) : opened;
   const { createVerifier } = await import('../engine/index.js');
-  const verifier = speakingToApiUsers(createVerifier(options.engine, metrics?.smtp));
+  const engine = createVerifier(options.engine, metrics?.smtp);
+  const reusing = options.reuse
+    ? reusingResults(engine, store.resultCache, options.reuse, (error) => log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'))
+    : engine;
+  const verifier = speakingToApiUsers(reusing);
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
   }
-  return { store, verifier, metrics };
+  return { store, verifier, metrics, log };
 }
 
 /** A job runner registered as a holder, so that its leases are taken over at once should this process die. */
 export async function startRegisteredRunner(
   store: Store,
-  options: { verifier: Verifier; log: JobRunnerLog; leaseMs: number; metrics?: Metrics },
+  options: { verifier: ServiceVerifier; log: JobRunnerLog; leaseMs: number; metrics?: Metrics; refundUnknown: boolean },
 ): Promise<{ runner: JobRunner; holder: Holder }> {
   const holder = await store.holders.join();
-  const runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: options.verifier, log: options.log, leaseMs: options.leaseMs, metrics: options.metrics?.runner });
+  const runner = startJobRunner({
+    queue: store.work,
+    holder: holder.id,
+    verifier: options.verifier,
+    log: options.log,
+    leaseMs: options.leaseMs,
+    metrics: options.metrics?.runner,
+    savePolicy: { refundUnknown: options.refundUnknown },
+  });
   return { runner, holder };
 }
 

@@ -1,11 +1,10 @@
-import pino from 'pino';
 import type { NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { logNetworkChanges } from './network-log.js';
-import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt } from './service-parts.js';
+import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import type { StoreLocation } from './store/open-store.js';
 
-export interface WorkerOptions extends StoreLocation {
+export interface WorkerOptions extends StoreLocation, ServicePolicy {
   engine: Partial<EngineOptions>;
   /** How long a claim on work lasts unless renewed. */
   leaseMs: number;
@@ -29,10 +28,9 @@ export interface RunningWorker {
  * of `serve`) share the work of one store through leases.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const { store, verifier, metrics } = await openServiceParts(options);
-  const log = pino({ level: options.logLevel }, process.stderr);
+  const { store, verifier, metrics, log } = await openServiceParts(options);
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const { runner, holder } = await startRegisteredRunner(store, { verifier, log, leaseMs: options.leaseMs, metrics });
+  const { runner, holder } = await startRegisteredRunner(store, { verifier, log, leaseMs: options.leaseMs, metrics, refundUnknown: options.refundUnknown });
   const listener = await listenForMetrics(metrics, options.metrics);
   return {
     metricsUrl: listener?.url,

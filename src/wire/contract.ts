@@ -34,7 +34,7 @@ export const checksSchema = {
 /**
  * The verification result (docs/api.md "Resources"): single responses and every entry of a bulk job's results. The
  * contract's four fields, and additional ones: `reasonCode` always, `notEstablished` and
- * `suggestion` only when there are.
+ * `suggestion` only when there are, `verifiedAt` only on a reused verdict.
  */
 export const verificationResultSchema = {
   type: 'object',
@@ -52,8 +52,16 @@ export const verificationResultSchema = {
       description: 'Checks whose `false` is no finding: they could not be established (DNS failed, the domain was not looked up, the probe got no answer).',
     },
     suggestion: { type: 'string', description: 'The address with a likely typo in its domain corrected ("did you mean").' },
+    verifiedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh.',
+    },
   },
 } as const;
+
+/** `"fresh": true` in a request body: ask the mail host again, reuse no recent verdict. */
+export const freshProperty = { type: 'boolean', description: 'Ask afresh: no recent verdict is reused (the result cache).' } as const;
 
 export const bulkRequestSchema = {
   type: 'object',
@@ -62,6 +70,7 @@ export const bulkRequestSchema = {
   properties: {
     emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
     name: { type: 'string', maxLength: 200, description: 'What to call the job (the CLI sends the list\'s file name); shown in progress and the dashboard.' },
+    fresh: freshProperty,
   },
 } as const;
 
@@ -115,6 +124,7 @@ export const accountBodySchema = {
   properties: {
     email: { type: 'string' },
     balance: { type: 'integer' },
+    refundUnknown: { type: 'boolean', description: 'This service gives back the tokens of `unknown` results (when a job completes; a single verification at once).' },
     rateLimit: {
       type: 'object',
       required: ['limit', 'windowSeconds'],

@@ -83,6 +83,8 @@ describe('login --with-token, whoami, logout', () => {
     expect(human.stdout).toMatch(new RegExp(`account\\s+${EMAIL}`));
     expect(human.stdout).toMatch(/balance\s+7 tokens/);
     expect(human.stdout).toMatch(/rate limit\s+20 requests per second\n/);
+    // The service charges unknowns (no --refund-unknown), and says so.
+    expect(human.stdout).toMatch(/unknowns\s+charged like any result\n/);
     expect(human.stdout).toContain(service.baseUrl);
     expect(human.stdout).toContain(`the config file (${cli.configPath})`);
 
@@ -91,6 +93,7 @@ describe('login --with-token, whoami, logout', () => {
       email: EMAIL,
       balance: 7,
       rateLimit: { limit: expect.any(Number), windowSeconds: expect.any(Number) },
+      refundUnknown: false,
       baseUrl: service.baseUrl,
       tokenSource: 'config',
     });

@@ -175,10 +175,11 @@ describe('service routes', () => {
     expect((await app.call('DELETE', `/v1/tokens/${created.body.id}`, { token })).status).toBe(404);
   });
 
-  it('GET /v1/account answers email, balance and rate limit', async () => {
+  it('GET /v1/account answers email, balance, rate limit and whether unknowns are refunded', async () => {
     const account = await app.call('GET', '/v1/account', { token });
     expect(account.status).toBe(200);
-    expect(Object.keys(account.body).sort()).toEqual(['balance', 'email', 'rateLimit']);
+    expect(Object.keys(account.body).sort()).toEqual(['balance', 'email', 'rateLimit', 'refundUnknown']);
+    expect(account.body.refundUnknown).toBe(false);
     expect(account.body.email).toBe('owner@example.org');
     expect(Number.isInteger(account.body.balance)).toBe(true);
     expect(account.body.rateLimit).toEqual({ limit: 10_000, windowSeconds: 1 });

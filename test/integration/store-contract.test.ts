@@ -48,6 +48,38 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
   afterEach(() => place.close());
 
+  describe('the result cache', () => {
+    const verdict = (email: string, result: VerificationResult['result'] = 'valid'): VerificationResult => ({ ...resultFor(email), result });
+    const now = Date.parse('2026-11-21T12:00:00.000Z');
+    const entry = (addressKey: string, userId: number, result: VerificationResult, verifiedAt: string, freshUntil: number) => ({ addressKey, userId, result, verifiedAt, freshUntil });
+
+    it('recalls the newest fresh verdict per address, by anyone or by one account only', async () => {
+      await store.resultCache.remember([
+        entry('a@x.test', 1, verdict('a@x.test'), '2026-11-20T10:00:00.000Z', now + 1_000),
+        entry('a@x.test', 2, verdict('A@x.test', 'invalid'), '2026-11-21T10:00:00.000Z', now + 1_000),
+        entry('b@x.test', 1, verdict('b@x.test'), '2026-11-01T10:00:00.000Z', now),
+      ]);
+      const anyone = await store.resultCache.recall(['a@x.test', 'b@x.test', 'c@x.test'], now);
+      expect([...anyone.keys()]).toEqual(['a@x.test']);
+      expect(anyone.get('a@x.test')).toEqual({ result: verdict('A@x.test', 'invalid'), verifiedAt: '2026-11-21T10:00:00.000Z' });
+      expect((await store.resultCache.recall(['a@x.test'], now, 1)).get('a@x.test')?.result.result).toBe('valid');
+      expect((await store.resultCache.recall(['a@x.test'], now, 3)).size).toBe(0);
+      // The same account's newer verdict replaces its older one.
+      await store.resultCache.remember([entry('a@x.test', 1, verdict('a@x.test', 'catch_all'), '2026-11-21T11:00:00.000Z', now + 5_000)]);
+      expect((await store.resultCache.recall(['a@x.test'], now)).get('a@x.test')?.result.result).toBe('catch_all');
+    });
+
+    it('prunes what is stale, then the least fresh beyond the bound', async () => {
+      await store.resultCache.remember(
+        Array.from({ length: 6 }, (_, index) => entry(`p${index}@x.test`, 1, verdict(`p${index}@x.test`), '2026-11-21T10:00:00.000Z', now - 2_000 + index * 1_000)),
+      );
+      // p0 and p1 are stale (fresh until before now and at now), p2 (least fresh of the rest) goes beyond the bound of 3.
+      expect(await store.resultCache.prune(now, 3)).toBe(3);
+      const left = await store.resultCache.recall(Array.from({ length: 6 }, (_, index) => `p${index}@x.test`), now - 10_000);
+      expect([...left.keys()].sort()).toEqual(['p3@x.test', 'p4@x.test', 'p5@x.test']);
+    });
+  });
+
   describe('opening', () => {
     it('keeps the data of the store when it is opened again', async () => {
       const user = await addUser('keep@example.test', 7);
@@ -150,7 +182,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await store.accounts.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
       // A job may be given a name, kept as given.
       await store.accounts.grantCredits(user.id, 1);
-      const named = await store.jobs.createJob(user.id, ['c@x.test'], undefined, 'contacts.csv');
+      const named = await store.jobs.createJob(user.id, ['c@x.test'], undefined, { name: 'contacts.csv' });
       if (!named.ok) throw new Error('expected a job');
       expect((await store.jobs.getJob(user.id, named.jobId))?.name).toBe('contacts.csv');
     });
@@ -235,6 +267,47 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       await store.work.saveResults([save(2, 'c@x.test', 'late')]);
   expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
+    });
+
+    it('with refundUnknown gives back the unknowns of a job once, in the batch that completes it, beside the verifier-condition refunds', async () => {
+      const user = await addUser('unknowns@example.test', 10);
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test']);
+      if (!created.ok) throw new Error('expected a job');
+      const { jobId } = created;
+      const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      const unknown = (email: string, reasonCode: VerificationResult['reasonCode']): VerificationResult => ({ ...resultFor(email), result: 'unknown', reasonCode });
+      const save = (position: number, result: VerificationResult) => ({ lease: chunk.lease, jobId, position, result });
+      const policy = { refundUnknown: true };
+      // a valid, b greylisted, c port25_blocked (refunded as written, whatever the policy), d and e later.
+      await store.work.saveResults([save(0, resultFor('a@x.test')), save(1, unknown('b@x.test', 'greylisted')), save(2, unknown('c@x.test', 'port25_blocked'))], policy);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1);
+      await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy);
+      // Completed: b and d given back in one row naming the job (c was given back already).
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1 + 2);
+      const refunds = (await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'refund');
+      expect(refunds.map((entry) => [entry.delta, entry.jobId])).toEqual([[1, jobId], [2, jobId]]);
+      // The same results again (a runner that lost its lease): nothing is written, nothing refunded.
+      await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure'))], policy);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(8);
+      await expectLedgerAddsUp(user.id);
+    });
+
+    it('without refundUnknown charges unknowns like any result', async () => {
+      const user = await addUser('charged@example.test', 2);
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test']);
+      if (!created.ok) throw new Error('expected a job');
+      const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      await store.work.saveResults(chunk.items.map((item) => ({ lease: chunk.lease, jobId: created.jobId, position: item.position, result: { ...resultFor(item.email), result: 'unknown', reasonCode: 'greylisted' } })));
+      expect(await store.jobs.getJob(user.id, created.jobId)).toMatchObject({ status: 'completed' });
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(0);
+    });
+
+    it('hands a job\'s `fresh` to the chunks claimed from it', async () => {
+      const user = await addUser('fresh@example.test', 2);
+      await store.jobs.createJob(user.id, ['a@x.test'], undefined, { fresh: true });
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toMatchObject({ fresh: true });
+      await store.jobs.createJob(user.id, ['b@y.test']);
+      expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toMatchObject({ fresh: false });
     });
 
     it('stores a 50,000-address job with every item in place', async () => {

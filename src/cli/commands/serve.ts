@@ -4,9 +4,10 @@ import type { HttpTimeouts } from '../../server/http-server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
+import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
-interface ServeFlags extends StoreFlags {
+interface ServeFlags extends StoreFlags, PolicyFlags {
   host: string;
   port: string;
   logLevel?: string;
@@ -66,11 +67,12 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const httpTimeouts = parseHttpTimeouts(flags);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
+  const policy = parseServicePolicy(flags, env);
   await checkListenable(flags.host, port);
   const shutdown = firstShutdownSignal();
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
-  const options = { host: flags.host, port, ...store, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs, metrics };
+  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs, metrics };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);

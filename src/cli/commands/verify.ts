@@ -12,6 +12,7 @@ import { createIo, type Io } from '../io.js';
 interface VerifyFlags {
   local?: boolean;
   failOn?: string;
+  fresh?: boolean;
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
@@ -27,9 +28,9 @@ async function localSource(command: Command): Promise<ResultSource> {
 }
 
 /** The service's results for the same printing path; the client is loaded only when needed. */
-async function remoteSource(command: Command, io: Io): Promise<ResultSource> {
+async function remoteSource(command: Command, io: Io, options: { fresh?: boolean }): Promise<ResultSource> {
   const { remoteSource: fromService } = await import('../remote-verify.js');
-  return fromService(command, io);
+  return fromService(command, io, options);
 }
 
 /**
@@ -59,7 +60,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   const emails = await collectAddresses(args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const source = flags.local ? await localSource(command) : await remoteSource(command, out);
+  const source = flags.local ? await localSource(command) : await remoteSource(command, out, { fresh: flags.fresh });
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;

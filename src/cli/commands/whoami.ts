@@ -14,10 +14,10 @@ export async function runWhoami(command: Command): Promise<void> {
   const session = createSession(command);
   try {
     const { io, settings } = session;
-    const { email, balance, rateLimit } = await session.authenticatedClient().account();
+    const { email, balance, rateLimit, refundUnknown } = await session.authenticatedClient().account();
     const { baseUrl, tokenSource, configPath } = settings;
     if (io.json) {
-      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, baseUrl, tokenSource })}\n`);
+      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, refundUnknown, baseUrl, tokenSource })}\n`);
       return;
     }
     const { limit, windowSeconds } = rateLimit;
@@ -25,6 +25,8 @@ export async function runWhoami(command: Command): Promise<void> {
       ['account', email],
       ['balance', counted(balance, 'token')],
       ['rate limit', ratePhrase(limit, windowSeconds)],
+      // Said only by a service that says it: another server of the contract may not.
+      ...(refundUnknown === undefined ? [] : [['unknowns', refundUnknown ? 'refunded (an unknown result costs nothing)' : 'charged like any result'] as [string, string]]),
       ['service', baseUrl],
       // authenticatedClient() succeeded, so there is a token and it has a source.
       ['token from', TOKEN_SOURCE_TEXT[tokenSource!](configPath)],

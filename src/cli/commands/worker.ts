@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { resolvedEngineOptions } from '../engine-flags.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
+import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
-interface WorkerFlags extends StoreFlags {
+interface WorkerFlags extends StoreFlags, PolicyFlags {
   logLevel?: string;
   leaseSeconds?: string;
   metricsPort?: string;
@@ -17,9 +18,10 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
+  const policy = parseServicePolicy(flags, env);
   const shutdown = firstShutdownSignal();
   logStrayRejections();
-  const options = { ...(await storeLocationFrom(flags, env)), engine, logLevel, leaseMs, metrics };
+  const options = { ...(await storeLocationFrom(flags, env)), ...policy, engine, logLevel, leaseMs, metrics };
   const { startWorker } = await import('../../server/worker.js');
   const worker = await startWorker(options).catch((error: unknown) => {
     throw storeUnavailable(error) ?? error;

@@ -1,13 +1,15 @@
-import type { Verifier } from '../../engine/types.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { CredentialCheck } from '../auth/credentials.js';
 import type { RateLimiter } from '../rate-limit.js';
+import type { ServiceVerifier } from '../result-reuse.js';
 import type { Store } from '../store/store.js';
 
 /** What the dashboard's pages are given: the service's own parts, shared with the API routes. */
 export interface DashboardConfig {
   store: Store;
-  verifier: Verifier;
+  verifier: ServiceVerifier;
+  /** As the API's (AppConfig.refundUnknown). */
+  refundUnknown?: boolean;
   authenticator: Authenticator;
   checkCredentials: CredentialCheck;
   limiter: RateLimiter;

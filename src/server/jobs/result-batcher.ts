@@ -1,4 +1,4 @@
-import { StoreFault, type LeasedResult, type WorkQueue } from '../store/store.js';
+import { StoreFault, type LeasedResult, type SavePolicy, type WorkQueue } from '../store/store.js';
 
 export interface ResultBatcherOptions {
   /** Results written per transaction. */
@@ -11,6 +11,8 @@ export interface ResultBatcherOptions {
   retryMs: number;
   /** Every failed write, and whether its results were kept for later (a StoreFault) or dropped (anything else). */
   onWriteError(error: unknown, kept: boolean): void;
+  /** What writing them decides beyond the results (refunds). */
+  policy?: SavePolicy;
 }
 
 /**
@@ -58,7 +60,7 @@ export class ResultBatcher {
 
   private async write(batch: LeasedResult[]): Promise<void> {
     try {
-      await this.queue.saveResults(batch);
+      await this.queue.saveResults(batch, this.options.policy);
     } catch (error) {
       const keep = error instanceof StoreFault;
       this.options.onWriteError(error, keep);

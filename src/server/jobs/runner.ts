@@ -1,5 +1,6 @@
-import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult, type Verifier } from '../../engine/types.js';
-import type { WorkChunk, WorkQueue } from '../store/store.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
+import type { ServiceVerifier } from '../result-reuse.js';
+import type { SavePolicy, WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 
 /** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
@@ -20,7 +21,9 @@ export interface JobRunnerOptions {
   metrics?: RunnerMetrics;
   /** Most finished results kept in memory while the store cannot take them (the rest are verified again later). */
   maxBufferedResults?: number;
-  verifier: Verifier;
+  verifier: ServiceVerifier;
+  /** What writing results decides beyond them (`--refund-unknown`). */
+  savePolicy?: SavePolicy;
   log: JobRunnerLog;
   /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
   leaseMs?: number;
@@ -127,6 +130,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     flushIntervalMs: options.flushIntervalMs ?? 250,
     maxKept: options.maxBufferedResults ?? 20_000,
     retryMs: errorBackoffMs,
+    policy: options.savePolicy,
     onWriteError: (error, kept) => {
       troubled = true;
       log.error({ err: error, kept }, kept ? 'could not write verification results; keeping them to write when the store is back' : 'could not write verification results; those items will be verified again');
@@ -208,6 +212,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   async function verifyChunk(entry: HeldChunk): Promise<void> {
     const { lease, jobId, items } = entry.chunk;
+    // Whose work it is and whether it may reuse recent verdicts (the result cache, when there is one).
+    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh };
     // Positions still waiting for a result, by address (a list, in case a job holds an address twice).
     const unanswered = new Map<string, number[]>();
     for (const { email, position } of items) {
@@ -230,7 +236,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         const position = unanswered.get(result.email)?.shift();
         if (position !== undefined) answer(position, result);
       },
-      { signal: entry.cancel.signal },
+      { signal: entry.cancel.signal, ...asker },
     );
     await unlessStopped(
       engineRun.catch((error: unknown) => {
@@ -240,7 +246,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     // Whatever the engine left unanswered is tried alone; if that throws too, it gets an `unknown` verdict.
     for (const [email, positions] of unanswered) {
       while (positions.length > 0 && !stopped && !entry.lost) {
-        const result = await unlessStopped(verifier.verify(email).catch((error: unknown) => engineFailureResult(email, error)));
+        const result = await unlessStopped(verifier.verify(email, asker).catch((error: unknown) => engineFailureResult(email, error)));
         if (result) answer(positions.shift()!, result);
       }
     }

@@ -4,7 +4,7 @@ import { currentUser } from '../auth/guard.js';
 import { ProblemError } from '../errors.js';
 import { accountSchema } from '../schemas/account.js';
 
-export function accountRoutes(app: FastifyInstance, { store }: AppConfig): void {
+export function accountRoutes(app: FastifyInstance, { store, refundUnknown = false }: AppConfig): void {
   app.get('/v1/account', { schema: accountSchema }, async (request) => {
     // Read fresh, not from the authentication cache: the balance moves with every charge.
     const user = await store.accounts.findUserById(currentUser(request).id);
@@ -12,6 +12,7 @@ export function accountRoutes(app: FastifyInstance, { store }: AppConfig): void 
     return {
       email: user.email,
       balance: user.balance,
+      refundUnknown,
       rateLimit: { limit: user.rateLimit, windowSeconds: user.rateWindowSeconds },
     };
   });

@@ -39,7 +39,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     const key = idempotencyKey(request, ROUTE);
     // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
     // repeat of the key finds the first job in there, however close behind it came.
-    const created = await unlessConflicting(() => store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, request.body.name));
+    const created = await unlessConflicting(() => store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, { name: request.body.name, fresh: request.body.fresh }));
     if (!created.ok) throw insufficientTokens(created);
     if (created.replayed) markReplayed(reply);
     else onJobCreated();

@@ -1,33 +1,47 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
-import type { VerificationResult, Verifier } from '../../engine/types.js';
+import type { VerificationResult } from '../../engine/types.js';
 import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { chargeOnce, idempotencyKey, sendRecorded } from '../idempotency.js';
+import type { ServiceVerifier } from '../result-reuse.js';
 import { verifySchema } from '../schemas/verification.js';
 import type { AccountStore, IdempotencyKey } from '../store/store.js';
 
 const ROUTE = 'POST /v1/verify';
 export const VERIFY_COST = 1;
 
+/** What a paid single verification runs with. */
+export interface PaidVerification {
+  accounts: AccountStore;
+  verifier: ServiceVerifier;
+  log: FastifyBaseLogger;
+  /** `--refund-unknown`: every `unknown` is given back, not only those our own network caused. */
+  refundUnknown?: boolean;
+}
+
+/** Whether the token of this result goes back: nobody pays for our network, and with `refundUnknown` nobody pays for an unknown. */
+export function refundable(result: VerificationResult, refundUnknown = false): boolean {
+  return VERIFIER_CONDITIONS.has(result.reasonCode) || (refundUnknown && result.result === 'unknown');
+}
+
 /**
  * Verifies an address that has been paid for (VERIFY_COST, taken under `key` when there is one);
- * an engine fault gives the token back (and frees the key) and is answered as a 500. A result that
- * is `unknown` because of the service's own condition (VERIFIER_CONDITIONS) is answered and its
- * token given back: nobody pays for our network.
+ * an engine fault gives the token back (and frees the key) and is answered as a 500. A result
+ * that is `refundable` is answered and its token given back at once.
  */
 export async function verifyPaid(
-  { accounts, verifier, log }: { accounts: AccountStore; verifier: Verifier; log: FastifyBaseLogger },
+  { accounts, verifier, log, refundUnknown }: PaidVerification,
   userId: number,
   email: string,
-  key?: IdempotencyKey,
+  { key, fresh }: { key?: IdempotencyKey; fresh?: boolean } = {},
 ): Promise<VerificationResult> {
   try {
     // Someone is waiting for this answer: it goes ahead of bulk work in the engine.
-    const result = await verifier.verify(email, { priority: 'interactive' });
-    if (VERIFIER_CONDITIONS.has(result.reasonCode)) await accounts.refund(userId, VERIFY_COST, null);
+    const result = await verifier.verify(email, { priority: 'interactive', owner: userId, fresh });
+    if (refundable(result, refundUnknown)) await accounts.refund(userId, VERIFY_COST, null);
     return result;
   } catch (error) {
     await accounts.refund(userId, VERIFY_COST, null, key);
@@ -42,7 +56,7 @@ export async function chargeForVerify(accounts: AccountStore, userId: number): P
   if (!charged.ok) throw insufficientTokens(charged);
 }
 
-export function verifyRoutes(scope: FastifyInstance, { store, verifier }: AppConfig): void {
+export function verifyRoutes(scope: FastifyInstance, { store, verifier, refundUnknown }: AppConfig): void {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post('/v1/verify', { schema: verifySchema }, async (request, reply) => {
     const user = currentUser(request);
@@ -55,7 +69,7 @@ export function verifyRoutes(scope: FastifyInstance, { store, verifier }: AppCon
     } else {
       await chargeForVerify(store.accounts, user.id);
     }
-    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log }, user.id, request.body.email, key);
+    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log, refundUnknown }, user.id, request.body.email, { key, fresh: request.body.fresh });
     if (key) await store.idempotency.saveIdempotency({ userId: user.id, ...key, statusCode: 200, body: JSON.stringify(result) });
     return result;
   });

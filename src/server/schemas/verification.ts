@@ -1,4 +1,4 @@
-import { verificationResultSchema } from '../../wire/contract.js';
+import { freshProperty, verificationResultSchema } from '../../wire/contract.js';
 import { errorResponses } from './problem.js';
 
 /** Both POST routes accept a retry key; a repeat within 24 h answers as the first call did. */
@@ -18,7 +18,7 @@ export const verifySchema = {
     type: 'object',
     required: ['email'],
     additionalProperties: false,
-    properties: { email: { type: 'string', description: 'The address to verify.' } },
+    properties: { email: { type: 'string', description: 'The address to verify.' }, fresh: freshProperty },
   },
   response: {
     200: verificationResultSchema,

@@ -72,6 +72,14 @@ export type ChargeOutcome = { ok: true; balance: number } | { ok: false; balance
 /** A created job, or the job a request with the same Idempotency-Key created before (`replayed`, nothing charged). */
 export type JobCreation = { ok: true; jobId: string; queued: number; replayed: boolean } | { ok: false; balance: number; required: number };
 
+/** What a job carries beside its addresses. */
+export interface JobDetails {
+  /** What the submitter called it (a list's file name). */
+  name?: string;
+  /** Every address asked afresh: no verdict reused from the result cache (see ResultCacheStore). */
+  fresh?: boolean;
+}
+
 export interface JobProgress {
   id: string;
   userId: number;
@@ -98,8 +106,34 @@ export interface WorkChunk {
   lease: string;
   jobId: string;
   userId: number;
+  /** The job asked for every address afresh (JobDetails.fresh). */
+  fresh: boolean;
   domain: string;
   items: PendingItem[];
+}
+
+/** What the owner of the work decided about writing its results. */
+export interface SavePolicy {
+  /**
+   * Give back, when a job completes, the tokens of its `unknown` results (`--refund-unknown`): one
+   * ledger row per job. Those unknown because of the verifier's own condition are refunded anyway, as written.
+   */
+  refundUnknown?: boolean;
+}
+
+/** A verdict kept for reuse (see ResultCacheStore), with when it was found. */
+export interface CachedResult {
+  result: VerificationResult;
+  verifiedAt: string;
+}
+
+/** A verdict to keep for reuse: whose job found it, and until when (epoch ms) it may be reused. */
+export interface CacheEntry {
+  addressKey: string;
+  userId: number;
+  result: VerificationResult;
+  verifiedAt: string;
+  freshUntil: number;
 }
 
 export interface ClaimRequest {

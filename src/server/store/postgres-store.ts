@@ -9,6 +9,7 @@ import { postgresHolders } from './postgres/holders.js';
 import { migrate } from './postgres/migrations.js';
 import { TokenRecords } from './postgres/tokens.js';
 import { UserRecords } from './postgres/users.js';
+import { ResultCacheRecords } from './postgres/result-cache.js';
 import { WorkRecords } from './postgres/work.js';
 import { SIGNING_SECRET_BYTES, type Store } from './store.js';
 
@@ -59,6 +60,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       ping: async () => void (await db.sql.run('SELECT 1')),
     },
     holders: postgresHolders(config),
+    resultCache: new ResultCacheRecords(db),
     async close() {
       await changes.close();
       await pool.end();

@@ -5,6 +5,7 @@ import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
 import { processHolders } from './sqlite/holders.js';
 import { promised } from './sqlite/promised.js';
+import { ResultCacheRecords } from './sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
 import { TokenRecords } from './sqlite/tokens.js';
 import { UserRecords } from './sqlite/users.js';
@@ -41,6 +42,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       ping: async () => void db.prepare('SELECT 1').get(),
     },
     holders: processHolders,
+    resultCache: promised(new ResultCacheRecords(connection)),
     close: async () => {
       db.close();
     },

@@ -1,5 +1,7 @@
 import type {
   ApiTokenRecord,
+  CachedResult,
+  CacheEntry,
   ChargeOutcome,
   ClaimRequest,
   DashboardSession,
@@ -7,6 +9,7 @@ import type {
   IdempotencyKey,
   IdempotencyRecord,
   JobCreation,
+  JobDetails,
   JobProgress,
   JobSummary,
   KeyedCharge,
@@ -16,6 +19,7 @@ import type {
   NewSession,
   NewUser,
   ResultPageRequest,
+  SavePolicy,
   StoredResult,
   User,
   VerdictCount,
@@ -47,6 +51,7 @@ export interface Store {
   readonly dashboard: DashboardStore;
   readonly install: InstallStore;
   readonly holders: HolderRegistry;
+  readonly resultCache: ResultCacheStore;
   close(): Promise<void>;
 }
 
@@ -112,7 +117,7 @@ export interface JobStore {
    * is returned as `replayed` and nothing is charged; with another request hash it throws
    * StoreError `idempotency_conflict`.
    */
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, name?: string): Promise<JobCreation>;
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, details?: JobDetails): Promise<JobCreation>;
   /** The job when it belongs to this user, else undefined (never another user's). */
   getJob(userId: number, jobId: string): Promise<JobProgress | undefined>;
   /**
@@ -161,9 +166,30 @@ export interface WorkQueue {
   /**
    * Writes a batch of results in one transaction; `processed` and completion follow from them. A
    * result counts only under the lease that holds its item (one from a lease since taken over by
-   * another runner is ignored), and an item keeps the first result written for it.
+   * another runner is ignored), and an item keeps the first result written for it. Refunds happen
+   * in the same transaction: of a result unknown because of the verifier's own condition as it is
+   * written, of a completed job's other unknowns with `refundUnknown` (exactly once: a job
+   * completes in one transaction).
    */
-  saveResults(results: readonly LeasedResult[]): Promise<void>;
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<void>;
+}
+
+/**
+ * Verdicts kept for reuse across jobs and accounts (docs/architecture.md "The result cache"): a
+ * verdict found lately is not asked of the mail host again. Each entry is kept per address and per
+ * account that found it, until its own `freshUntil`; the policy (what is kept how long, whose
+ * verdicts are reused) is the caller's.
+ */
+export interface ResultCacheStore {
+  /**
+   * The newest verdict for each of these address keys still fresh at `now` (epoch ms): found by
+   * anyone, or with `userId` only by that account's jobs.
+   */
+  recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>>;
+  /** Keeps these verdicts (replacing what the same account had for the address). */
+  remember(entries: readonly CacheEntry[]): Promise<void>;
+  /** Drops what is no longer fresh at `now`, then the least fresh beyond `maxEntries`; returns how many went. */
+  prune(now: number, maxEntries: number): Promise<number>;
 }
 
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */

@@ -31,6 +31,7 @@ interface SubmitFlags extends OutputFlags {
   json?: boolean;
   local?: boolean;
   failOn?: string;
+  fresh?: boolean;
 }
 
 
@@ -78,9 +79,11 @@ interface Submitted {
   fingerprint: FileFingerprint | undefined;
   column: string | undefined;
   addresses: string[];
+  /** Ask every address afresh (no reused verdicts). */
+  fresh?: boolean;
 }
 
-async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses }: Submitted): Promise<BulkSubmission[]> {
+async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses, fresh }: Submitted): Promise<BulkSubmission[]> {
   const state = BulkState.open(session.env);
   const chunks = chunksOf(addresses, MAX_BULK_EMAILS);
   if (chunks.length > 1) await checkBalance(client, addresses.length);
@@ -101,7 +104,7 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
       // dashboard say which list a job is.
       const list = basename(source.label);
       const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
-      const job = await client.submitBulk(chunk, { idempotencyKey, name: name.slice(0, 200) });
+      const job = await client.submitBulk(chunk, { idempotencyKey, name: name.slice(0, 200), fresh });
       await state.setJobId(submission.id, idempotencyKey, job.jobId);
       jobs.push(job);
     }
@@ -138,7 +141,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     }
     const client = session.authenticatedClient();
 
-    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses });
+    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses, fresh: flags.fresh });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.

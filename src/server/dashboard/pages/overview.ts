@@ -28,7 +28,7 @@ export function usageByDay(entries: LedgerEntry[]): UsageDay[] {
   return [...days.values()].sort((a, b) => b.day.localeCompare(a.day)).slice(0, USAGE_DAYS);
 }
 
-export function overviewPages(app: FastifyInstance, { store }: DashboardConfig): void {
+export function overviewPages(app: FastifyInstance, { store, refundUnknown = false }: DashboardConfig): void {
   app.get('/', async (request, reply) => {
     const { user } = signedIn(request);
     const ledger = await store.accounts.ledger(user.id);
@@ -36,6 +36,7 @@ export function overviewPages(app: FastifyInstance, { store }: DashboardConfig):
       title: 'Overview',
       balance: user.balance,
       rateLimit: { limit: user.rateLimit, windowSeconds: user.rateWindowSeconds },
+      refundUnknown,
       usage: usageByDay(ledger),
       recent: ledger.slice(-10).reverse(),
     });

@@ -16,7 +16,7 @@ function checkRows(result: VerificationResult): [string, string][] {
   return (Object.keys(result.checks) as (keyof Checks)[]).map((name) => [name, checkCell(result, name)]);
 }
 
-export function verifyPages(app: FastifyInstance, { store, verifier }: DashboardConfig): void {
+export function verifyPages(app: FastifyInstance, { store, verifier, refundUnknown }: DashboardConfig): void {
   app.get('/verify', (request, reply) => renderPage(request, reply, 'verify', { title: 'Verify an address', result: null, checks: [], email: '' }));
 
   // The API's single verification, at the API's price: one token, given back if the engine fails.
@@ -24,7 +24,7 @@ export function verifyPages(app: FastifyInstance, { store, verifier }: Dashboard
     const userId = signedIn(request).user.id;
     const email = request.body.email.trim();
     await chargeForVerify(store.accounts, userId);
-    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log }, userId, email);
+    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log, refundUnknown }, userId, email);
     return renderPage(request, reply, 'verify', { title: 'Verify an address', result, checks: checkRows(result), email });
   });
 }

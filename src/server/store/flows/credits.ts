@@ -5,6 +5,7 @@ import {
   type IdempotencyKey,
   type IdempotencyRecord,
   type JobCreation,
+  type JobDetails,
   type KeyedCharge,
   type LedgerEntry,
 } from '../model.js';
@@ -30,7 +31,7 @@ export interface CreditSteps {
 
 /** The statements of creating a job, beyond those of moving credits. */
 export interface JobSteps extends CreditSteps {
-  insertJob(job: { id: string; userId: number; name: string | null; total: number; createdAt: string; completedAt: string | null }): Awaitable<void>;
+  insertJob(job: { id: string; userId: number; name: string | null; fresh: boolean; total: number; createdAt: string; completedAt: string | null }): Awaitable<void>;
   /** The job's items, positions following the list's order, each with its domain. */
   insertItems(jobId: string, emails: readonly string[], domains: readonly string[]): Awaitable<void>;
   /** Prunes records past their 24 h, then writes this response for its key. */
@@ -83,7 +84,7 @@ export interface NewJob {
   emails: readonly string[];
   domains: readonly string[];
   createdAt: string;
-  name?: string;
+  details?: JobDetails;
   idempotency?: IdempotencyKey;
 }
 
@@ -98,7 +99,7 @@ export function* createJob(steps: JobSteps, job: NewJob): Flow<JobCreation> {
   }
   if ((yield* step(steps.takeCredits(userId, emails.length, 'bulk', id))) === undefined) return yield* shortOf(steps, userId, emails.length);
   const completedAt = emails.length === 0 ? job.createdAt : null;
-  yield* step(steps.insertJob({ id, userId, name: job.name ?? null, total: emails.length, createdAt: job.createdAt, completedAt }));
+  yield* step(steps.insertJob({ id, userId, name: job.details?.name ?? null, fresh: job.details?.fresh ?? false, total: emails.length, createdAt: job.createdAt, completedAt }));
   yield* step(steps.insertItems(id, emails, job.domains));
   if (idempotency) {
     yield* step(steps.saveKey({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId: id, queued: emails.length }) }));

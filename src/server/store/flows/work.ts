@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
-import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
@@ -28,7 +28,7 @@ export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains =
     const lease = randomUUID();
     const rows = yield* step(steps.leaseItems(job.id, domain, { token: lease, holder: holder ?? null, expiresAt: now + leaseMs }, now, maxItems));
     const items = rows.sort((a, b) => a.position - b.position).map((row) => ({ jobId: job.id, position: row.position, email: row.email }));
-    return { lease, jobId: job.id, userId: job.user_id, domain, items };
+    return { lease, jobId: job.id, userId: job.user_id, fresh: Boolean(job.fresh), domain, items };
   }
   return undefined;
 }
@@ -40,8 +40,10 @@ export interface ResultSteps {
    * first result; only the lease holding it may write it); says of each whether it was written.
    */
   writeResults(results: readonly LeasedResult[]): Awaitable<boolean[]>;
-  /** Adds `written` to the job's processed count, completing it when that reaches its total. */
-  countProcessed(jobId: string, written: number, completedAt: string): Awaitable<void>;
+  /** Adds `written` to the job's processed count, completing it when that reaches its total; says whether this completed it. */
+  countProcessed(jobId: string, written: number, completedAt: string): Awaitable<boolean>;
+  /** How many of the job's stored results are `unknown`, by reason code. */
+  unknownsOf(jobId: string): Awaitable<{ reasonCode: string; count: number }[]>;
   /** Gives `amount` credits back to the job's owner, with a ledger row naming the job. */
   refundToOwner(jobId: string, amount: number): Awaitable<void>;
 }
@@ -49,9 +51,11 @@ export interface ResultSteps {
 /**
  * See WorkQueue.saveResults. A result `unknown` because of the verifier's own condition (its port
  * 25, resolver or proxy: VERIFIER_CONDITIONS) is refunded as it is written, in the same
- * transaction: an item is written once, so it is refunded once, whichever node wrote it.
+ * transaction: an item is written once, so it is refunded once, whichever node wrote it. With
+ * `refundUnknown`, the job's other unknowns are refunded in the transaction that completes it, in
+ * one ledger row: a job completes once, so that refund happens once, whichever node completed it.
  */
-export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string): Flow<void> {
+export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<void> {
   if (results.length === 0) return;
   const perJob = new Map<string, { written: number; refund: number }>();
   const written = yield* step(steps.writeResults(results));
@@ -65,8 +69,13 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
   // In one order on every node, so that two batches touching the same jobs cannot deadlock.
   for (const jobId of [...perJob.keys()].sort()) {
     const { written: count, refund } = perJob.get(jobId)!;
-    yield* step(steps.countProcessed(jobId, count, completedAt));
+    const completed = yield* step(steps.countProcessed(jobId, count, completedAt));
     if (refund > 0) yield* step(steps.refundToOwner(jobId, refund));
+    if (completed && policy.refundUnknown) {
+      const unknowns = yield* step(steps.unknownsOf(jobId));
+      const owed = unknowns.filter(({ reasonCode }) => !VERIFIER_CONDITIONS.has(reasonCode)).reduce((sum, { count }) => sum + count, 0);
+      if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import { runAwaiting } from '../flows/flow.js';
 import {
   type IdempotencyKey,
   type JobCreation,
+  type JobDetails,
   type JobProgress,
   type JobSummary,
   type ResultPageRequest,
@@ -26,18 +27,18 @@ export class JobRecords {
     private readonly idempotency: IdempotencyRecords,
   ) {}
 
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, name?: string): Promise<JobCreation> {
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, details?: JobDetails): Promise<JobCreation> {
     // The engine's domain of each address (one rule, see addressDomain): a chunk is what the engine verifies as one domain.
-    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.db.timestamp(), idempotency, name };
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.db.timestamp(), idempotency, details };
     return this.db.transaction((sql) => runAwaiting(flows.createJob(this.steps(sql), job)));
   }
 
   private steps(sql: Statements): JobSteps {
     return {
       ...this.users.steps(sql),
-      insertJob: async ({ id, userId, name, total, createdAt, completedAt }) =>
-        void (await sql.run('INSERT INTO jobs (id, user_id, name, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          id, userId, name, total, createdAt, completedAt,
+      insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt }) =>
+        void (await sql.run('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+          id, userId, name, fresh, total, createdAt, completedAt,
         ])),
       // One statement for the whole list, its order giving the positions.
       insertItems: async (jobId, emails, domains) =>

@@ -3,7 +3,7 @@ import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
 import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runAwaiting } from '../flows/flow.js';
-import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
 import { holderIsAlive } from './holders.js';
 import type { UserRecords } from './users.js';
@@ -65,7 +65,7 @@ export class WorkRecords {
     return {
       candidates: (now) =>
         sql.rows<CandidateJob>(
-          `SELECT id, user_id, created_at,
+          `SELECT id, user_id, created_at, fresh,
              (SELECT count(*) FROM job_items i
                 WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > $1) AS in_flight
            FROM jobs WHERE completed_at IS NULL`,
@@ -112,9 +112,9 @@ export class WorkRecords {
     );
   }
 
-  async saveResults(results: readonly LeasedResult[]): Promise<void> {
+  async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<void> {
     if (results.length === 0) return;
-    await this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp())));
+    await this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
   }
 
   private resultSteps(sql: Statements): ResultSteps {
@@ -142,12 +142,21 @@ export class WorkRecords {
         await this.users.giveBack(sql, owner!.user_id, amount, jobId);
       },
       countProcessed: async (jobId, written, completedAt) =>
-        void (await sql.run(
-          `UPDATE jobs SET processed = processed + $1,
-             completed_at = CASE WHEN processed + $1 >= total THEN $2 ELSE NULL END
-           WHERE id = $3 AND completed_at IS NULL`,
-          [written, completedAt, jobId],
-        )),
+        (
+          await sql.row<{ completed: boolean }>(
+            `UPDATE jobs SET processed = processed + $1,
+               completed_at = CASE WHEN processed + $1 >= total THEN $2 ELSE NULL END
+             WHERE id = $3 AND completed_at IS NULL
+             RETURNING completed_at IS NOT NULL AS completed`,
+            [written, completedAt, jobId],
+          )
+        )?.completed === true,
+      unknownsOf: (jobId) =>
+        sql.rows<{ reasonCode: string; count: number }>(
+          `SELECT result::jsonb ->> 'reasonCode' AS "reasonCode", count(*)::integer AS count FROM job_items
+           WHERE job_id = $1 AND result::jsonb ->> 'result' = 'unknown' GROUP BY 1`,
+          [jobId],
+        ),
     };
   }
 }

@@ -8,6 +8,7 @@ import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records
 import {
   type IdempotencyKey,
   type JobCreation,
+  type JobDetails,
   type JobProgress,
   type JobSummary,
   type ResultPageRequest,
@@ -30,7 +31,7 @@ export class JobRecords {
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
-      insertJob: prepare('INSERT INTO jobs (id, user_id, name, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare(
         "INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)",
@@ -59,15 +60,15 @@ export class JobRecords {
     };
     this.steps = {
       ...users.steps,
-      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.total, job.createdAt, job.completedAt),
+      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.fresh ? 1 : 0, job.total, job.createdAt, job.completedAt),
       insertItems: (jobId, emails, domains) => void this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email, at) => [email, domains[at]]))),
       saveKey: (record) => idempotency.saveIdempotency(record),
     };
   }
 
-  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, name?: string): JobCreation {
+  createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, details?: JobDetails): JobCreation {
     // The engine's domain of each address (one rule, see addressDomain): a chunk is what the engine verifies as one domain.
-    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.connection.timestamp(), idempotency, name };
+    const job = { id: randomUUID(), userId, emails, domains: emails.map(addressDomain), createdAt: this.connection.timestamp(), idempotency, details };
     return this.connection.db.transaction(() => runNow(flows.createJob(this.steps, job))).immediate();
   }
 

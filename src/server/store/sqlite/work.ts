@@ -3,7 +3,7 @@ import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
 import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runNow } from '../flows/flow.js';
-import type { ClaimRequest, LeasedResult, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
 import { processIsAlive } from './holders.js';
 import type { UserRecords } from './users.js';
@@ -24,7 +24,7 @@ export class WorkRecords {
     const claimable = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= @now)';
     this.sql = {
       candidates: prepare<CandidateJob>(
-        `SELECT id, user_id, created_at,
+        `SELECT id, user_id, created_at, fresh,
            (SELECT count(*) FROM job_items i
               WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > @now) AS in_flight
          FROM jobs WHERE completed_at IS NULL`,
@@ -69,10 +69,15 @@ export class WorkRecords {
          WHERE job_id = ? AND position = ? AND result IS NULL AND lease_token = ?`,
       ),
       ownerOf: prepare<{ user_id: number }>('SELECT user_id FROM jobs WHERE id = ?'),
-      countProcessed: prepare(
+      countProcessed: prepare<{ completed: number }>(
         `UPDATE jobs SET processed = processed + ?,
            completed_at = CASE WHEN processed + ? >= total THEN ? ELSE NULL END
-         WHERE id = ? AND completed_at IS NULL`,
+         WHERE id = ? AND completed_at IS NULL
+         RETURNING completed_at IS NOT NULL AS completed`,
+      ),
+      unknowns: prepare<{ reasonCode: string; count: number }>(
+        `SELECT result ->> '$.reasonCode' AS reasonCode, count(*) AS count FROM job_items
+         WHERE job_id = ? AND result ->> '$.result' = 'unknown' GROUP BY 1`,
       ),
     };
     this.claimSteps = {
@@ -88,7 +93,8 @@ export class WorkRecords {
     };
     this.resultSteps = {
       writeResults: (results) => results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
-      countProcessed: (jobId, written, completedAt) => void this.sql.countProcessed.run(written, written, completedAt, jobId),
+      countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,
+      unknownsOf: (jobId) => this.sql.unknowns.all(jobId),
       refundToOwner: (jobId, amount) => void users.giveBack(this.sql.ownerOf.get(jobId)!.user_id, amount, jobId),
     };
   }
@@ -119,8 +125,8 @@ export class WorkRecords {
     if (leases.length > 0) this.sql.release.run(JSON.stringify(leases));
   }
 
-  saveResults(results: readonly LeasedResult[]): void {
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): void {
     if (results.length === 0) return;
-    this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp()))).immediate();
+    this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp(), policy))).immediate();
   }
 }

@@ -1,0 +1,123 @@
+import { VERIFIER_CONDITIONS } from '../engine/reason-codes.js';
+import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../engine/types.js';
+import { addressKey } from '../text/address.js';
+import type { CachedResult, CacheEntry, ResultCacheStore } from './store/store.js';
+
+const DAY_MS = 24 * 60 * 60 * 1_000;
+
+/** How long a verdict may be reused, per verdict, in milliseconds; 0: never. */
+export type Freshness = Record<Verdict, number>;
+
+/**
+ * The defaults (docs/architecture.md "The result cache"): mailboxes come and go slowly, a mailbox
+ * that does not exist rarely starts to, a catch-all's answer says the least; `unknown` is no
+ * answer at all and is always asked again.
+ */
+export const DEFAULT_FRESHNESS: Freshness = { valid: 14 * DAY_MS, invalid: 30 * DAY_MS, risky: 14 * DAY_MS, catch_all: 7 * DAY_MS, unknown: 0 };
+/** Most verdicts kept: the least fresh go beyond it. */
+export const MAX_CACHED_RESULTS = 1_000_000;
+/** How often one process prunes the cache, at most: pruning counts the whole table. */
+const PRUNE_EVERY_MS = 60_000;
+
+export interface ReusePolicy {
+  freshness: Freshness;
+  /** `install`: a verdict any account's job found is reused for all; `account`: each account reuses only its own. */
+  scope: 'install' | 'account';
+  maxEntries: number;
+}
+
+/** Who asks, and whether afresh: what the service adds to an engine call (a plain verifier ignores it). */
+export interface Asker {
+  /** The account the verification is for. */
+  owner?: number;
+  /** Reuse nothing: ask the mail host again. */
+  fresh?: boolean;
+}
+
+/** The verifier the service's runner and routes call: the engine's, taking an Asker beside its options. */
+export interface ServiceVerifier {
+  verify(email: string, options?: VerifyOptions & Asker): Promise<VerificationResult>;
+  verifyMany(emails: Iterable<string>, onResult: (result: VerificationResult) => void | Promise<void>, options?: VerifyManyOptions & Asker): Promise<void>;
+}
+
+/** A kept verdict handed out for another request: the address as asked, and when the verdict was found. */
+const reused = (email: string, cached: CachedResult): VerificationResult => ({ ...cached.result, email, verifiedAt: cached.verifiedAt });
+
+/**
+ * The verifier with a result cache in the store before it: a verdict found lately (within its
+ * freshness) for the same address is answered without asking the mail host, across jobs, accounts
+ * (unless scoped to each) and nodes; what the engine finds is kept for the next time. Charging is
+ * the callers' and does not change. The cache is a help, never a condition: when the store cannot
+ * recall or keep verdicts, the engine is asked and the trouble reported to `onError`.
+ */
+export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCacheStore, policy: ReusePolicy, onError: (error: unknown) => void): V & ServiceVerifier {
+  let prunedAt = 0;
+
+  async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<Map<string, CachedResult>> {
+    if (fresh || owner === undefined || emails.length === 0) return new Map();
+    try {
+      return await cache.recall([...new Set(emails.map(addressKey))], Date.now(), policy.scope === 'account' ? owner : undefined);
+    } catch (error) {
+      onError(error);
+      return new Map();
+    }
+  }
+
+  /** The entry to keep for a fresh result, if its verdict is reused at all. */
+  function entryFor(result: VerificationResult, owner: number | undefined): CacheEntry | undefined {
+    const freshFor = policy.freshness[result.result];
+    if (owner === undefined || freshFor <= 0 || VERIFIER_CONDITIONS.has(result.reasonCode)) return undefined;
+    const now = Date.now();
+    return { addressKey: addressKey(result.email), userId: owner, result, verifiedAt: new Date(now).toISOString(), freshUntil: now + freshFor };
+  }
+
+  async function keep(entries: readonly CacheEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    try {
+      await cache.remember(entries);
+      if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = Date.now();
+        await cache.prune(prunedAt, policy.maxEntries);
+      }
+    } catch (error) {
+      onError(error);
+    }
+  }
+
+  return {
+    ...verifier,
+    async verify(email: string, options: VerifyOptions & Asker = {}) {
+      const cached = (await recall([email], options)).get(addressKey(email));
+      if (cached) return reused(email, cached);
+      const result = await verifier.verify(email, options);
+      const entry = entryFor(result, options.owner);
+      if (entry) await keep([entry]);
+      return result;
+    },
+    async verifyMany(emails: Iterable<string>, onResult: (result: VerificationResult) => void | Promise<void>, options: VerifyManyOptions & Asker = {}) {
+      const list = [...emails];
+      const cached = await recall(list, options);
+      const rest: string[] = [];
+      for (const email of list) {
+        const hit = cached.get(addressKey(email));
+        if (hit) await onResult(reused(email, hit));
+        else rest.push(email);
+      }
+      if (rest.length === 0) return;
+      const found: CacheEntry[] = [];
+      try {
+        await verifier.verifyMany(
+          rest,
+          (result) => {
+            const entry = entryFor(result, options.owner);
+            if (entry) found.push(entry);
+            return onResult(result);
+          },
+          options,
+        );
+      } finally {
+        await keep(found);
+      }
+    },
+  };
+}

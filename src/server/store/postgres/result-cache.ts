@@ -1,0 +1,47 @@
+import { resultJson } from '../../../engine/types.js';
+import { distinctEntries, newestPerAddress, type CacheRow } from '../cache-rows.js';
+import type { CachedResult, CacheEntry } from '../model.js';
+import type { Database } from './database.js';
+
+/** Verdicts kept for reuse (ResultCacheStore), shared by every node of the database. */
+export class ResultCacheRecords {
+  constructor(private readonly db: Database) {}
+
+  async recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>> {
+    if (addressKeys.length === 0) return new Map();
+    const rows = await this.db.sql.rows<CacheRow>(
+      `SELECT address_key, result, verified_at FROM result_cache
+       WHERE address_key = ANY ($1::text[]) AND fresh_until > $2 AND ($3::integer IS NULL OR user_id = $3)`,
+      [addressKeys, now, userId ?? null],
+    );
+    return newestPerAddress(rows);
+  }
+
+  async remember(entries: readonly CacheEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = distinctEntries(entries);
+    await this.db.sql.run(
+      `INSERT INTO result_cache (address_key, user_id, result, verified_at, fresh_until)
+       SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::bigint[])
+       ON CONFLICT (address_key, user_id) DO UPDATE
+         SET result = excluded.result, verified_at = excluded.verified_at, fresh_until = excluded.fresh_until`,
+      [rows.map((row) => row.addressKey), rows.map((row) => row.userId), rows.map((row) => resultJson(row.result)), rows.map((row) => row.verifiedAt), rows.map((row) => row.freshUntil)],
+    );
+  }
+
+  prune(now: number, maxEntries: number): Promise<number> {
+    return this.db.transaction(async (sql) => {
+      const stale = await sql.run('DELETE FROM result_cache WHERE fresh_until <= $1', [now]);
+      const beyond = (await sql.row<{ entries: number }>('SELECT count(*)::integer AS entries FROM result_cache'))!.entries - maxEntries;
+      if (beyond <= 0) return stale;
+      return (
+        stale +
+        (await sql.run(
+          `DELETE FROM result_cache WHERE (address_key, user_id) IN
+             (SELECT address_key, user_id FROM result_cache ORDER BY fresh_until LIMIT $1)`,
+          [beyond],
+        ))
+      );
+    });
+  }
+}
