@@ -117,6 +117,25 @@ describe('merge-back', () => {
     expect(await readFile(output, 'utf8')).toBe(before);
   });
 
+  it('--strict refuses (exit 2) a list named with --input that has rows none of the jobs covers, to a file or to stdout', async () => {
+    const input = await file('covered.csv', `email\n${ALICE}\n`);
+    const submit = await cli.run(['bulk', 'submit', input]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const jobId = submit.stdout.trim();
+    expect((await cli.run(['bulk', 'results', jobId, '--wait', '--output', join(dir, 'covered-out.csv')])).code).toBe(0);
+
+    const other = await file('other.csv', `email\n${ALICE}\n${CAROL}\n`);
+    const output = join(dir, 'other-out.csv');
+    await writeFile(output, 'yesterday\n');
+    const toFile = await cli.run(['bulk', 'results', jobId, '--input', other, '--strict', '--output', output]);
+    expect(toFile.code, toFile.stderr).toBe(2);
+    expect(toFile.stderr).toContain(`--strict: 1 row(s) of ${other} are in none of the jobs; ${output} is left as it was`);
+    expect(await readFile(output, 'utf8')).toBe('yesterday\n');
+    const toStdout = await cli.run(['bulk', 'results', jobId, '--input', other, '--strict', '--format', 'csv']);
+    expect(toStdout.code, toStdout.stderr).toBe(2);
+    expect(toStdout.stderr).toContain(`--strict: 1 row(s) of ${other} are in none of the jobs`);
+  });
+
   it('JSON and NDJSON results carry the source row: the file line', async () => {
     const input = await file('rows.csv', `email,n\n\n${BOB},1\n${ALICE},"two\nlines"\n${BOB},3\n${CAROL},4\n`);
     const run = await cli.run(['bulk', 'submit', input, '--wait', '--format', 'ndjson']);

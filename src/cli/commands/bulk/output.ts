@@ -79,7 +79,12 @@ export async function writeOutput(
       throw new UsageError(`--strict: ${summary.unmatched} row(s) of ${content.source?.label ?? 'the list'} are in none of the jobs${plan.path ? `; ${plan.path} is left as it was` : ''}`);
     }
   };
-  if (plan.path === undefined) return { ...(await writeResults(io.stdout, options)), unverifiable };
+  if (plan.path === undefined) {
+    // On stdout the rows are out before the count is known: the refusal is the exit code (2) and its line.
+    const written = await writeResults(io.stdout, options);
+    refuseUnmatched(written);
+    return { ...written, unverifiable };
+  }
   let summary: WriteSummary | undefined;
   await writeFileAtomic(plan.path, async (out) => {
     summary = await writeResults(out, options);
