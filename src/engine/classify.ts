@@ -27,6 +27,8 @@ export interface Evidence {
   smtpReason: string;
   /** `smtpReason` as a code. */
   smtpCode: ReasonCode;
+  /** Why the server's acceptance proves nothing (a provider rule: its hosts take every RCPT); absent where it does. */
+  acceptUnproven?: string;
   /** "192.0.2.1 in zen.spamhaus.org", one per listing. */
   listings: readonly string[];
   /** The reply to the random address that showed the domain to be catch-all. */
@@ -61,6 +63,12 @@ function unknown({ domain, smtpReason, smtpCode }: Evidence): Classification {
   return { result: 'unknown', reason: smtpReason, reasonCode: smtpCode };
 }
 
+/** SMTP accepted: `valid`, unless the acceptance proves nothing at this provider. */
+function accepted({ smtpReason, smtpCode, acceptUnproven }: Evidence): Classification {
+  if (acceptUnproven === undefined) return { result: 'valid', reason: smtpReason, reasonCode: smtpCode };
+  return { result: 'unknown', reason: `${smtpReason}, but no proof: ${acceptUnproven}`, reasonCode: 'accept_unproven' };
+}
+
 /**
  * The verdict rules of docs/architecture.md "The engine", in order; the first that matches wins. Pure: everything it
  * needs is in `evidence`, `reason` is never empty, and `reasonCode` says the same as a code.
@@ -74,6 +82,6 @@ export function classify(evidence: Evidence): Classification {
   const found = risks(evidence);
   if (found.length > 0) return { result: 'risky', reason: found.map((risk) => risk.words).join('; '), reasonCode: found[0]!.code };
   if (checks.isCatchAll) return { result: 'catch_all', reason: `catch-all domain: ${evidence.catchAllReason}`, reasonCode: 'catch_all' };
-  if (checks.smtpStatus === 'valid') return { result: 'valid', reason: evidence.smtpReason, reasonCode: evidence.smtpCode };
+  if (checks.smtpStatus === 'valid') return accepted(evidence);
   return unknown(evidence);
 }

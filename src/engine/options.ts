@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { parseProxyUrl } from './net/proxy-url.js';
+import { loadProviderRules } from './rules/provider-rules.js';
 import type { EngineOptions } from './types.js';
 
 /** Defaults chosen for probing real mail servers politely from a single host. */
@@ -20,6 +21,7 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   allowPrivateNetworks: false,
   proxy: null,
   sourceAddress: null,
+  providerRulesFile: null,
 };
 
 /**
@@ -51,5 +53,7 @@ export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): Engi
   if (options.sourceAddress !== null && isIP(options.sourceAddress) === 0) {
     throw new RangeError(`engine option sourceAddress must be an IP address, got ${options.sourceAddress}`);
   }
+  // Read now, so that a bad file is said before anything starts (a ProviderRulesError naming its line).
+  loadProviderRules(options.providerRulesFile);
   return options;
 }

@@ -23,6 +23,7 @@ export const REASON_CODES = {
   catch_all: 'the server accepts any address at the domain, so it proves nothing about this one',
   // unknown: the recipient's server answered, but not about the mailbox
   not_verified: 'the server takes mail without saying whether the mailbox exists (252)',
+  accept_unproven: "the server accepted the address, but a provider rule says its hosts accept every address at RCPT TO, so that proves nothing",
   mailbox_full: 'the mailbox exists but is full or over quota',
   greylisted: 'the server greylisted us and the retry budget ran out',
   rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',

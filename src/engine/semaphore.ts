@@ -52,16 +52,17 @@ export class Semaphore {
   }
 }
 
-/** One semaphore per key (an MX host), forgotten when idle so the map does not grow. */
+/**
+ * One semaphore per key (an MX host), forgotten when idle so the map does not grow. Its capacity is
+ * the one asked for when it is made (a host's rule may lower the limit); callers ask the same for a key.
+ */
 export class KeyedSemaphore {
   private readonly semaphores = new Map<string, Semaphore>();
 
-  constructor(private readonly capacity: number) {}
-
-  async acquire(key: string, priority: Priority = 'bulk'): Promise<() => void> {
+  async acquire(key: string, capacity: number, priority: Priority = 'bulk'): Promise<() => void> {
     let semaphore = this.semaphores.get(key);
     if (!semaphore) {
-      semaphore = new Semaphore(this.capacity);
+      semaphore = new Semaphore(capacity);
       this.semaphores.set(key, semaphore);
     }
     const release = await semaphore.acquire(priority);

@@ -117,6 +117,8 @@ export interface EngineOptions {
   proxy: string | null;
   /** Local IP address SMTP connections are made from; null lets the system choose. */
   sourceAddress: string | null;
+  /** The operator's provider rules file, over the built-in data/provider-rules.json; null for the built-in rules alone. */
+  providerRulesFile: string | null;
 }
 
 export interface VerifyOptions {

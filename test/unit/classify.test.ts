@@ -45,6 +45,8 @@ const ROWS: [string, Evidence, string, string | RegExp, ReasonCode][] = [
   // 6. valid
   ['SMTP valid, with the reply text', evidence({}), 'valid', '250 2.1.5 Ok', 'accepted'],
   ['valid at an implicit MX', evidence({ hasMx: false }), 'valid', '250 2.1.5 Ok', 'accepted'],
+  ['accepted where a provider rule says acceptance proves nothing', evidence({}, { acceptUnproven: 'mx.b.test accepts every address at RCPT TO' }), 'unknown', '250 2.1.5 Ok, but no proof: mx.b.test accepts every address at RCPT TO', 'accept_unproven'],
+  ['catch-all beats an unproven acceptance', evidence({ isCatchAll: true }, { acceptUnproven: 'mx.b.test accepts every address', catchAllReason: 'x@b.test got 250 Ok' }), 'catch_all', /^catch-all domain/, 'catch_all'],
   // 7. unknown, saying why
   ['SERVFAIL', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'SERVFAIL' } }), 'unknown', 'DNS SERVFAIL', 'dns_failure'],
   ['DNS timeout', evidence({ domainExists: false, hasMx: false, smtpStatus: 'unknown' }, { domain: { kind: 'dns-failure', detail: 'timeout' } }), 'unknown', 'DNS timeout', 'dns_failure'],

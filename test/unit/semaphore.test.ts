@@ -39,9 +39,9 @@ describe('Semaphore', () => {
 
 describe('KeyedSemaphore', () => {
   it('says which key an interactive caller waits for, and forgets idle keys', async () => {
-    const semaphores = new KeyedSemaphore(1);
-    const release = await semaphores.acquire('mx.one', 'bulk');
-    const waiting = semaphores.acquire('mx.one', 'interactive');
+    const semaphores = new KeyedSemaphore();
+    const release = await semaphores.acquire('mx.one', 1, 'bulk');
+    const waiting = semaphores.acquire('mx.one', 1, 'interactive');
     expect(semaphores.wanted('mx.one')).toBe(true);
     expect(semaphores.wanted('mx.two')).toBe(false);
     release();

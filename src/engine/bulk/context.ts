@@ -3,14 +3,16 @@ import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
 import { mailTargets } from '../diagnose.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
-import { dialerFor } from '../net/egress.js';
+import { dialerFor, type Dialer } from '../net/egress.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
+import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
 import type { SessionSlot } from '../smtp/prober.js';
-import type { SessionOptions } from '../smtp/session.js';
+import type { SessionOptions, SessionTarget } from '../smtp/session.js';
 import type { EngineOptions, SmtpObserver } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
+import { HostPauses } from './host-pauses.js';
 
 const CACHE_ENTRIES = 50_000;
 const FACT_TTL_MS = 10 * 60_000;
@@ -20,11 +22,14 @@ const WEB_CHECKS_AT_ONCE = 64;
 
 /**
  * What one verifier keeps between calls: the options, the DNS client and its cache, the per-domain
- * facts and catch-all findings, and the session limits shared by every call in progress.
+ * facts and catch-all findings, the provider rules, and the session limits shared by every call in progress.
  */
 export class VerifierContext {
   readonly dns: DnsClient;
-  readonly sessionOptions: SessionOptions;
+  readonly rules: ProviderRules;
+  private readonly sessionOptions: SessionOptions;
+  /** The dialers of the proxies provider rules name, made when first needed. */
+  private readonly ruleDialers = new Map<string, Dialer>();
   readonly catchAll = new PromiseCache<string, CatchAllFinding>(CACHE_ENTRIES, (finding) =>
     finding.decided ? FACT_TTL_MS : UNSURE_TTL_MS,
   );
@@ -36,7 +41,8 @@ export class VerifierContext {
   private resolverLied = false;
   private readonly webSlots = new Semaphore(WEB_CHECKS_AT_ONCE);
   private readonly sessions: Semaphore;
-  private readonly sessionsPerHost: KeyedSemaphore;
+  private readonly sessionsPerHost = new KeyedSemaphore();
+  private readonly pauses = new HostPauses();
 
   /** What this verifier has found out about its network (a blocked port, a lying resolver). */
   readonly network = new NetworkStatusBoard();
@@ -61,8 +67,20 @@ export class VerifierContext {
       ),
     };
     this.sessions = new Semaphore(options.concurrency);
-    this.sessionsPerHost = new KeyedSemaphore(options.perHostConcurrency);
+    this.rules = loadProviderRules(options.providerRulesFile);
   }
+
+  /** How to open a session at a host: through the proxy its provider rule names, else as the options say. */
+  readonly sessionFor = (target: SessionTarget): SessionOptions => {
+    const proxy = this.rules.of(target.hostname)?.proxy;
+    if (proxy === undefined) return this.sessionOptions;
+    let dial = this.ruleDialers.get(proxy);
+    if (!dial) {
+      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: this.options.sourceAddress }));
+      this.ruleDialers.set(proxy, dial);
+    }
+    return { ...this.sessionOptions, dial };
+  };
 
   domainFacts(asciiDomain: string): Promise<DomainFacts> {
     return this.facts.get(asciiDomain, () =>
@@ -108,15 +126,20 @@ export class VerifierContext {
 
   /**
    * A session slot at a host address. The host's own slot is taken first: a session waiting for
-   * a busy host must not sit on one of the global slots that sessions to idle hosts could use.
+   * a busy host must not sit on one of the global slots that sessions to idle hosts could use; so
+   * is the pause its provider rule asks for. The host's limit is the engine's, or its rule's if lower.
    * A bulk slot is `wanted` back while an interactive probe waits for either limit it counts against.
    */
-  readonly takeSlot = async (address: string, priority: Priority): Promise<SessionSlot> => {
-    const releaseHost = await this.sessionsPerHost.acquire(address, priority);
+  readonly takeSlot = async ({ hostname, address }: SessionTarget, priority: Priority): Promise<SessionSlot> => {
+    const rule = this.rules.of(hostname);
+    const pauseMs = rule?.pauseMs ?? 0;
+    const releaseHost = await this.sessionsPerHost.acquire(address, Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity), priority);
+    await this.pauses.before(address, pauseMs);
     const releaseGlobal = await this.sessions.acquire(priority);
     return {
       release: () => {
         releaseGlobal();
+        this.pauses.after(address, pauseMs);
         releaseHost();
       },
       wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address) || this.sessions.wanted),

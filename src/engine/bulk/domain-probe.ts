@@ -2,6 +2,7 @@ import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.
 import type { SmtpOutcome } from '../checks/smtp-status.js';
 import { SmtpProber, type ProbeAnswer, type ProbeRequest } from '../smtp/prober.js';
 import type { SessionTarget } from '../smtp/session.js';
+import type { MatchedRule } from '../rules/provider-rules.js';
 import type { Priority } from '../semaphore.js';
 import type { VerifierContext } from './context.js';
 import { GreylistRetries } from './greylist-retries.js';
@@ -45,15 +46,23 @@ export class DomainProbe {
       this.answers.set(address, new Promise((resolve) => this.settlers.set(address, resolve)));
     }
     this.prober = new SmtpProber(targets, {
-      session: context.sessionOptions,
+      sessionFor: context.sessionFor,
       perHostConcurrency: options.perHostConcurrency,
-      takeSlot: (address) => context.takeSlot(address, priority),
+      takeSlot: (target) => context.takeSlot(target, priority),
+      ruleOf: (hostname) => context.rules.of(hostname),
       observer: context.observer,
     });
     this.greylist = new GreylistRetries({ retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs }, (requests) =>
       this.prober.ask(requests.map(this.unlessCancelled)),
     );
-    this.catchAll = this.start();
+    const primary = targets[0] && context.rules.of(targets[0].hostname);
+    this.catchAll = primary?.skipCatchAllProbe ? this.skipCatchAllProbe(primary) : this.start();
+  }
+
+  /** The primary MX's provider rule says a random address's answer proves nothing there: ask only the real ones. */
+  private skipCatchAllProbe(rule: MatchedRule): Promise<CatchAllFinding> {
+    this.askAll();
+    return Promise.resolve({ isCatchAll: false, decided: false, reason: `not probed (provider rule ${rule.suffix})` });
   }
 
   private start(): Promise<CatchAllFinding> {

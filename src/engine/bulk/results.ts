@@ -24,7 +24,7 @@ export interface DomainFindings {
 }
 
 /** The words behind the checks that a result has (see `Evidence`). */
-type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'smtpCode' | 'listings' | 'catchAllReason'>>;
+type Explanations = Partial<Pick<Evidence, 'formatProblem' | 'smtpReason' | 'smtpCode' | 'acceptUnproven' | 'listings' | 'catchAllReason'>>;
 
 /** Checks that were looked for and not found stay; a `true` is always a finding. */
 function unestablished(checks: Checks, candidates: readonly BooleanCheck[]): BooleanCheck[] | undefined {
@@ -41,6 +41,7 @@ function result(email: string, checks: Checks, domain: DomainStatus, words: Expl
     smtpCode: words.smtpCode ?? 'internal_error',
     listings: words.listings ?? [],
     catchAllReason: words.catchAllReason ?? '',
+    acceptUnproven: words.acceptUnproven,
   });
   const notEstablished = unestablished(checks, notLooked);
   return { email, ...classified, checks, ...(notEstablished ? { notEstablished } : {}) };
@@ -85,7 +86,7 @@ export function addressResult(entry: AddressEntry, findings: DomainFindings, smt
     isKnownProvider: facts.isKnownProvider,
     isCatchAll: catchAll.isCatchAll,
   };
-  const words = { smtpReason: smtp.reason, smtpCode: smtp.code, listings: listings ?? [], catchAllReason: catchAll.reason };
+  const words = { smtpReason: smtp.reason, smtpCode: smtp.code, acceptUnproven: smtp.unproven, listings: listings ?? [], catchAllReason: catchAll.reason };
   const verdict = result(entry.email, checks, facts.status, words, notLookedAt(findings, smtp));
   return facts.suggestedDomain === null ? verdict : { ...verdict, suggestion: `${entry.local}@${facts.suggestedDomain}` };
 }

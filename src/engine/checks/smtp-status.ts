@@ -11,6 +11,8 @@ export interface SmtpOutcome {
   status: SmtpStatus;
   reason: string;
   code: ReasonCode;
+  /** Why an acceptance proves nothing here (a provider rule says the host takes every RCPT). */
+  unproven?: string;
 }
 
 export function outcomeOfReply(reply: SmtpReply, kind: ReplyKind = replyKind(reply)): SmtpOutcome {

@@ -1,4 +1,5 @@
 import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import type { MatchedRule } from '../rules/provider-rules.js';
 import type { SmtpObserver } from '../types.js';
 import { SmtpError } from './errors.js';
 import { replyKind, type ReplyKind } from './reply-table.js';
@@ -41,10 +42,13 @@ export interface SessionSlot {
 }
 
 export interface ProberOptions {
-  session: SessionOptions;
+  /** How to open a session at a host (its rule may name a proxy). */
+  sessionFor(target: SessionTarget): SessionOptions;
   perHostConcurrency: number;
-  /** Waits for a session slot at a host address (its own limit, then the global one). */
-  takeSlot(address: string): Promise<SessionSlot>;
+  /** Waits for a session slot at a host (its own limit, then the global one). */
+  takeSlot(target: SessionTarget): Promise<SessionSlot>;
+  /** The provider rule of an MX host, if one matches: RCPTs per session, what a 250 proves. */
+  ruleOf(hostname: string): MatchedRule | undefined;
   observer?: SmtpObserver;
 }
 
@@ -136,7 +140,7 @@ export class SmtpProber {
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
-        const slot = await this.options.takeSlot(target.address);
+        const slot = await this.options.takeSlot(target);
         try {
           // While we waited, others may have emptied the queue (or it was cancelled) or given up on this host.
           this.answerCancelled();
@@ -165,7 +169,7 @@ export class SmtpProber {
 
   private async open(target: SessionTarget): Promise<SmtpSession | null> {
     try {
-      return await SmtpSession.open(target, this.options.session);
+      return await SmtpSession.open(target, this.options.sessionFor(target));
     } catch (error) {
       if (!(error instanceof SmtpError)) throw error;
       this.giveUpOn(target, error);
@@ -174,14 +178,18 @@ export class SmtpProber {
   }
 
   /**
-   * Asks queued addresses in one session until the queue is empty, the session is spent or its
-   * slot is wanted by an interactive probe (this worker then queues for a slot again).
+   * Asks queued addresses in one session until the queue is empty, the session is spent (refusals,
+   * or the RCPTs its provider rule allows) or its slot is wanted by an interactive probe (this
+   * worker then queues for a slot again).
    */
   private async drain(session: SmtpSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
+    const rule = this.options.ruleOf(target.hostname);
+    const rcptLimit = rule?.rcptsPerSession ?? Infinity;
     let inTransaction = 0;
     let refusals = 0;
     let replies = 0;
-    for (let item = await this.next(); item; item = await this.next()) {
+    let rcpts = 0;
+    for (let item = await this.next(); item; item = rcpts < rcptLimit ? await this.next() : undefined) {
       if (!isAscii(item.address) && !session.smtpUtf8) {
         item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)', 'smtputf8_unsupported'), kind: null });
         continue;
@@ -196,6 +204,7 @@ export class SmtpProber {
             continue;
           }
         }
+        rcpts += 1;
         const reply = await session.rcpt(item.address);
         replies += 1;
         // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
@@ -208,7 +217,7 @@ export class SmtpProber {
           inTransaction = this.rcptsPerTransaction;
           continue;
         }
-        const outcome = outcomeOfReply(reply, kind);
+        const outcome = weighed(outcomeOfReply(reply, kind), target, rule);
         this.options.observer?.rcptAnswered(target.hostname, outcome.status, outcome.code);
         item.answer({ outcome, kind });
         if (reply.code >= 400 && ++refusals >= MAX_REFUSALS_PER_SESSION) break;
@@ -254,6 +263,15 @@ export class SmtpProber {
   private answerAll(outcome: SmtpOutcome): void {
     for (let item = this.queue.shift(); item; item = this.queue.shift()) item.answer({ outcome, kind: null });
   }
+}
+
+/**
+ * A 250 from a host whose provider rule says acceptance proves nothing (it takes every RCPT) keeps
+ * its `valid` status, the server's words, and says why it is no proof; classify() reads that.
+ */
+function weighed(outcome: SmtpOutcome, target: SessionTarget, rule: MatchedRule | undefined): SmtpOutcome {
+  if (outcome.status !== 'valid' || rule?.acceptProvesMailbox !== false) return outcome;
+  return { ...outcome, unproven: `${target.hostname} accepts every address at RCPT TO (provider rule ${rule.suffix}: ${rule.source})` };
 }
 
 /** An address whose caller no longer wants the answer (its chunk was lost or stopped): never sent to the host. */
