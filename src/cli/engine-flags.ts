@@ -67,6 +67,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'proxy', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl },
   { key: 'sourceAddress', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address', parse: ipAddress },
   { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
+  { key: 'providerRulesFile', flag: '--provider-rules <file>', env: 'MAILVERIFY_PROVIDER_RULES', description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)', parse: text },
 ];
 
 const BOOLEAN_ENV = { allowPrivateNetworks: 'MAILVERIFY_ALLOW_PRIVATE_NETWORKS', webCheck: 'MAILVERIFY_WEB_CHECK' } as const;
@@ -105,10 +106,6 @@ function envFlag(raw: string | undefined): boolean | undefined {
   return !['0', 'false', 'no', 'off'].includes(raw.trim().toLowerCase());
 }
 
-/**
- * Engine options complete (defaults filled in) and checked by the engine itself: what the flags
- * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
- */
 /** The engine's options are the service's business when it verifies: giving them without --local would mislead. */
 export function refuseEngineFlagsWithoutLocal(command: Command): void {
   const given = engineFlagsGiven(command);
@@ -117,12 +114,17 @@ export function refuseEngineFlagsWithoutLocal(command: Command): void {
   }
 }
 
+/**
+ * Engine options complete (defaults filled in) and checked by the engine itself: what the flags
+ * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
+ */
 export async function resolvedEngineOptions(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
-  const { resolveEngineOptions } = await import('../engine/options.js');
+  const [{ resolveEngineOptions }, { ProviderRulesError }] = await Promise.all([import('../engine/options.js'), import('../engine/rules/rules-file.js')]);
   try {
     return resolveEngineOptions(engineOptionsFrom(command, env));
   } catch (error) {
-    if (error instanceof RangeError) throw new UsageError(error.message);
+    // A bad rules file is bad input: its message names the file, the line and the field.
+    if (error instanceof RangeError || error instanceof ProviderRulesError) throw new UsageError(error.message);
     throw error;
   }
 }

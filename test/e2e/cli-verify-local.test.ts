@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
@@ -20,10 +23,10 @@ let dns: DnsFixture;
 let smtp: SmtpFixture;
 let engineArgs: string[];
 
-function run(args: string[], stdin = ''): Promise<Run> {
+function run(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DNSBL_ZONES: 'dnsbl.test' },
+      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DNSBL_ZONES: 'dnsbl.test', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -108,6 +111,41 @@ describe('mailverify verify --local (built binary)', () => {
     const badList = await run(['verify', ...engineArgs, '--fail-on', 'nonsense', 'alice@cli.test']);
     expect(badList.code).toBe(2);
     expect(badList.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('mailverify verify --local with provider rules', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mailverify-cli-rules-'));
+  const rulesFile = (name: string, text: string): string => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('exits 2 for a malformed rules file, with one line naming the file, the line and the field', async () => {
+    const bad = rulesFile('bad.json', '{\n  "cli.test": {\n    "source": "observed",\n    "sessionLimit": "one"\n  }\n}\n');
+    const { code, stdout, stderr } = await run(['verify', ...engineArgs, '--provider-rules', bad, 'alice@cli.test']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toEqual([`mailverify: provider rules ${bad} line 4: "cli.test".sessionLimit: must be a whole number from 1 to 1000`]);
+    const broken = rulesFile('broken.json', '{\n  "cli.test": {\n    "source": "observed"\n    "pauseMs": 5\n  }\n}\n');
+    const syntax = await run(['verify', ...engineArgs, '--provider-rules', broken, 'alice@cli.test']);
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toMatch(new RegExp(`^mailverify: provider rules ${broken} line 4: \\(syntax\\): not valid JSON`));
+  });
+
+  it('exits 2 naming a rules file that is not there', async () => {
+    const missing = join(dir, 'missing.json');
+    const { code, stderr } = await run(['verify', ...engineArgs, 'alice@cli.test'], '', { MAILVERIFY_PROVIDER_RULES: missing });
+    expect(code).toBe(2);
+    expect(stderr).toContain(missing);
+  });
+
+  it('takes rules from MAILVERIFY_PROVIDER_RULES: a 250 from hosts that accept everything is no longer valid', async () => {
+    const file = rulesFile('accept-all.json', JSON.stringify({ 'cli.test': { acceptProvesMailbox: false, skipCatchAllProbe: true, source: 'test' } }));
+    const { code, stdout } = await run(['verify', ...engineArgs, '--json', 'alice@cli.test'], '', { MAILVERIFY_PROVIDER_RULES: file });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ result: 'unknown', reasonCode: 'accept_unproven' });
   });
 });
 
