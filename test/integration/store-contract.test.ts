@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
+import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 import { startCharger, STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // One contract, both stores: every test runs on SQLite and on PostgreSQL, each on a fresh store.
@@ -635,6 +635,65 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       ]);
       expect(await store.jobs.listJobs(owner.id, 1)).toHaveLength(1);
       expect(await store.jobs.listJobs(other.id, 10)).toEqual([]);
+    });
+  });
+
+  describe('host slots', () => {
+    const SLOT_TTL_MS = 60_000;
+    /** No process or session has this id: a holder that is gone (a worker SIGKILLed). */
+    const GONE = '999999999:gone';
+    let holder: Holder;
+    const slotAt = (host: string, taker: string, { egress = 'default', limit = 2, on = store } = {}) =>
+      on.hostSlots.take({ egress, host, limit, holder: taker, ttlMs: SLOT_TTL_MS });
+
+    beforeEach(async () => {
+      holder = await store.holders.join();
+    });
+
+    afterEach(() => holder.leave());
+
+    it('gives at most `limit` slots at a host from an egress, each host and egress its own, and a released slot again', async () => {
+      const first = await slotAt('192.0.2.1', holder.id);
+      expect(first).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+      expect(await slotAt('192.0.2.2', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id, { egress: '127.0.0.2' })).toBeDefined();
+      await store.hostSlots.release(first!);
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+    });
+
+    it('frees the slots of a holder that is gone at once, not when they run out', async () => {
+      expect(await slotAt('192.0.2.1', GONE)).toBeDefined();
+      expect(await slotAt('192.0.2.1', GONE)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      // Both of the gone holder's slots are taken over; the live holder's two fill the host again.
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+    });
+
+    it('frees a live holder\'s slot when it runs out (a holder alive but stuck), unless renewed', async () => {
+      await slotAt('192.0.2.1', holder.id, { limit: 1 });
+      await slotAt('192.0.2.2', holder.id, { limit: 1 });
+      later(SLOT_TTL_MS / 2);
+      expect(await store.hostSlots.renew(holder.id, SLOT_TTL_MS)).toBe(2);
+      later(SLOT_TTL_MS / 2);
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 1 })).toBeUndefined();
+      later(SLOT_TTL_MS / 2);
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 1 })).toBeDefined();
+    });
+
+    it('counts the slots a process with a higher limit holds against a lower limit', async () => {
+      for (let index = 0; index < 3; index++) expect(await slotAt('192.0.2.1', holder.id, { limit: 3 })).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 2 })).toBeUndefined();
+    });
+
+    it('of takes at one host from several connections at once, grants exactly `limit`', async () => {
+      const connections = [store, await open(), await open()];
+      const takes = Array.from({ length: 12 }, (_, index) => slotAt('192.0.2.1', holder.id, { limit: 4, on: connections[index % 3]! }));
+      const granted = (await Promise.all(takes)).filter((id) => id !== undefined);
+      expect(new Set(granted).size).toBe(4);
     });
   });
 });

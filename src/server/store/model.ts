@@ -246,6 +246,20 @@ export interface Holder {
   leave(): Promise<void>;
 }
 
+/** A session slot wanted at a mail host (see HostSlotStore.take). */
+export interface HostSlotRequest {
+  /** How our connections leave: a source address, a proxy (without credentials), or `default`. */
+  egress: string;
+  /** The mail host's IP address, as the engine's per-host limit counts it. */
+  host: string;
+  /** Most slots held at once at this host from this egress, by every holder together. */
+  limit: number;
+  /** The holder's id (HolderRegistry.join): a slot whose holder is gone is free. */
+  holder: string;
+  /** How long the slot lasts unless renewed (HostSlotStore.renew): the bound on a holder alive but stuck. */
+  ttlMs: number;
+}
+
 /** Raised by a store call when the database does not answer (down, restarting, out of time): a condition, not a bug. */
 export class StoreFault extends Error {
   constructor(cause: unknown) {

@@ -6,6 +6,7 @@ import { IdempotencyRecords } from './postgres/idempotency.js';
 import { JobRecords } from './postgres/jobs.js';
 import { LimitRecords } from './postgres/limits.js';
 import { postgresHolders } from './postgres/holders.js';
+import { HostSlotRecords } from './postgres/host-slots.js';
 import { migrate } from './postgres/migrations.js';
 import { TokenRecords } from './postgres/tokens.js';
 import { UserRecords } from './postgres/users.js';
@@ -61,6 +62,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     },
     holders: postgresHolders(config),
     resultCache: new ResultCacheRecords(db),
+    hostSlots: new HostSlotRecords(db),
     async close() {
       await changes.close();
       await pool.end();

@@ -4,6 +4,7 @@ import { IdempotencyRecords } from './sqlite/idempotency.js';
 import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
 import { processHolders } from './sqlite/holders.js';
+import { HostSlotRecords } from './sqlite/host-slots.js';
 import { promised } from './sqlite/promised.js';
 import { ResultCacheRecords } from './sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
@@ -43,6 +44,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     },
     holders: processHolders,
     resultCache: promised(new ResultCacheRecords(connection)),
+    hostSlots: promised(new HostSlotRecords(connection)),
     close: async () => {
       db.close();
     },

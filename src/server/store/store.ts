@@ -6,6 +6,7 @@ import type {
   ClaimRequest,
   DashboardSession,
   Holder,
+  HostSlotRequest,
   IdempotencyKey,
   IdempotencyRecord,
   JobCreation,
@@ -52,6 +53,7 @@ export interface Store {
   readonly install: InstallStore;
   readonly holders: HolderRegistry;
   readonly resultCache: ResultCacheStore;
+  readonly hostSlots: HostSlotStore;
   close(): Promise<void>;
 }
 
@@ -59,13 +61,28 @@ export interface Store {
  * Liveness beside leases (docs/architecture.md "Liveness beside leases"): a lease says who holds
  * work, liveness whether that holder still exists. PostgreSQL knows it from the holder's own
  * session (pg_stat_activity); SQLite, on one host, from the holder's process. Whoever keeps work
- * under leases (today the work queue) writes the holder's id on each
- * lease and takes over at once the leases of holders that are gone; the lease's expiry only
- * bounds a holder that is alive but stuck.
+ * under leases (the work queue, the host slots) writes the holder's id on each lease and takes
+ * over at once the leases of holders that are gone; the lease's expiry only bounds a holder that
+ * is alive but stuck.
  */
 export interface HolderRegistry {
   /** Registers this process as a holder for as long as it lives (a lost database connection is re-made with the same id). */
   join(): Promise<Holder>;
+}
+
+/**
+ * Politeness across processes (docs/architecture.md "Politeness across processes"): the SMTP
+ * sessions open at one mail host from one egress, counted for every process sharing the store,
+ * as numbered slots leased to holders. A slot whose holder is gone is free at once; one whose
+ * lease ran out (a holder alive but stuck) too.
+ */
+export interface HostSlotStore {
+  /** Takes a free slot at the host (fewer than `limit` held by live holders), atomically; its id, or undefined when none is free. */
+  take(request: HostSlotRequest): Promise<string | undefined>;
+  /** Gives the slot back (nothing when it is not held any more). */
+  release(slotId: string): Promise<void>;
+  /** Extends every slot the holder holds to `ttlMs` from now; returns how many. */
+  renew(holder: string, ttlMs: number): Promise<number>;
 }
 
 /** Users, their credits and the ledger of every balance change. */

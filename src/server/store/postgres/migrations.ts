@@ -163,6 +163,21 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX result_cache_by_freshness ON result_cache (fresh_until);
   `,
+  // 5: SMTP session slots at mail hosts, shared by every process on this database (see
+  // postgres/host-slots.ts): a slot names its holder, as a lease does, and runs out at expires_at
+  // (epoch milliseconds of the database's clock).
+  `
+  CREATE TABLE host_slots (
+    egress     TEXT NOT NULL,
+    host       TEXT NOT NULL,
+    slot       INTEGER NOT NULL,
+    id         TEXT NOT NULL UNIQUE,
+    holder     TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (egress, host, slot)
+  );
+  CREATE INDEX host_slots_by_holder ON host_slots (holder);
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

@@ -151,6 +151,21 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX result_cache_by_freshness ON result_cache (fresh_until);
   `,
+  // 8: SMTP session slots at mail hosts, shared by every process on this file (see
+  // sqlite/host-slots.ts): a slot names its holder, as a lease does, and runs out at expires_at
+  // (epoch milliseconds of the store's clock).
+  `
+  CREATE TABLE host_slots (
+    egress     TEXT NOT NULL,
+    host       TEXT NOT NULL,
+    slot       INTEGER NOT NULL,
+    id         TEXT NOT NULL UNIQUE,
+    holder     TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (egress, host, slot)
+  ) WITHOUT ROWID;
+  CREATE INDEX host_slots_by_holder ON host_slots (holder);
+  `,
 ];
 
 /**

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { HostSlotRequest } from '../model.js';
+import { step, type Awaitable, type Flow } from './flow.js';
+
+/** A slot at a host and who holds it. */
+export interface HeldSlot {
+  slot: number;
+  holder: string;
+}
+
+/** The statements of taking a host slot, inside one transaction. `now` and expiries are epoch milliseconds. */
+export interface HostSlotSteps {
+  /** Keeps every other take at this egress and host waiting until this transaction ends. */
+  lock(egress: string, host: string): Awaitable<void>;
+  /** The slots at this egress and host whose lease has not run out. */
+  unexpired(egress: string, host: string, now: number): Awaitable<HeldSlot[]>;
+  /** Whether the holder still exists (its session, its process): the check the work queue's rescue makes. */
+  isAlive(holder: string): Awaitable<boolean>;
+  /** Writes the slot to this holder under a new id, whoever held it before (a holder gone, a lease run out). */
+  occupy(request: HostSlotRequest, slot: number, id: string, expiresAt: number): Awaitable<void>;
+}
+
+/**
+ * The lowest slot number below `limit` nobody in `held` has, unless `held` counts `limit` already.
+ * Held slots count whatever their number, so a process with a lower limit than another's still
+ * waits while the other's sessions fill the host.
+ */
+function freeSlot(held: readonly HeldSlot[], limit: number): number | undefined {
+  if (held.length >= limit) return undefined;
+  const taken = new Set(held.map((each) => each.slot));
+  for (let slot = 0; slot < limit; slot++) if (!taken.has(slot)) return slot;
+  return undefined;
+}
+
+/**
+ * See HostSlotStore.take. Holders are asked after only when every slot is taken: the common case
+ * (a free slot) costs no liveness check, and a host full of a dead holder's slots is free at once.
+ */
+export function* takeHostSlot(steps: HostSlotSteps, request: HostSlotRequest, now: number): Flow<string | undefined> {
+  const { egress, host, limit, ttlMs } = request;
+  yield* step(steps.lock(egress, host));
+  const unexpired = yield* step(steps.unexpired(egress, host, now));
+  let slot = freeSlot(unexpired, limit);
+  if (slot === undefined) {
+    const alive = new Map<string, boolean>();
+    for (const { holder } of unexpired) if (!alive.has(holder)) alive.set(holder, yield* step(steps.isAlive(holder)));
+    slot = freeSlot(
+      unexpired.filter((each) => alive.get(each.holder)),
+      limit,
+    );
+  }
+  if (slot === undefined) return undefined;
+  const id = randomUUID();
+  yield* step(steps.occupy(request, slot, id, now + ttlMs));
+  return id;
+}

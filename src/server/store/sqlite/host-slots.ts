@@ -1,0 +1,47 @@
+import { takeHostSlot, type HeldSlot, type HostSlotSteps } from '../flows/host-slots.js';
+import { runNow } from '../flows/flow.js';
+import type { HostSlotRequest } from '../model.js';
+import type { Connection } from './database.js';
+import { processIsAlive } from './holders.js';
+
+/** Host slots on SQLite, for the processes of one host: every take is one IMMEDIATE transaction, so takes are serialised. */
+export class HostSlotRecords {
+  private readonly sql;
+  private readonly steps: HostSlotSteps;
+
+  constructor(private readonly connection: Connection) {
+    const prepare = connection.prepare.bind(connection);
+    this.sql = {
+      unexpired: prepare<HeldSlot>('SELECT slot, holder FROM host_slots WHERE egress = ? AND host = ? AND expires_at > ?'),
+      occupy: prepare(
+        `INSERT INTO host_slots (egress, host, slot, id, holder, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (egress, host, slot) DO UPDATE SET id = excluded.id, holder = excluded.holder, expires_at = excluded.expires_at`,
+      ),
+      release: prepare('DELETE FROM host_slots WHERE id = ?'),
+      renew: prepare('UPDATE host_slots SET expires_at = ? WHERE holder = ?'),
+    };
+    this.steps = {
+      // The IMMEDIATE transaction holds the file's write lock already.
+      lock: () => undefined,
+      unexpired: (egress, host, now) => this.sql.unexpired.all(egress, host, now),
+      isAlive: processIsAlive,
+      occupy: ({ egress, host, holder }, slot, id, expiresAt) => void this.sql.occupy.run(egress, host, slot, id, holder, expiresAt),
+    };
+  }
+
+  private nowMs(): number {
+    return this.connection.now().getTime();
+  }
+
+  take(request: HostSlotRequest): string | undefined {
+    return this.connection.db.transaction(() => runNow(takeHostSlot(this.steps, request, this.nowMs()))).immediate();
+  }
+
+  release(slotId: string): void {
+    this.sql.release.run(slotId);
+  }
+
+  renew(holder: string, ttlMs: number): number {
+    return this.sql.renew.run(this.nowMs() + ttlMs, holder).changes;
+  }
+}
