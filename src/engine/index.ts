@@ -2,11 +2,12 @@ import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
 import type { NetworkStatus, NetworkWatch } from './net/network-status.js';
-import type { EngineOptions, SmtpObserver, VerificationResult, Verifier, VerifyOptions } from './types.js';
+import type { EngineHooks, EngineOptions, VerificationResult, Verifier, VerifyOptions } from './types.js';
 
-export type { Checks, EngineOptions, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
+export type { Checks, EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
 export { NOTHING_CHECKED, VERDICTS } from './types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
+export { egressKey } from './net/egress-key.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 export { providerOfMxHost } from './lists/providers.js';
 
@@ -17,8 +18,8 @@ export type WatchedVerifier = Verifier & { network: NetworkWatch; checkNetwork()
  * The verification engine. One verifier keeps its DNS answers, domain facts and catch-all
  * findings between calls, and its session limits apply to all its calls together.
  */
-export function createVerifier(options: Partial<EngineOptions> = {}, observer?: SmtpObserver): WatchedVerifier {
-  const context = new VerifierContext(resolveEngineOptions(options), observer);
+export function createVerifier(options: Partial<EngineOptions> = {}, hooks: EngineHooks = {}): WatchedVerifier {
+  const context = new VerifierContext(resolveEngineOptions(options), hooks);
   return {
     network: context.network,
     checkNetwork: () => context.checkNetwork(),

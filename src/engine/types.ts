@@ -138,6 +138,22 @@ export interface SmtpObserver {
   rcptAnswered(mxHost: string, status: SmtpStatus, code: ReasonCode): void;
 }
 
+/**
+ * Session slots at mail hosts that other processes count too (the service's store: every `serve`
+ * and `worker` on one database). Asked after this verifier's own per-host limit let a session
+ * through; resolves once a slot is held, with the function that gives it back (call it once; it
+ * resolves, never rejects, once the slot is free for others).
+ */
+export type SharedHostSlots = (hostAddress: string, limit: number, priority: NonNullable<VerifyOptions['priority']>) => Promise<() => Promise<void>>;
+
+/** What a verifier is told of, or asks, beyond its options: none of them are needed. */
+export interface EngineHooks {
+  /** Told of every SMTP session and RCPT answer. */
+  observer?: SmtpObserver;
+  /** A per-host session limit shared with other processes, beside this verifier's own. */
+  sharedHostSlots?: SharedHostSlots;
+}
+
 export interface VerifyManyOptions {
   /**
    * Once aborted, no address of this call is asked at an SMTP server any more (those still queued

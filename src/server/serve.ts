@@ -43,7 +43,8 @@ export interface RunningServer {
  * (`--no-worker`) the jobs created here are worked by `mailverify worker`s on the same store.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const { store, verifier, metrics } = await openServiceParts(options);
+  const parts = await openServiceParts(options);
+  const { store, verifier, metrics, holder } = parts;
   const { refundUnknown } = options;
   const jwt = await createJwtIssuer(await store.install.signingSecret());
   const app = buildApp({
@@ -58,8 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
   });
-  const registered = options.worker ? await startRegisteredRunner(store, { verifier, log: app.log, leaseMs: options.leaseMs, metrics, refundUnknown }) : undefined;
-  const runner = registered?.runner;
+  const runner = options.worker ? startRegisteredRunner(parts, { log: app.log, leaseMs: options.leaseMs, refundUnknown }) : undefined;
   let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {
@@ -68,7 +68,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // the store, which neither touches any more. Engine work in flight is abandoned, to be
     // verified again by whichever runner claims it next.
     const outcomes = await Promise.allSettled([app.close(), runner?.stop(), listener?.close()]);
-    await registered?.holder.leave();
+    await holder.leave();
     await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }

@@ -7,6 +7,7 @@ import { instrumentStore } from './metrics/instrument-store.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import { Metrics } from './metrics/metrics.js';
 import { reusingResults, type ReusePolicy, type ServiceVerifier } from './result-reuse.js';
+import { shareHostSlots } from './shared-host-slots.js';
 import { openStore, type StoreLocation } from './store/open-store.js';
 import type { Holder, Store } from './store/store.js';
 
@@ -24,18 +25,25 @@ export interface ServicePolicy {
   refundUnknown: boolean;
 }
 
+/** What `serve` and `worker` both start from. */
 export interface ServiceParts {
+  /** Every call measured when metrics are on. */
   store: Store;
+  /**
+   * The engine, watched likewise, its per-host session limit shared through the store with every
+   * process on it, with the result cache before it when reuse is on.
+   */
   verifier: WatchedVerifier & ServiceVerifier;
   metrics?: Metrics;
   /** The process's own log (the runner's, the cache's), on stderr. */
   log: pino.Logger;
+  /**
+   * This process as a holder (HolderRegistry.join): of its runner's leases and its sessions' host
+   * slots, so that both are taken over at once should it die. Leave it last, after the runner stopped.
+   */
+  holder: Holder;
 }
 
-/**
- * The store, with every call measured when metrics are on, and the engine, watched likewise, with
- * the result cache before it when reuse is on: what `serve` and `worker` both start from.
- */
 export async function openServiceParts(
   options: StoreLocation & ServicePolicy & { engine: Partial<EngineOptions>; metrics?: MetricsAt; logLevel: string },
 ): Promise<ServiceParts> {
@@ -43,8 +51,11 @@ export async function openServiceParts(
   const metrics = options.metrics ? new Metrics() : undefined;
   const opened = await openStore(options);
   const store = metrics ? instrumentStore(opened, metrics) : opened;
-  const { createVerifier } = await import('../engine/index.js');
-  const engine = createVerifier(options.engine, metrics?.smtp);
+  const { createVerifier, egressKey, resolveEngineOptions } = await import('../engine/index.js');
+  const engineOptions = resolveEngineOptions(options.engine);
+  const joined = await store.holders.join();
+  const sharing = shareHostSlots(store.hostSlots, { holder: joined.id, egress: egressKey(engineOptions) });
+  const engine = createVerifier(engineOptions, { observer: metrics?.smtp, sharedHostSlots: sharing.take });
   const reusing = options.reuse
     ? reusingResults(engine, store.resultCache, options.reuse, (error) => log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'))
     : engine;
@@ -53,25 +64,30 @@ export async function openServiceParts(
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
   }
-  return { store, verifier, metrics, log };
+  const holder: Holder = {
+    id: joined.id,
+    leave: async () => {
+      sharing.stop();
+      await joined.leave();
+    },
+  };
+  return { store, verifier, metrics, log, holder };
 }
 
-/** A job runner registered as a holder, so that its leases are taken over at once should this process die. */
-export async function startRegisteredRunner(
-  store: Store,
-  options: { verifier: ServiceVerifier; log: JobRunnerLog; leaseMs: number; metrics?: Metrics; refundUnknown: boolean },
-): Promise<{ runner: JobRunner; holder: Holder }> {
-  const holder = await store.holders.join();
-  const runner = startJobRunner({
+/** A job runner under the parts' holder, so that its leases are taken over at once should this process die. */
+export function startRegisteredRunner(
+  { store, verifier, metrics, holder }: ServiceParts,
+  options: { log: JobRunnerLog; leaseMs: number; refundUnknown: boolean },
+): JobRunner {
+  return startJobRunner({
     queue: store.work,
     holder: holder.id,
-    verifier: options.verifier,
+    verifier,
     log: options.log,
     leaseMs: options.leaseMs,
-    metrics: options.metrics?.runner,
+    metrics: metrics?.runner,
     savePolicy: { refundUnknown: options.refundUnknown },
   });
-  return { runner, holder };
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */

@@ -28,9 +28,10 @@ export interface RunningWorker {
  * of `serve`) share the work of one store through leases.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const { store, verifier, metrics, log } = await openServiceParts(options);
+  const parts = await openServiceParts(options);
+  const { store, verifier, metrics, log, holder } = parts;
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const { runner, holder } = await startRegisteredRunner(store, { verifier, log, leaseMs: options.leaseMs, metrics, refundUnknown: options.refundUnknown });
+  const runner = startRegisteredRunner(parts, { log, leaseMs: options.leaseMs, refundUnknown: options.refundUnknown });
   const listener = await listenForMetrics(metrics, options.metrics);
   return {
     metricsUrl: listener?.url,

@@ -62,6 +62,8 @@ export interface SmtpFixture {
   clientAddresses(): string[];
   /** Most sessions in conversation at once (with the fixtures sharing its `sessions` counter). */
   peakSessions(): number;
+  /** Most sessions in conversation at once at this fixture from one client address (a source address of the verifier's). */
+  peakSessionsFrom(clientAddress: string): number;
   /** RCPT TO commands received (answered any way), optionally for one address (case-insensitive). */
   rcptCount(address?: string): number;
   /** Every command line received, in order, across sessions (e.g. "EHLO probe.test", "RCPT TO:<a@b>"). */
@@ -125,6 +127,8 @@ class FixtureState {
   readonly scripted: Map<string, [number, string]>;
   sessions = 0;
   readonly clients: string[] = [];
+  /** Sessions in conversation at this fixture, per client address. */
+  readonly fromClient = new Map<string, SessionCounter>();
 
   constructor(readonly options: SmtpFixtureOptions) {
     this.sessionCounter = options.sessions ?? new SessionCounter();
@@ -149,6 +153,14 @@ class FixtureState {
     this.sessions = 0;
     this.clients.length = 0;
     this.sessionCounter.reset();
+    for (const counter of this.fromClient.values()) counter.reset();
+  }
+
+  /** The counters a session from this client address counts in. */
+  countersOf(clientAddress: string): SessionCounter[] {
+    let counter = this.fromClient.get(clientAddress);
+    if (!counter) this.fromClient.set(clientAddress, (counter = new SessionCounter()));
+    return [this.sessionCounter, counter];
   }
 
   recordCommand(line: string): void {
@@ -209,7 +221,7 @@ class FixtureConnection extends SMTPConnection {
   }
 
   private endConversation(): void {
-    if (this.conversation === 'on') this.state.sessionCounter.leave();
+    if (this.conversation === 'on') for (const counter of this.state.countersOf(this.remoteAddress)) counter.leave();
     this.conversation = 'over';
   }
 
@@ -224,7 +236,7 @@ class FixtureConnection extends SMTPConnection {
     this.state.recordCommand(line);
     if (this.conversation === 'not yet') {
       this.conversation = 'on';
-      this.state.sessionCounter.enter();
+      for (const counter of this.state.countersOf(this.remoteAddress)) counter.enter();
     }
     if (/^QUIT\b/i.test(line)) this.endConversation();
     const isRcpt = RCPT_ADDRESS.test(line);
@@ -363,6 +375,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     sessionCount: () => state.sessions,
     clientAddresses: () => [...state.clients],
     peakSessions: () => state.sessionCounter.peak,
+    peakSessionsFrom: (clientAddress) => state.fromClient.get(clientAddress)?.peak ?? 0,
     rcptCount: (address) =>
       address === undefined
         ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0)

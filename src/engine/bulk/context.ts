@@ -10,7 +10,7 @@ import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
 import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions, SessionTarget } from '../smtp/session.js';
-import type { EngineOptions, SmtpObserver } from '../types.js';
+import type { EngineHooks, EngineOptions, SmtpObserver } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 import { HostPauses } from './host-pauses.js';
 
@@ -48,11 +48,16 @@ export class VerifierContext {
   readonly network = new NetworkStatusBoard();
   private readonly port25: Port25Watch;
 
+  /** Told of every SMTP session and RCPT answer, when someone watches. */
+  readonly observer?: SmtpObserver;
+  private readonly sharedHostSlots: EngineHooks['sharedHostSlots'];
+
   constructor(
     readonly options: EngineOptions,
-    /** Told of every SMTP session and RCPT answer, when someone watches. */
-    readonly observer?: SmtpObserver,
+    hooks: EngineHooks = {},
   ) {
+    this.observer = hooks.observer;
+    this.sharedHostSlots = hooks.sharedHostSlots;
     this.port25 = new Port25Watch(options.smtpPort, this.network);
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     this.sessionOptions = {
@@ -125,24 +130,46 @@ export class VerifierContext {
   }
 
   /**
-   * A session slot at a host address. The host's own slot is taken first: a session waiting for
-   * a busy host must not sit on one of the global slots that sessions to idle hosts could use; so
-   * is the pause its provider rule asks for. The host's limit is the engine's, or its rule's if lower.
-   * A bulk slot is `wanted` back while an interactive probe waits for either limit it counts against.
+   * A session slot at a host address. The host's own slots are taken first (this verifier's, then
+   * the one shared with other processes, if any): a session waiting for a busy host must not sit
+   * on one of the global slots that sessions to idle hosts could use; so is the pause its provider
+   * rule asks for. The host's limit is the engine's, or its rule's if lower, here and across
+   * processes. The local limit comes before the shared one so that only sessions this process
+   * could open now ask the store. A bulk slot is `wanted` back while an interactive probe here
+   * waits for either local limit it counts against.
    */
   readonly takeSlot = async ({ hostname, address }: SessionTarget, priority: Priority): Promise<SessionSlot> => {
     const rule = this.rules.of(hostname);
     const pauseMs = rule?.pauseMs ?? 0;
-    const releaseHost = await this.sessionsPerHost.acquire(address, Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity), priority);
+    const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
+    const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority);
+    const releaseShared = await this.takeSharedSlot(address, limit, priority, releaseHost);
     await this.pauses.before(address, pauseMs);
     const releaseGlobal = await this.sessions.acquire(priority);
     return {
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);
-        releaseHost();
+        releaseShared();
       },
       wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address) || this.sessions.wanted),
     };
   };
+
+  /**
+   * The shared slot at the host, when there is a shared limit; resolves with what gives back both
+   * it and the local per-host slot: the local one only once the shared one is given back, so the
+   * next session here finds the shared slot free rather than asking while it is still held.
+   */
+  private async takeSharedSlot(address: string, limit: number, priority: Priority, releaseHost: () => void): Promise<() => void> {
+    if (!this.sharedHostSlots) return releaseHost;
+    let releaseShared: () => Promise<void>;
+    try {
+      releaseShared = await this.sharedHostSlots(address, limit, priority);
+    } catch (error) {
+      releaseHost();
+      throw error;
+    }
+    return () => void releaseShared().finally(releaseHost);
+  }
 }

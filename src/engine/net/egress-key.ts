@@ -1,0 +1,16 @@
+import type { EngineOptions } from '../types.js';
+import { parseProxyUrl } from './proxy-url.js';
+
+/**
+ * The address mail hosts see our connections come from, as a key: verifiers with the same key
+ * share one per-host session budget (docs/architecture.md "Politeness across processes"), those
+ * with another have their own. Through a proxy that is the proxy (named without its credentials,
+ * whatever local address reaches it); else the source address; else `default`, the system's choice.
+ */
+export function egressKey({ proxy, sourceAddress }: Pick<EngineOptions, 'proxy' | 'sourceAddress'>): string {
+  if (proxy !== null) {
+    const { host, port } = parseProxyUrl(proxy);
+    return `socks5://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+  return sourceAddress ?? 'default';
+}

@@ -1,0 +1,53 @@
+import type { SharedHostSlots } from '../engine/types.js';
+import type { HostSlotStore } from './store/store.js';
+
+/**
+ * How long a slot lasts unless renewed: the longest a holder alive but stuck (its event loop
+ * blocked) keeps a host's slot from others. A holder that is gone loses its slots at once.
+ */
+const SLOT_TTL_MS = 60_000;
+const RENEW_EVERY_MS = SLOT_TTL_MS / 3;
+/** Pause before asking again for a full host: short for an answer someone waits for, growing for bulk work. */
+const INTERACTIVE_POLL_MS = 25;
+const BULK_POLL_MS = { first: 50, max: 200 };
+
+export interface HostSlotSharing {
+  /** The engine's hook (EngineHooks.sharedHostSlots). */
+  take: SharedHostSlots;
+  /** Stops renewing; slots still held are freed when this holder is gone. */
+  stop(): void;
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * The per-host session limit of every process on one store (docs/architecture.md "Politeness
+ * across processes"), as the engine asks for it: slots of `egress` at each host, as many as the
+ * engine's limit there (its own, or the provider rule's), held by `holder`, renewed while held. A
+ * full host is asked again after a pause with jitter, so waiting processes do not ask in step. A store that does not answer is asked again the same way: a
+ * session waits rather than open beyond the limit.
+ */
+export function shareHostSlots(store: HostSlotStore, { holder, egress }: { holder: string; egress: string }): HostSlotSharing {
+  let held = 0;
+  // A failed renewal is tried again at the next tick, well before the slots run out.
+  const renewal = setInterval(() => {
+    if (held > 0) void store.renew(holder, SLOT_TTL_MS).catch(() => undefined);
+  }, RENEW_EVERY_MS).unref();
+
+  async function take(host: string, limit: number, priority: 'interactive' | 'bulk'): Promise<() => Promise<void>> {
+    for (let wait = BULK_POLL_MS.first; ; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
+      const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS }).catch(() => undefined);
+      if (id !== undefined) {
+        held += 1;
+        return async () => {
+          held -= 1;
+          // A slot not given back (the store did not answer) is freed when its lease runs out or this holder is gone.
+          await store.release(id).catch(() => undefined);
+        };
+      }
+      await pause(priority === 'interactive' ? INTERACTIVE_POLL_MS : wait * (0.5 + Math.random()));
+    }
+  }
+
+  return { take, stop: () => clearInterval(renewal) };
+}
