@@ -17,7 +17,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { call } from './lib/api.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { createBenchDatabase } from './lib/postgres.js';
@@ -49,14 +49,6 @@ const FAIRNESS_TARGET = { on: 'ratio', op: '<=', value: 2 };
 
 function engineArgsFor(fixture) {
   return ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test', '--mail-from', 'verify@bench.mailverify.test', ...GREYLIST_ARGS];
-}
-
-async function call(url, { method = 'GET', token, body } = {}) {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-  const response = await request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
 }
 
 /** The built CLI, stdout discarded; resolves with its wall time, rejects on a non-zero exit. */
