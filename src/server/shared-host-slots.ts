@@ -36,7 +36,7 @@ export function shareHostSlots(store: HostSlotStore, { holder, egress }: { holde
 
   async function take(host: string, limit: number, priority: 'interactive' | 'bulk'): Promise<() => Promise<void>> {
     for (let wait = BULK_POLL_MS.first; ; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
-      const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS }).catch(() => undefined);
+      const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
       if (id !== undefined) {
         held += 1;
         return async () => {

@@ -36,7 +36,7 @@ const places: StoreFixture[] = [];
 
 beforeAll(async () => {
   const port = await freePort(MX_HOST);
-  const mailboxes = ['shared', 'own', 'kill'].flatMap((prefix) => emailsOf(prefix).filter((email) => expectedVerdict(email) === 'valid'));
+  const mailboxes = ['shared', 'own', 'kill', 'busy', 'single'].flatMap((prefix) => emailsOf(prefix).filter((email) => expectedVerdict(email) === 'valid'));
   mx = await startSmtpServer({ host: MX_HOST, port, mailboxes, replyDelayMs: REPLY_MS });
   dns = await startDnsServer(Object.assign({}, ...DOMAINS.map((domain) => mxZones(domain, { [MX_NAME]: MX_HOST }))));
   engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--per-host-concurrency', String(PER_HOST)];
@@ -99,6 +99,27 @@ describe('three workers on one PostgreSQL store, each from its own source addres
     for (const source of SOURCES) expect(mx.peakSessionsFrom(source)).toBeLessThanOrEqual(PER_HOST);
     expect(mx.peakSessions()).toBeGreaterThan(PER_HOST);
     console.info(`PostgreSQL: 3 workers, 3 egresses: ${DOMAINS.length * PER_DOMAIN} addresses in ${elapsedMs} ms, peak ${mx.peakSessions()} sessions`);
+  });
+
+  it.skipIf(!postgres)('leave the next slot at the host to a single verification of the API-only service, which answers promptly', { timeout: 120_000 }, async () => {
+    const { api, token } = await cluster(await postgres!.create(), [[], [], []]);
+    const verify = async (email: string) => {
+      const startedAt = Date.now();
+      const reply = await call(api.baseUrl, 'POST', '/v1/verify', { token, json: { email } });
+      expect(reply.body).toMatchObject({ email, result: expectedVerdict(email) });
+      return Date.now() - startedAt;
+    };
+    const idleMs = await verify(`single0@${DOMAINS[0]}`);
+    const emails = emailsOf('busy');
+    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
+    const jobId = submitted.body.jobId as string;
+    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed > 0);
+    const busyMs = await verify(`single2@${DOMAINS[1]}`);
+    // The workers still hold the host: the contention was real.
+    expect((await call(api.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token })).body.status).toBe('processing');
+    expect(busyMs).toBeLessThan(Math.max(2_000, 10 * idleMs));
+    expect(mx.peakSessions()).toBeLessThanOrEqual(PER_HOST);
+    console.info(`PostgreSQL: a single verification at the host: ${idleMs} ms idle, ${busyMs} ms while three workers fill it`);
   });
 
   it.skipIf(!postgres)('free the slots of a worker SIGKILLed while it held the host at once, not when they run out a minute later', { timeout: 120_000 }, async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
+import { HOST_SLOT_WAIT_MS } from '../../src/server/store/flows/host-slots.js';
 import { startCharger, STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // One contract, both stores: every test runs on SQLite and on PostgreSQL, each on a fresh store.
@@ -643,8 +644,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     /** No process or session has this id: a holder that is gone (a worker SIGKILLed). */
     const GONE = '999999999:gone';
     let holder: Holder;
-    const slotAt = (host: string, taker: string, { egress = 'default', limit = 2, on = store } = {}) =>
-      on.hostSlots.take({ egress, host, limit, holder: taker, ttlMs: SLOT_TTL_MS });
+    const slotAt = (host: string, taker: string, { egress = 'default', limit = 2, on = store, priority = 'bulk' as 'interactive' | 'bulk' } = {}) =>
+      on.hostSlots.take({ egress, host, limit, holder: taker, ttlMs: SLOT_TTL_MS, priority });
 
     beforeEach(async () => {
       holder = await store.holders.join();
@@ -687,6 +688,26 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('counts the slots a process with a higher limit holds against a lower limit', async () => {
       for (let index = 0; index < 3; index++) expect(await slotAt('192.0.2.1', holder.id, { limit: 3 })).toBeDefined();
       expect(await slotAt('192.0.2.1', holder.id, { limit: 2 })).toBeUndefined();
+    });
+
+    it('keeps bulk takes at a full host away while an interactive one waits there, so the next slot freed is its', async () => {
+      const held = [await slotAt('192.0.2.1', holder.id), await slotAt('192.0.2.1', holder.id)];
+      expect(await slotAt('192.0.2.1', holder.id, { priority: 'interactive' })).toBeUndefined();
+      await store.hostSlots.release(held[0]!);
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+      expect(await slotAt('192.0.2.2', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id, { priority: 'interactive' })).toBeDefined();
+      // Served, it waits no more: bulk takes go on as before.
+      await store.hostSlots.release(held[1]!);
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+    });
+
+    it('lets bulk takes go on once an interactive one stops asking', async () => {
+      await slotAt('192.0.2.1', holder.id, { limit: 1 });
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 1, priority: 'interactive' })).toBeUndefined();
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 2 })).toBeUndefined();
+      later(HOST_SLOT_WAIT_MS);
+      expect(await slotAt('192.0.2.1', holder.id, { limit: 2 })).toBeDefined();
     });
 
     it('of takes at one host from several connections at once, grants exactly `limit`', async () => {

@@ -258,6 +258,8 @@ export interface HostSlotRequest {
   holder: string;
   /** How long the slot lasts unless renewed (HostSlotStore.renew): the bound on a holder alive but stuck. */
   ttlMs: number;
+  /** `interactive` for a session someone waits for (`POST /v1/verify`): bulk takes at a full host make way for it. */
+  priority: 'interactive' | 'bulk';
 }
 
 /** Raised by a store call when the database does not answer (down, restarting, out of time): a condition, not a bug. */

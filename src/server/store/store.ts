@@ -74,7 +74,9 @@ export interface HolderRegistry {
  * Politeness across processes (docs/architecture.md "Politeness across processes"): the SMTP
  * sessions open at one mail host from one egress, counted for every process sharing the store,
  * as numbered slots leased to holders. A slot whose holder is gone is free at once; one whose
- * lease ran out (a holder alive but stuck) too.
+ * lease ran out (a holder alive but stuck) too. An interactive take that finds the host full is
+ * remembered for a second (HOST_SLOT_WAIT_MS): bulk takes there get nothing meanwhile, so the next slot freed
+ * is the interactive one's whichever process frees it.
  */
 export interface HostSlotStore {
   /** Takes a free slot at the host (fewer than `limit` held by live holders), atomically; its id, or undefined when none is free. */

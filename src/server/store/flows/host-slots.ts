@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { HostSlotRequest } from '../model.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
+/**
+ * How long an interactive take that found the host full keeps bulk takes there away: longer than
+ * its pause between asks (it asks again and renews the wait), short enough that one that gave up
+ * holds nobody back for long.
+ */
+export const HOST_SLOT_WAIT_MS = 1_000;
+
 /** A slot at a host and who holds it. */
 export interface HeldSlot {
   slot: number;
@@ -18,6 +25,10 @@ export interface HostSlotSteps {
   isAlive(holder: string): Awaitable<boolean>;
   /** Writes the slot to this holder under a new id, whoever held it before (a holder gone, a lease run out). */
   occupy(request: HostSlotRequest, slot: number, id: string, expiresAt: number): Awaitable<void>;
+  /** Whether an interactive take waits at this egress and host (its wait not run out). */
+  interactiveWaits(egress: string, host: string, now: number): Awaitable<boolean>;
+  /** Records (or extends) that an interactive take waits here until `until`; `null` ends the wait. */
+  setInteractiveWait(egress: string, host: string, until: number | null): Awaitable<void>;
 }
 
 /**
@@ -37,8 +48,9 @@ function freeSlot(held: readonly HeldSlot[], limit: number): number | undefined 
  * (a free slot) costs no liveness check, and a host full of a dead holder's slots is free at once.
  */
 export function* takeHostSlot(steps: HostSlotSteps, request: HostSlotRequest, now: number): Flow<string | undefined> {
-  const { egress, host, limit, ttlMs } = request;
+  const { egress, host, limit, ttlMs, priority } = request;
   yield* step(steps.lock(egress, host));
+  if (priority === 'bulk' && (yield* step(steps.interactiveWaits(egress, host, now)))) return undefined;
   const unexpired = yield* step(steps.unexpired(egress, host, now));
   let slot = freeSlot(unexpired, limit);
   if (slot === undefined) {
@@ -49,6 +61,7 @@ export function* takeHostSlot(steps: HostSlotSteps, request: HostSlotRequest, no
       limit,
     );
   }
+  if (priority === 'interactive') yield* step(steps.setInteractiveWait(egress, host, slot === undefined ? now + HOST_SLOT_WAIT_MS : null));
   if (slot === undefined) return undefined;
   const id = randomUUID();
   yield* step(steps.occupy(request, slot, id, now + ttlMs));

@@ -32,6 +32,16 @@ export class HostSlotRecords implements HostSlotStore {
       unexpired: (egress, host, now) =>
         sql.rows<HeldSlot>('SELECT slot, holder FROM host_slots WHERE egress = $1 AND host = $2 AND expires_at > $3', [egress, host, now]),
       isAlive: (holder) => holderIsAlive(sql, holder),
+      interactiveWaits: async (egress, host, now) =>
+        (await sql.row('SELECT 1 FROM host_slot_waits WHERE egress = $1 AND host = $2 AND waits_until > $3', [egress, host, now])) !== undefined,
+      setInteractiveWait: async (egress, host, until) =>
+        void (await (until === null
+          ? sql.run('DELETE FROM host_slot_waits WHERE egress = $1 AND host = $2', [egress, host])
+          : sql.run(
+              `INSERT INTO host_slot_waits (egress, host, waits_until) VALUES ($1, $2, $3)
+               ON CONFLICT (egress, host) DO UPDATE SET waits_until = EXCLUDED.waits_until`,
+              [egress, host, until],
+            ))),
       occupy: async ({ egress, host, holder }, slot, id, expiresAt) =>
         void (await sql.run(
           `INSERT INTO host_slots (egress, host, slot, id, holder, expires_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -177,6 +177,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (egress, host, slot)
   );
   CREATE INDEX host_slots_by_holder ON host_slots (holder);
+  -- An interactive take waiting at a full host, until when: bulk takes there make way.
+  CREATE TABLE host_slot_waits (
+    egress      TEXT NOT NULL,
+    host        TEXT NOT NULL,
+    waits_until BIGINT NOT NULL,
+    PRIMARY KEY (egress, host)
+  );
   `,
 ];
 

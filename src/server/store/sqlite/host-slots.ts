@@ -19,12 +19,20 @@ export class HostSlotRecords {
       ),
       release: prepare('DELETE FROM host_slots WHERE id = ?'),
       renew: prepare('UPDATE host_slots SET expires_at = ? WHERE holder = ?'),
+      interactiveWaits: prepare('SELECT 1 FROM host_slot_waits WHERE egress = ? AND host = ? AND waits_until > ?'),
+      wait: prepare(
+        `INSERT INTO host_slot_waits (egress, host, waits_until) VALUES (?, ?, ?)
+         ON CONFLICT (egress, host) DO UPDATE SET waits_until = excluded.waits_until`,
+      ),
+      endWait: prepare('DELETE FROM host_slot_waits WHERE egress = ? AND host = ?'),
     };
     this.steps = {
       // The IMMEDIATE transaction holds the file's write lock already.
       lock: () => undefined,
       unexpired: (egress, host, now) => this.sql.unexpired.all(egress, host, now),
       isAlive: processIsAlive,
+      interactiveWaits: (egress, host, now) => this.sql.interactiveWaits.get(egress, host, now) !== undefined,
+      setInteractiveWait: (egress, host, until) => void (until === null ? this.sql.endWait.run(egress, host) : this.sql.wait.run(egress, host, until)),
       occupy: ({ egress, host, holder }, slot, id, expiresAt) => void this.sql.occupy.run(egress, host, slot, id, holder, expiresAt),
     };
   }

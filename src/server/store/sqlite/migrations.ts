@@ -165,6 +165,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (egress, host, slot)
   ) WITHOUT ROWID;
   CREATE INDEX host_slots_by_holder ON host_slots (holder);
+  -- An interactive take waiting at a full host, until when: bulk takes there make way.
+  CREATE TABLE host_slot_waits (
+    egress      TEXT NOT NULL,
+    host        TEXT NOT NULL,
+    waits_until INTEGER NOT NULL,
+    PRIMARY KEY (egress, host)
+  ) WITHOUT ROWID;
   `,
 ];
 
