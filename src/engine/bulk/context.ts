@@ -10,7 +10,7 @@ import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
 import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
 import type { SessionSlot } from '../smtp/prober.js';
 import type { SessionOptions, SessionTarget } from '../smtp/session.js';
-import type { EngineHooks, EngineOptions, SmtpObserver } from '../types.js';
+import type { EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 import { HostPauses } from './host-pauses.js';
 
@@ -50,7 +50,7 @@ export class VerifierContext {
 
   /** Told of every SMTP session and RCPT answer, when someone watches. */
   readonly observer?: SmtpObserver;
-  private readonly sharedHostSlots: EngineHooks['sharedHostSlots'];
+  private readonly sharedHostSlots?: SharedHostSlots;
 
   constructor(
     readonly options: EngineOptions,
@@ -143,7 +143,8 @@ export class VerifierContext {
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
     const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority);
-    const releaseShared = await this.takeSharedSlot(address, limit, priority, releaseHost);
+    // Without a shared limit, no extra await: a slot is taken as before the hook existed.
+    const releaseShared = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
     await this.pauses.before(address, pauseMs);
     const releaseGlobal = await this.sessions.acquire(priority);
     return {
@@ -161,11 +162,10 @@ export class VerifierContext {
    * it and the local per-host slot: the local one only once the shared one is given back, so the
    * next session here finds the shared slot free rather than asking while it is still held.
    */
-  private async takeSharedSlot(address: string, limit: number, priority: Priority, releaseHost: () => void): Promise<() => void> {
-    if (!this.sharedHostSlots) return releaseHost;
+  private async takeSharedSlot(shared: SharedHostSlots, address: string, limit: number, priority: Priority, releaseHost: () => void): Promise<() => void> {
     let releaseShared: () => Promise<void>;
     try {
-      releaseShared = await this.sharedHostSlots(address, limit, priority);
+      releaseShared = await shared(address, limit, priority);
     } catch (error) {
       releaseHost();
       throw error;
