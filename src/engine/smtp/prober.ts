@@ -267,11 +267,12 @@ export class SmtpProber {
 
 /**
  * A 250 from a host whose provider rule says acceptance proves nothing (it takes every RCPT) keeps
- * its `valid` status, the server's words, and says why it is no proof; classify() reads that.
+ * its `valid` status, the server's words, and says why it is no proof; classify() reads that. The rule
+ * is named by its suffix, not its `source`: a result's reason stays one short line in a CSV cell.
  */
 function weighed(outcome: SmtpOutcome, target: SessionTarget, rule: MatchedRule | undefined): SmtpOutcome {
   if (outcome.status !== 'valid' || rule?.acceptProvesMailbox !== false) return outcome;
-  return { ...outcome, unproven: `${target.hostname} accepts every address at RCPT TO (provider rule ${rule.suffix}: ${rule.source})` };
+  return { ...outcome, unproven: `${target.hostname} accepts every address at RCPT TO (provider rule ${rule.suffix})` };
 }
 
 /** An address whose caller no longer wants the answer (its chunk was lost or stopped): never sent to the host. */
