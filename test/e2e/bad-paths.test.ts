@@ -110,6 +110,36 @@ describe('serve and worker with a proxy URL the engine refuses', () => {
   });
 });
 
+describe('serve, worker and bulk submit --local with a provider rules file that cannot be used', () => {
+  const rules = () => {
+    const file = join(root, 'provider-rules.json');
+    writeFileSync(file, '{\n  "example.test": {\n    "source": "observed",\n    "rcptsPerSession": -1\n  }\n}\n');
+    return file;
+  };
+  const commands = { serve: ['serve', '--port', '0'], worker: ['worker'] };
+
+  it.each(Object.entries(commands))('%s --provider-rules: exit 2, one line naming the file, the line and the field', async (_name, args) => {
+    const file = rules();
+    expectOneLineExit2(await runBounded([...args, '--provider-rules', file]), file, 'line 4', '"example.test".rcptsPerSession');
+  });
+
+  it('bulk submit --local --provider-rules: exit 2 after the list summary, before any job exists', async () => {
+    const list = join(root, 'rules-list.csv');
+    writeFileSync(list, 'email\nann@example.test\n');
+    const file = rules();
+    const dataDir = join(root, 'rules-data');
+    const outcome = await runBounded(['bulk', 'submit', list, '--local', '--data-dir', dataDir, '--provider-rules', file], { env: { CI: '1', MAILVERIFY_CONFIG_DIR: join(root, 'rules-config') } });
+    expect(outcome.code, outcome.stderr).toBe(2);
+    expect(outcome.stderr.trim().split('\n').at(-1)).toBe(`mailverify: provider rules ${file} line 4: "example.test".rcptsPerSession: must be a whole number from 1 to 1000`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('MAILVERIFY_PROVIDER_RULES the same', async () => {
+    const file = rules();
+    expectOneLineExit2(await runBounded(['worker'], { env: { MAILVERIFY_PROVIDER_RULES: file } }), file, 'line 4');
+  });
+});
+
 describe('serve stops on a signal within 5 s in every state', () => {
   let world: MailWorld;
   const services: RunningService[] = [];
