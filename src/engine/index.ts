@@ -36,6 +36,6 @@ export function createVerifier(options: Partial<EngineOptions> = {}, hooks: Engi
       );
       return only!;
     },
-    verifyMany: (emails, onResult, options = {}) => verifyAll(context, emails, onResult, 'bulk', options.signal),
+    verifyMany: (emails, onResult, options = {}) => verifyAll(context, emails, onResult, 'bulk', options),
   };
 }

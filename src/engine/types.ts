@@ -160,6 +160,17 @@ export interface VerifyManyOptions {
    * get an `unknown` answer at once): the work is someone else's now (a lease lost).
    */
   signal?: AbortSignal;
+  /**
+   * Whose work this is (the service passes the job's user): bulk sessions waiting for a slot are
+   * served share by share, the share holding the fewest slots first, so one share's long list does
+   * not hold another's short one back. Calls without a share are one share together.
+   */
+  share?: string;
+  /**
+   * Told of each address whose answer waits for its greylist retry (once per address), with the
+   * address as given: it holds no session meanwhile, so its domain is free for other work.
+   */
+  onRetryLater?: (email: string) => void;
 }
 
 export interface Verifier {

@@ -503,6 +503,15 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await claim(100, ['b.test']))?.domain).toBe('a.test');
     });
 
+    it('leaves out the users the runner is full of', async () => {
+      const full = await submitJob(['a1@a.test', 'a2@a2.test']);
+      const newcomer = await submitJob(['b1@b.test']);
+      const skipUsers = [full.userId];
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS, skipUsers })).toMatchObject({ userId: newcomer.userId, domain: 'b.test' });
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS, skipUsers })).toBeUndefined();
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ userId: full.userId, domain: 'a.test' });
+    });
+
     it('gives an expired lease\'s items to the next claim; the late results of the old lease are ignored', async () => {
       const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test']);
       const lost = (await claim())!;

@@ -135,25 +135,26 @@ export class VerifierContext {
    * on one of the global slots that sessions to idle hosts could use; so is the pause its provider
    * rule asks for. The host's limit is the engine's, or its rule's if lower, here and across
    * processes. The local limit comes before the shared one so that only sessions this process
-   * could open now ask the store. A bulk slot is `wanted` back while an interactive probe here
-   * waits for either local limit it counts against.
+   * could open now ask the store. A bulk slot is `wanted` back while an interactive probe here, or
+   * the work of a share holding fewer slots, waits for either local limit it counts against (see
+   * Semaphore).
    */
-  readonly takeSlot = async ({ hostname, address }: SessionTarget, priority: Priority): Promise<SessionSlot> => {
+  readonly takeSlot = async ({ hostname, address }: SessionTarget, priority: Priority, share?: string): Promise<SessionSlot> => {
     const rule = this.rules.of(hostname);
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
-    const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority);
+    const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority, share);
     // Without a shared limit, no extra await: a slot is taken as before the hook existed.
     const releaseShared = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
     await this.pauses.before(address, pauseMs);
-    const releaseGlobal = await this.sessions.acquire(priority);
+    const releaseGlobal = await this.sessions.acquire(priority, share);
     return {
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);
         releaseShared();
       },
-      wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address) || this.sessions.wanted),
+      wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address, share) || this.sessions.wanted(share)),
     };
   };
 

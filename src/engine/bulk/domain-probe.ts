@@ -21,6 +21,15 @@ function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
   return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})`, code: 'accepted' };
 }
 
+/** How one domain's addresses are asked (see VerifyManyOptions). */
+export interface ProbeOptions {
+  priority: Priority;
+  share?: string;
+  signal?: AbortSignal;
+  /** Told of each RCPT address put aside for its greylist retry, once. */
+  retryLater?: (address: string) => void;
+}
+
 /**
  * The SMTP side of one domain's run: the catch-all probe (once per domain and verifier) first,
  * then every address over shared sessions, greylisted ones again after the retry delay.
@@ -32,28 +41,31 @@ export class DomainProbe {
   private readonly settlers = new Map<string, (outcome: SmtpOutcome) => void>();
   private readonly prober: SmtpProber;
   private readonly greylist: GreylistRetries;
+  private readonly signal?: AbortSignal;
 
   constructor(
     private readonly context: VerifierContext,
     private readonly asciiDomain: string,
     targets: readonly SessionTarget[],
     addresses: Iterable<string>,
-    priority: Priority,
-    private readonly signal?: AbortSignal,
+    { priority, share, signal, retryLater }: ProbeOptions,
   ) {
     const { options } = context;
+    this.signal = signal;
     for (const address of addresses) {
       this.answers.set(address, new Promise((resolve) => this.settlers.set(address, resolve)));
     }
     this.prober = new SmtpProber(targets, {
       sessionFor: context.sessionFor,
       perHostConcurrency: options.perHostConcurrency,
-      takeSlot: (target) => context.takeSlot(target, priority),
+      takeSlot: (target) => context.takeSlot(target, priority, share),
       ruleOf: (hostname) => context.rules.of(hostname),
       observer: context.observer,
     });
-    this.greylist = new GreylistRetries({ retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs }, (requests) =>
-      this.prober.ask(requests.map(this.unlessCancelled)),
+    this.greylist = new GreylistRetries(
+      { retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs },
+      (requests) => this.prober.ask(requests.map(this.unlessCancelled)),
+      retryLater,
     );
     const primary = targets[0] && context.rules.of(targets[0].hostname);
     this.catchAll = primary?.skipCatchAllProbe ? this.skipCatchAllProbe(primary) : this.start();

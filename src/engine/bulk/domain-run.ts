@@ -1,7 +1,7 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
 import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
 import type { Priority } from '../semaphore.js';
-import type { VerificationResult } from '../types.js';
+import type { VerificationResult, VerifyManyOptions } from '../types.js';
 import type { VerifierContext } from './context.js';
 import type { DomainFacts } from './domain-facts.js';
 import { DomainProbe } from './domain-probe.js';
@@ -20,7 +20,7 @@ export class DomainRun {
     private readonly entries: ReadonlyMap<string, readonly AddressEntry[]>,
     private readonly emit: (result: VerificationResult) => void,
     private readonly priority: Priority,
-    private readonly signal?: AbortSignal,
+    private readonly options: VerifyManyOptions,
   ) {}
 
   async run(): Promise<void> {
@@ -31,7 +31,9 @@ export class DomainRun {
       await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
       return;
     }
-    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), this.priority, this.signal);
+    const { signal, share, onRetryLater } = this.options;
+    const retryLater = onRetryLater && ((address: string) => this.entries.get(address)?.forEach((entry) => onRetryLater(entry.email)));
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), { priority: this.priority, share, signal, retryLater });
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
   }
 

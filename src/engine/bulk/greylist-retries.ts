@@ -22,6 +22,8 @@ export class GreylistRetries {
   constructor(
     private readonly options: GreylistOptions,
     private readonly askAgain: (requests: ProbeRequest[]) => void,
+    /** Told when an address is first put aside for a retry: it holds no session until then. */
+    private readonly onRetryLater?: (address: string) => void,
   ) {}
 
   /** A request whose temporary answers go back into the retry batch; `onFirst` sees the very first answer. */
@@ -30,12 +32,15 @@ export class GreylistRetries {
     const request: ProbeRequest = {
       address,
       answer: (answer) => {
+        const first = firstAnsweredAt === null;
         if (firstAnsweredAt === null) {
           firstAnsweredAt = Date.now();
           onFirst?.(answer);
         }
-        if (answer.kind !== null && isRetried(answer.kind) && this.mayRetry(firstAnsweredAt)) this.add(request);
-        else onFinal(answer);
+        if (answer.kind !== null && isRetried(answer.kind) && this.mayRetry(firstAnsweredAt)) {
+          this.add(request);
+          if (first) this.onRetryLater?.(address);
+        } else onFinal(answer);
       },
     };
     return request;

@@ -1,6 +1,6 @@
 import { checkFormat } from '../checks/format.js';
 import type { Priority } from '../semaphore.js';
-import type { VerificationResult } from '../types.js';
+import type { VerificationResult, VerifyManyOptions } from '../types.js';
 import type { VerifierContext } from './context.js';
 import { DomainRun } from './domain-run.js';
 import { addressLiteralResult, malformedResult, type AddressEntry } from './results.js';
@@ -65,10 +65,10 @@ export async function verifyAll(
   emails: Iterable<string>,
   onResult: OnResult,
   priority: Priority = 'bulk',
-  signal?: AbortSignal,
+  options: VerifyManyOptions = {},
 ): Promise<void> {
   const stream = new ResultStream(onResult);
   const domains = groupByDomain(emails, stream);
-  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority, signal).run()));
+  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority, options).run()));
   await stream.end();
 }

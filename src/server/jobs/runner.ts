@@ -74,16 +74,21 @@ export function engineFailureResult(email: string, error: unknown): Verification
 }
 
 /**
- * While a chunk of a domain has more than this many addresses unanswered, the runner claims no
+ * While a chunk of a domain has more than this many addresses being asked, the runner claims no
  * other chunk of that domain: the host's session limit is taken already, and the items are left
  * to other runners. Near its end, the next chunk is claimed, so the host's sessions go straight on.
+ * Addresses waiting for their greylist retry are not being asked (they hold no session): a chunk
+ * the host greylisted leaves its domain free for the next chunk, whose addresses then wait out
+ * the same delay beside it instead of after it.
  */
 const DOMAIN_TAIL_ITEMS = 20;
 /**
  * Chunks claimed that have no answer yet: they wait for DNS, for the catch-all probe, or for a
- * session slot because the engine is busy. Beyond this many the runner claims nothing more, so a
- * runner takes on what its engine can start (its share, when several runners share a store)
- * rather than everything claimable, and claims again as answers come in.
+ * session slot because the engine is busy. Beyond this many (or beyond maxItemsInFlight) the
+ * runner is full: it takes on what its engine can start (its share, when several runners share a
+ * store) rather than everything claimable, and claims again as answers come in. A full runner
+ * still claims for a user with nothing in it, one chunk each, so that a newcomer's small job does
+ * not wait for another user's backlog to drain (the engine's slots are shared fairly by user too).
  */
 const MAX_STARTING_CHUNKS = 32;
 
@@ -91,6 +96,10 @@ const MAX_STARTING_CHUNKS = 32;
 interface HeldChunk {
   chunk: WorkChunk;
   unanswered: number;
+  /** Of those, addresses the engine put aside for their greylist retry. */
+  retryingLater: number;
+  /** The engine has answered one of its addresses or put one aside: it is not starting any more. */
+  started: boolean;
   /** When the store last confirmed the lease (the runner's clock: only differences are used). */
   renewedAt: number;
   /** Set when the lease is no longer ours: the engine stops asking, answers are dropped. */
@@ -206,9 +215,21 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       work.then(resolve, reject).finally(() => onStop.delete(cut));
     });
 
+  /** Addresses of the chunk the engine is asking now (not answered, not waiting for a retry). */
+  const asking = (entry: HeldChunk) => entry.unanswered - entry.retryingLater;
+  const starting = () => [...held.values()].filter((entry) => !entry.started).length;
   /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
-  const starting = () => [...held.values()].filter((entry) => entry.unanswered === entry.chunk.items.length).length;
-  const busyDomains = () => [...new Set([...held.values()].filter((entry) => entry.unanswered > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
+  const busyDomains = () => [...new Set([...held.values()].filter((entry) => asking(entry) > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
+  const full = () => itemsInFlight >= maxItemsInFlight || starting() >= MAX_STARTING_CHUNKS;
+  /** When full, the users with work in this runner are not claimed for (see MAX_STARTING_CHUNKS). */
+  const usersToSkip = () => (full() ? [...new Set([...held.values()].map((entry) => entry.chunk.userId))] : []);
+
+  /** The chunk's first answer (the engine has room for more) and its tail (its domain is free again) are moments to claim. */
+  function progressed(entry: HeldChunk): void {
+    const first = !entry.started;
+    entry.started = true;
+    if (first || asking(entry) === DOMAIN_TAIL_ITEMS) wakeLoop();
+  }
 
   async function verifyChunk(entry: HeldChunk): Promise<void> {
     const { lease, jobId, items } = entry.chunk;
@@ -221,12 +242,24 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       if (positions) positions.push(position);
       else unanswered.set(email, [position]);
     }
+    /** Addresses put aside for their greylist retry, by how many of their positions are. */
+    const retrying = new Map<string, number>();
     const answer = (position: number, result: VerificationResult) => {
       if (entry.lost) return;
       batcher.add({ lease, jobId, position, result });
       entry.unanswered -= 1;
-      // The chunk's first answer (the engine has room for more) and its tail (its domain is free again) are moments to claim.
-      if (entry.unanswered === entry.chunk.items.length - 1 || entry.unanswered === DOMAIN_TAIL_ITEMS) wakeLoop();
+      const waited = retrying.get(result.email) ?? 0;
+      if (waited > 0) {
+        retrying.set(result.email, waited - 1);
+        entry.retryingLater -= 1;
+      }
+      progressed(entry);
+    };
+    const retryLater = (email: string) => {
+      if (entry.lost || !unanswered.has(email)) return;
+      retrying.set(email, (retrying.get(email) ?? 0) + 1);
+      entry.retryingLater += 1;
+      progressed(entry);
     };
 
     const engineRun = verifier.verifyMany(
@@ -236,7 +269,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         const position = unanswered.get(result.email)?.shift();
         if (position !== undefined) answer(position, result);
       },
-      { signal: entry.cancel.signal, ...asker },
+      { signal: entry.cancel.signal, share: String(entry.chunk.userId), onRetryLater: retryLater, ...asker },
     );
     await unlessStopped(
       engineRun.catch((error: unknown) => {
@@ -254,7 +287,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   /** Works a chunk to its end, then writes its results and gives back whatever of it is left unanswered. */
   async function work(chunk: WorkChunk): Promise<void> {
-    const entry: HeldChunk = { chunk, unanswered: chunk.items.length, renewedAt: Date.now(), lost: false, cancel: new AbortController() };
+    const entry: HeldChunk = { chunk, unanswered: chunk.items.length, retryingLater: 0, started: false, renewedAt: Date.now(), lost: false, cancel: new AbortController() };
     held.set(chunk.lease, entry);
     itemsInFlight += chunk.items.length;
     reportInFlight();
@@ -286,11 +319,13 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
           log.info({ items: freed }, 'took over the leases of a runner that is gone');
         }
       }
-      while (!stopped && itemsInFlight < maxItemsInFlight && starting() < MAX_STARTING_CHUNKS) {
+      while (!stopped) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.
         await new Promise((resolve) => setImmediate(resolve));
-        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains(), holder });
+        const skipUsers = usersToSkip();
+        if (full() && skipUsers.length === 0) break;
+        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains(), skipUsers, holder });
         if (!chunk) break;
         metrics?.leases('claimed', 1);
         if (stopped) {

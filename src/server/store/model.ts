@@ -143,6 +143,11 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Domains the claiming runner is busy with already: take another domain's items, if there are any. */
   skipDomains?: readonly string[];
+  /**
+   * Users whose work the claiming runner does not take now: it is full, and will take a chunk only
+   * for users with nothing in it, so that a full runner never makes a newcomer wait for its backlog.
+   */
+  skipUsers?: readonly number[];
   /** The claiming runner's holder id (see HolderRegistry): its leases are taken over at once when it is gone. */
   holder?: string;
 }

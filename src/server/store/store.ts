@@ -163,8 +163,9 @@ export interface WorkQueue {
    * Claims up to `maxItems` pending items that nobody holds (never leased, released, or under an
    * expired lease) under a new lease lasting `leaseMs`, atomically, so that two runners are never
    * handed the same item at once. Fair: the items come from the user with claimable work who has
-   * the fewest items in flight (leased, not expired), from that user's oldest job with any, and
-   * all from one domain of it (not one of `skipDomains`). Undefined when nothing is claimable.
+   * the fewest items in flight (leased, not expired), not one of `skipUsers`, from that user's
+   * oldest job with any, and all from one domain of it (not one of `skipDomains`). Undefined when
+   * nothing is claimable.
    */
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined>;
   /**

@@ -21,8 +21,9 @@ export interface ClaimSteps {
 }
 
 /** See WorkQueue.claimWork: the fair order decides whose job, the first claimable domain of it the chunk. */
-export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [], holder }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
+export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [], skipUsers = [], holder }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
   for (const job of fairOrder(yield* step(steps.candidates(now)))) {
+    if (skipUsers.includes(job.user_id)) continue;
     const domain = yield* step(steps.firstDomain(job.id, now, skipDomains));
     if (domain === undefined) continue;
     const lease = randomUUID();
