@@ -590,6 +590,20 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await claim()).toBeUndefined();
     });
 
+    it('stops counting items as in flight once they are answered or released', async () => {
+      const answered = await submitJob(['a1@a.test', 'a2@a.test', 'b1@b.test']);
+      const released = await submitJob(['c1@c.test', 'c2@c.test', 'd1@d.test']);
+      const first = (await claim())!;
+      const second = (await claim())!;
+      expect([first.userId, second.userId]).toEqual([answered.userId, released.userId]);
+      await store.work.saveResults(answers(first, 'ok'));
+      // Two in flight against none: the user whose items were answered goes first.
+      expect((await claim(1))?.userId).toBe(answered.userId);
+      await store.work.releaseLeases([second.lease]);
+      // One in flight against none now: the user whose chunk was released.
+      expect((await claim(1))?.userId).toBe(released.userId);
+    });
+
     it('counts only live leases as in flight: an expired claim does not hold its user back', async () => {
       const first = await submitJob(['a1@a.test', 'b1@b.test']);
       await claim();

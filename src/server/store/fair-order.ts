@@ -6,7 +6,7 @@ export interface CandidateJob {
   created_at: string;
   /** The job asked for every address afresh (SQLite's boolean arrives as 0 or 1). */
   fresh: boolean | number;
-  /** Items of the job under a lease that has not expired (PostgreSQL's count() arrives as text). */
+  /** Items of the job under a lease that has not expired (PostgreSQL's bigint arrives as text). */
   in_flight: number | string;
 }
 

@@ -8,8 +8,10 @@ import { step, type Awaitable, type Flow } from './flow.js';
 export interface ClaimSteps {
   /** Every unfinished job with its items in flight (leased, lease not expired). */
   candidates(now: number): Awaitable<CandidateJob[]>;
-  /** The domain of the job's first claimable item (by domain, then position), not one of `skip`. */
-  firstDomain(jobId: string, now: number, skip: readonly string[]): Awaitable<string | undefined>;
+  /** The domain of the job's first item never leased or released (by domain), after `after` when given. */
+  nextFreeDomain(jobId: string, after?: string): Awaitable<string | undefined>;
+  /** The first domain, not one of `skip`, of the job's items whose lease has expired. */
+  firstExpiredDomain(jobId: string, now: number, skip: readonly string[]): Awaitable<string | undefined>;
   /** Leases up to `limit` claimable items of the job at the domain to `holder`, in position order. */
   leaseItems(
     jobId: string,
@@ -20,11 +22,23 @@ export interface ClaimSteps {
   ): Awaitable<{ position: number; email: string }[]>;
 }
 
+/**
+ * The job's first claimable domain (by domain) not one of `skip`: a seek per skipped domain among
+ * the free items, never a walk over their items, and the expired leases (few) apart.
+ */
+function* firstDomain(steps: ClaimSteps, jobId: string, now: number, skip: readonly string[]): Flow<string | undefined> {
+  let free = yield* step(steps.nextFreeDomain(jobId));
+  while (free !== undefined && skip.includes(free)) free = yield* step(steps.nextFreeDomain(jobId, free));
+  const expired = yield* step(steps.firstExpiredDomain(jobId, now, skip));
+  if (free === undefined || expired === undefined) return free ?? expired;
+  return expired < free ? expired : free;
+}
+
 /** See WorkQueue.claimWork: the fair order decides whose job, the first claimable domain of it the chunk. */
 export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [], skipUsers = [], holder }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
   for (const job of fairOrder(yield* step(steps.candidates(now)))) {
     if (skipUsers.includes(job.user_id)) continue;
-    const domain = yield* step(steps.firstDomain(job.id, now, skipDomains));
+    const domain = yield* firstDomain(steps, job.id, now, skipDomains);
     if (domain === undefined) continue;
     const lease = randomUUID();
     const rows = yield* step(steps.leaseItems(job.id, domain, { token: lease, holder: holder ?? null, expiresAt: now + leaseMs }, now, maxItems));

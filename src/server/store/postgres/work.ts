@@ -63,21 +63,32 @@ export class WorkRecords {
 
   private claimSteps(sql: Statements): ClaimSteps {
     return {
+      // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: (now) =>
         sql.rows<CandidateJob>(
           `SELECT id, user_id, created_at, fresh,
-             (SELECT count(*) FROM job_items i
-                WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > $1) AS in_flight
+             leased - (SELECT count(*) FROM job_items i
+               WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= $1) AS in_flight
            FROM jobs WHERE completed_at IS NULL`,
           [now],
         ),
-      // The pending index is ordered by domain: the first claimable item names the chunk's domain.
-      // Locking it (skipping items another claim is taking) makes the chunk hold at least that item.
-      firstDomain: async (jobId, now, skip) =>
+      // Seeks in the index of free items (job_items_free), ordered by domain. Locking the item found
+      // (skipping items another claim is taking) makes the chunk hold at least that item.
+      nextFreeDomain: async (jobId, after) =>
         (
           await sql.row<{ domain: string }>(
             `SELECT domain FROM job_items
-             WHERE job_id = $2 AND ${CLAIMABLE} AND domain <> ALL ($3::text[])
+             WHERE job_id = $1 AND result IS NULL AND lease_token IS NULL ${after === undefined ? '' : 'AND domain > $2'}
+             ORDER BY domain, position LIMIT 1 FOR UPDATE SKIP LOCKED`,
+            after === undefined ? [jobId] : [jobId, after],
+          )
+        )?.domain,
+      // Only the expired leases are read (a range of job_items_in_flight).
+      firstExpiredDomain: async (jobId, now, skip) =>
+        (
+          await sql.row<{ domain: string }>(
+            `SELECT domain FROM job_items
+             WHERE job_id = $2 AND result IS NULL AND lease_token IS NOT NULL AND lease_expires_at <= $1 AND domain <> ALL ($3::text[])
              ORDER BY domain, position LIMIT 1 FOR UPDATE SKIP LOCKED`,
             [now, jobId, skip],
           )

@@ -23,22 +23,32 @@ export class WorkRecords {
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.
     const claimable = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= @now)';
     this.sql = {
+      // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: prepare<CandidateJob>(
         `SELECT id, user_id, created_at, fresh,
-           (SELECT count(*) FROM job_items i
-              WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > @now) AS in_flight
+           leased - (SELECT count(*) FROM job_items i
+             WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= @now) AS in_flight
          FROM jobs WHERE completed_at IS NULL`,
       ),
-      // The pending index is ordered by domain: the first claimable item names the chunk's domain.
-      firstDomain: prepare<{ domain: string }>(
-        `SELECT domain FROM job_items
-         WHERE job_id = @jobId AND ${claimable} AND domain NOT IN (SELECT value FROM json_each(@skip))
-         ORDER BY domain, position LIMIT 1`,
+      // Seeks in the index of free items (job_items_free), ordered by domain.
+      firstFreeDomain: prepare<{ domain: string }>(
+        `SELECT domain FROM job_items WHERE job_id = ? AND result IS NULL AND lease_token IS NULL ORDER BY domain, position LIMIT 1`,
       ),
+      nextFreeDomain: prepare<{ domain: string }>(
+        `SELECT domain FROM job_items WHERE job_id = ? AND result IS NULL AND lease_token IS NULL AND domain > ? ORDER BY domain, position LIMIT 1`,
+      ),
+      // A range of the in-flight index (job_items_in_flight): only the expired leases are read.
+      firstExpiredDomain: prepare<{ domain: string | null }>(
+        `SELECT min(domain) AS domain FROM job_items INDEXED BY job_items_in_flight
+         WHERE job_id = @jobId AND result IS NULL AND lease_token IS NOT NULL AND lease_expires_at <= @now
+           AND domain NOT IN (SELECT value FROM json_each(@skip))`,
+      ),
+      // The range of one domain of the job (the planner would walk the whole job by primary key for ORDER BY position).
       claim: prepare<{ position: number; email: string }>(
         `UPDATE job_items SET lease_token = @lease, lease_expires_at = @expiresAt, lease_holder = @holder
          WHERE job_id = @jobId AND position IN (
-           SELECT position FROM job_items WHERE job_id = @jobId AND domain = @domain AND ${claimable} ORDER BY position LIMIT @limit)
+           SELECT position FROM job_items INDEXED BY job_items_pending
+           WHERE job_id = @jobId AND domain = @domain AND ${claimable} ORDER BY position LIMIT @limit)
          RETURNING position, email`,
       ),
       renew: prepare<{ lease_token: string }>(
@@ -82,7 +92,8 @@ export class WorkRecords {
     };
     this.claimSteps = {
       candidates: (now) => this.sql.candidates.all({ now }),
-      firstDomain: (jobId, now, skip) => this.sql.firstDomain.get({ jobId, now, skip: JSON.stringify(skip) })?.domain,
+      nextFreeDomain: (jobId, after) => (after === undefined ? this.sql.firstFreeDomain.get(jobId) : this.sql.nextFreeDomain.get(jobId, after))?.domain,
+      firstExpiredDomain: (jobId, now, skip) => this.sql.firstExpiredDomain.get({ jobId, now, skip: JSON.stringify(skip) })?.domain ?? undefined,
       leaseItems: (jobId, domain, lease, now, limit) =>
         this.sql.claim.all({ lease: lease.token, holder: lease.holder, expiresAt: lease.expiresAt, jobId, domain, now, limit }),
     };
