@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { startDnsFixture } from './fixtures/dns.js';
 import { startMxHost } from './fixtures/smtp.js';
 import { createBenchDatabase } from './lib/postgres.js';
-import { call } from './lib/api.js';
+import { call } from './service/api.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { startMailverify, startWorker } from './service/processes.js';
 

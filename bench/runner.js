@@ -17,12 +17,12 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call } from './lib/api.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { createBenchDatabase } from './lib/postgres.js';
 import { WORK_DIR, ensureWorkDir } from './lib/work-dir.js';
 import { startWorldFixture } from './engine/world-fixture.js';
+import { call, submit, untilCompleted } from './service/api.js';
 import { startMailverify, startWorker } from './service/processes.js';
 
 const SECTION = 'runner';
@@ -41,7 +41,6 @@ const SLOW_FACTOR = 5;
 const SCALING_LATENCY = { smtpLatencyMs: 100, slowFactor: 1 };
 const GREYLIST_ARGS = ['--greylist-retry', '1000', '--greylist-budget', '10000'];
 const WORKER_COUNTS = [2, 4];
-const POLL_MS = 50;
 
 const BULK_TARGET = { on: 'ratio', op: '>=', value: 0.95 };
 const SCALING_TARGETS = { 2: { on: 'ratio', op: '>=', value: 1.9 }, 4: { on: 'ratio', op: '>=', value: 3.5 } };
@@ -62,18 +61,6 @@ function timeCli(args, { env = {}, stdinFile } = {}) {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`mailverify ${args[0]} exited ${code}: ${stderr}`))));
   });
-}
-
-async function submit(service, emails) {
-  return (await call(`${service.url}/v1/bulk-verify`, { method: 'POST', token: service.token, body: { emails } })).jobId;
-}
-
-async function untilCompleted(service, jobId) {
-  for (;;) {
-    const progress = await call(`${service.url}/v1/bulk-verify/${jobId}/progress`, { token: service.token });
-    if (progress.status === 'completed') return;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
 }
 
 /** `bulk submit --wait` of the world's list against `verify --local` of the same list. */

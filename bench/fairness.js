@@ -1,0 +1,94 @@
+/**
+ * Fairness under a backlog (issue 22 item 3): on one `serve` on the embedded SQLite store, a
+ * 10-address job at a host nobody else uses, submitted to completed, median of a few, idle and
+ * then while another user's backlog of 4,000, 20,000 or 200,000 addresses is pending (inserted
+ * through the store directly, as a quick way to a large backlog; the service's runner picks it up
+ * as it would a submitted job). Each backlog on a fresh service.
+ *
+ *   node bench/fairness.js [--quick]
+ */
+import { existsSync } from 'node:fs';
+import { missingRow, row, runAlone } from './lib/report.js';
+import { median } from './lib/stats.js';
+import { startWorldFixture } from './engine/world-fixture.js';
+import { submit, untilCompleted } from './service/api.js';
+import { startMailverify } from './service/processes.js';
+
+const SECTION = 'fairness';
+const NEEDED = ['../dist/server/store/open-store.js', '../dist/cli/commands/serve.js'];
+const SIZES = { full: { backlogs: [4_000, 20_000, 200_000], samples: 3 }, quick: { backlogs: [4_000], samples: 1 } };
+const SMALL_JOB = 10;
+/** The API's largest list: the backlog is inserted as jobs of at most this many. */
+const JOB_SIZE = 50_000;
+/** The runner looks for work it was not woken for every second: by then it has taken the backlog on. */
+const TAKEN_ON_MS = 2_000;
+const TARGET = { on: 'ratio', op: '<=', value: 2 };
+const LATENCY = { smtpLatencyMs: 20, dnsLatencyMs: 5, slowFactor: 1 };
+
+/** The small jobs' domain (an ordinary one) and the backlog's domains: none on the small jobs' host. */
+function splitWorld(world) {
+  const small = world.domains.find((domain) => domain.kind === 'normal');
+  const backlog = world.domains.filter((domain) => domain.host && domain.host.ip !== small.host.ip);
+  return { small, backlog };
+}
+
+/** Median time of `samples` small jobs, each of addresses not asked before. */
+async function smallJobs(service, domain, samples, label) {
+  const times = [];
+  for (let sample = 0; sample < samples; sample++) {
+    const emails = Array.from({ length: SMALL_JOB }, (_, index) => `${label}${sample}-${index}@${domain.name}`);
+    const started = performance.now();
+    await untilCompleted(service, await submit(service, emails));
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/** Another user's jobs of `size` addresses in all, written straight into the service's store. */
+async function insertBacklog(service, domains, size) {
+  const { openStore } = await import('../dist/server/store/open-store.js');
+  const store = await openStore({ dataDir: service.dataDir });
+  try {
+    const user = await store.accounts.createUser({ email: 'backlog@mailverify.test', passwordHash: null, balance: size, rateLimit: 1, rateWindowSeconds: 1 });
+    for (let start = 0; start < size; start += JOB_SIZE) {
+      const count = Math.min(JOB_SIZE, size - start);
+      const emails = Array.from({ length: count }, (_, index) => `backlog${start + index}@${domains[(start + index) % domains.length].name}`);
+      await store.jobs.createJob(user.id, emails);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function busyAgainstIdle(fixture, backlog, samples) {
+  const { small, backlog: backlogDomains } = splitWorld(fixture.world);
+  fixture.reset();
+  const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test']);
+  try {
+    await smallJobs(service, small, 1, 'warm');
+    const idle = await smallJobs(service, small, samples, 'idle');
+    await insertBacklog(service, backlogDomains, backlog);
+    await new Promise((resolve) => setTimeout(resolve, TAKEN_ON_MS));
+    const busy = await smallJobs(service, small, samples, 'busy');
+    const metric = `${SMALL_JOB}-address job while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (SQLite)`;
+    return row({ section: SECTION, metric, unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET });
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function run({ quick = false } = {}) {
+  const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
+  if (missing.length > 0) return [missingRow(SECTION, 'small job under a backlog', TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
+  const { backlogs, samples } = quick ? SIZES.quick : SIZES.full;
+  const fixture = await startWorldFixture({ addresses: 2_000, domains: 200 }, LATENCY);
+  try {
+    const rows = [];
+    for (const backlog of backlogs) rows.push(await busyAgainstIdle(fixture, backlog, samples));
+    return rows;
+  } finally {
+    await fixture.close();
+  }
+}
+
+await runAlone(import.meta.url, SECTION, run);
