@@ -14,6 +14,19 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 // Each store's own way of being opened: files and pragmas for SQLite, schema_migrations on PostgreSQL.
 
+/**
+ * Two users' jobs written before jobs counted their leased items: the older job's user has an item
+ * under a live lease (expiring at @expires), so the newer job's user, with none, is claimed for first.
+ */
+const LEASED_BEFORE_COUNTING = `
+  INSERT INTO users (id, email, balance, rate_limit, rate_window_seconds, created_at) VALUES
+    (1, 'busy@example.test', 0, 20, 1, '2026-01-01T00:00:00.000Z'), (2, 'idle@example.test', 0, 20, 1, '2026-01-01T00:00:00.000Z');
+  INSERT INTO jobs (id, user_id, total, created_at) VALUES
+    ('older-job', 1, 2, '2026-01-01T00:00:00.000Z'), ('newer-job', 2, 1, '2026-01-02T00:00:00.000Z');
+  INSERT INTO job_items (job_id, position, email, domain, lease_token, lease_expires_at) VALUES
+    ('older-job', 0, 'a@a.test', 'a.test', 'old-lease', @expires), ('older-job', 1, 'b@b.test', 'b.test', NULL, NULL),
+    ('newer-job', 0, 'c@c.test', 'c.test', NULL, NULL);`;
+
 const opened: Store[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
@@ -70,6 +83,14 @@ describe('the SQLite store', () => {
     expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
   });
 
+  it('counts the live leases of a file of schema version 6 as its jobs\' items in flight', async () => {
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    migrate(raw, MIGRATIONS.slice(0, 6));
+    raw.exec(LEASED_BEFORE_COUNTING.replace('@expires', String(Date.now() + 600_000)));
+    raw.close();
+    expect(await open().work.claimWork({ maxItems: 100, leaseMs: 60_000 })).toMatchObject({ jobId: 'newer-job' });
+  });
+
   it('refuses a file written by a newer schema instead of corrupting it', () => {
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     raw.pragma(`user_version = ${MIGRATIONS.length + 5}`);
@@ -121,6 +142,17 @@ describe('the PostgreSQL store', () => {
       await pool.end();
     }
     expect(await versions()).toEqual([...PG_MIGRATIONS.map((_, index) => index + 1), PG_MIGRATIONS.length + 1]);
+  });
+
+  it('counts the live leases of a database of schema version 3 as its jobs\' items in flight', async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      await migratePostgres(pool, PG_MIGRATIONS.slice(0, 3));
+      await pool.query(LEASED_BEFORE_COUNTING.replace('@expires', String(Date.now() + 600_000)));
+    } finally {
+      await pool.end();
+    }
+    expect(await (await open()).work.claimWork({ maxItems: 100, leaseMs: 60_000 })).toMatchObject({ jobId: 'newer-job' });
   });
 
   it('refuses a database a newer mailverify has migrated, instead of corrupting it', async () => {
