@@ -6,9 +6,9 @@
  *
  *   node bench/reuse.js [--quick]
  */
-import { request } from 'undici';
 import { row, runAlone } from './lib/report.js';
 import { startWorldFixture } from './engine/world-fixture.js';
+import { submit, untilCompleted } from './service/api.js';
 import { startMailverify } from './service/processes.js';
 
 const SECTION = 'reuse';
@@ -17,27 +17,11 @@ const SIZES = { full: { addresses: 20_000, domains: 200 }, quick: { addresses: 1
 const SLOW_FACTOR = 5;
 const SPEEDUP_TARGET = { on: 'ratio', op: '<=', value: 0.05 };
 
-async function call(url, { method = 'GET', token, body } = {}) {
-  const response = await request(url, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
 /** Milliseconds from the POST to the progress saying completed, and the RCPTs the hosts saw meanwhile. */
 async function timedJob(service, fixture, emails) {
   fixture.reset();
   const started = performance.now();
-  const { jobId } = await call(`${service.url}/v1/bulk-verify`, { method: 'POST', token: service.token, body: { emails } });
-  for (;;) {
-    const progress = await call(`${service.url}/v1/bulk-verify/${jobId}/progress`, { token: service.token });
-    if (progress.status === 'completed') break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await untilCompleted(service, await submit(service, emails));
   const ms = performance.now() - started;
   return { ms, rcpts: fixture.hostStats().reduce((sum, host) => sum + host.rcpts, 0) };
 }
