@@ -13,7 +13,7 @@ import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-ser
 const HOST = '127.0.17.41';
 const DOMAINS = ['a.reuse.test', 'b.reuse.test', 'c.reuse.test', 'd.reuse.test'];
 /** A remote host's pace: every reply of the fixture waits this long (real ones take 50-300 ms). */
-const REPLY_MS = 5;
+const REPLY_MS = 10;
 const LIST_SIZE = 5_000;
 /** Addresses that are greylisted for ever: an `unknown` at every attempt (retries are off). */
 const UNKNOWN_PREFIX = 'unsure';
@@ -109,17 +109,19 @@ describe('the result cache', () => {
     console.info(`result cache: first run ${cold.ms.toFixed(0)} ms, second ${warm.ms.toFixed(0)} ms (${(cold.ms / warm.ms).toFixed(1)}x), RCPTs ${LIST_SIZE} then 0`);
     expect(cold.ms / warm.ms).toBeGreaterThanOrEqual(20);
 
+    // `fresh` asks again (a part of the list: the point is that each is asked, not how fast).
     smtp.reset();
-    await runJob(service, first, emails, { fresh: true });
-    expect(askedAbout(emails)).toBe(LIST_SIZE);
+    const again = emails.slice(0, 200);
+    await runJob(service, first, again, { fresh: true });
+    expect(askedAbout(again)).toBe(again.length);
 
     // An unknown is no answer: asked again every time.
     const unsure = list(UNKNOWN_PREFIX, 40);
     await runJob(service, first, unsure);
     smtp.reset();
-    const again = await runJob(service, other, unsure);
+    const unsureAgain = await runJob(service, other, unsure);
     expect(askedAbout(unsure)).toBe(unsure.length);
-    expect((await resultsOf(service, other, again.jobId)).every((result) => result.result === 'unknown' && result.verifiedAt === undefined)).toBe(true);
+    expect((await resultsOf(service, other, unsureAgain.jobId)).every((result) => result.result === 'unknown' && result.verifiedAt === undefined)).toBe(true);
 
     // A single verification reuses too, and `fresh` asks.
     smtp.reset();
