@@ -10,6 +10,7 @@ import {
   type ProblemBody,
 } from './errors.js';
 import { withRetry, type RetryPolicy } from './retry.js';
+import { parseRetryAfter } from '../text/retry-after.js';
 import { VERSION } from '../version.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -45,15 +46,6 @@ export interface Transport {
 }
 
 const USER_AGENT = `mailverify/${VERSION}`;
-
-/** `Retry-After` is either delta seconds or an HTTP date. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

@@ -14,7 +14,7 @@ import {
   TimeoutError,
   UnauthorizedError,
 } from '../../src/client/errors.js';
-import { parseRetryAfter } from '../../src/client/transport.js';
+import { parseRetryAfter } from '../../src/text/retry-after.js';
 import { startScriptedServer, type ScriptedAnswer, type ScriptedServer } from '../support/scripted-http-server.js';
 
 const TOKEN = 'mv_secretsecretsecretsecret0123456789';

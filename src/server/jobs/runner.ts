@@ -2,6 +2,7 @@ import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../e
 import type { ServiceVerifier } from '../result-reuse.js';
 import type { SavePolicy, WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
+import { WakeableSleep } from './wakeable-sleep.js';
 
 /** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
 export interface JobRunnerLog {
@@ -128,7 +129,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const held = new Map<string, HeldChunk>();
   const chunksRunning = new Set<Promise<void>>();
   let itemsInFlight = 0;
-  let nudge: (() => void) | undefined;
+  /** The loop's wait between looks, cut short by wakeLoop() and stop(). */
+  const sleep = new WakeableSleep();
   /** Set by wake() and by chunks ending; one that arrives while claiming means "look again", not "sleep". */
   let wakeRequested = false;
   /** Waits that stop() cuts short: the engine calls in flight. */
@@ -190,18 +192,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   function wakeLoop(): void {
     wakeRequested = true;
-    nudge?.();
+    sleep.wake();
   }
-
-  /** Resolves on wakeLoop(), stop() or after `ms`, whichever comes first. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      nudge = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }).finally(() => (nudge = undefined));
 
   /**
    * The engine cannot be cancelled, so on stop() the runner stops waiting for it instead: whatever
@@ -350,8 +342,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       if (stopped) break;
       if (troubled) {
         troubled = false;
-        await pause(errorBackoffMs);
-      } else if (!wakeRequested) await pause(idlePollMs);
+        await sleep.sleep(errorBackoffMs);
+      } else if (!wakeRequested) await sleep.sleep(idlePollMs);
     }
   }
 
@@ -365,7 +357,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       // The engine asks nothing more for these chunks (their items are verified again by whoever claims them).
       for (const entry of held.values()) entry.cancel.abort();
       for (const cut of onStop) cut();
-      nudge?.();
+      sleep.wake();
       await running;
       await Promise.all(chunksRunning);
       batcher.discard();
