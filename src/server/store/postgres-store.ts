@@ -11,6 +11,7 @@ import { migrate } from './postgres/migrations.js';
 import { TokenRecords } from './postgres/tokens.js';
 import { UserRecords } from './postgres/users.js';
 import { ResultCacheRecords } from './postgres/result-cache.js';
+import { WebhookRecords } from './postgres/webhooks.js';
 import { WorkRecords } from './postgres/work.js';
 import { SIGNING_SECRET_BYTES, type Store } from './store.js';
 
@@ -47,11 +48,13 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   const db = new Database(pool, options.now ?? (() => new Date()), options.now !== undefined);
   const idempotency = new IdempotencyRecords(db);
   const users = new UserRecords(db, idempotency);
+  const jobs = new JobRecords(db, users, idempotency);
+  const webhooks = new WebhookRecords(db, jobs);
   return {
     accounts: users,
     tokens: new TokenRecords(db),
-    jobs: new JobRecords(db, users, idempotency),
-    work: new WorkRecords(db, users),
+    jobs,
+    work: new WorkRecords(db, users, webhooks),
     idempotency,
     limits: new LimitRecords(db),
     dashboard: new DashboardRecords(db),
@@ -63,6 +66,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     holders: postgresHolders(config),
     resultCache: new ResultCacheRecords(db),
     hostSlots: new HostSlotRecords(db),
+    webhooks,
     async close() {
       await changes.close();
       await pool.end();

@@ -10,6 +10,7 @@ import { ResultCacheRecords } from './sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
 import { TokenRecords } from './sqlite/tokens.js';
 import { UserRecords } from './sqlite/users.js';
+import { WebhookRecords } from './sqlite/webhooks.js';
 import { WorkRecords } from './sqlite/work.js';
 import type { Store } from './store.js';
 
@@ -26,12 +27,14 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const connection = new Connection(db, options.now ?? (() => new Date()));
   const idempotency = new IdempotencyRecords(connection);
   const users = new UserRecords(connection, idempotency);
+  const jobs = new JobRecords(connection, users, idempotency);
+  const webhooks = new WebhookRecords(connection, jobs);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
     accounts: promised(users),
     tokens: promised(new TokenRecords(connection, users)),
-    jobs: promised(new JobRecords(connection, users, idempotency)),
-    work: promised(new WorkRecords(connection, users)),
+    jobs: promised(jobs),
+    work: promised(new WorkRecords(connection, users, webhooks)),
     idempotency: promised(idempotency),
     limits: promised(new LimitRecords(connection)),
     dashboard: promised(new DashboardRecords(connection)),
@@ -45,6 +48,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     holders: processHolders,
     resultCache: promised(new ResultCacheRecords(connection)),
     hostSlots: promised(new HostSlotRecords(connection)),
+    webhooks: promised(webhooks),
     close: async () => {
       db.close();
     },

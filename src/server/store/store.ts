@@ -27,8 +27,10 @@ import type {
   WorkChunk,
 } from './model.js';
 import type { VerificationResult } from '../../engine/types.js';
+import type { AttemptRecord, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
 
 export * from './model.js';
+export * from './webhook-model.js';
 
 /**
  * Everything the service keeps, as narrow parts by concern, with two implementations: SQLite
@@ -54,6 +56,7 @@ export interface Store {
   readonly holders: HolderRegistry;
   readonly resultCache: ResultCacheStore;
   readonly hostSlots: HostSlotStore;
+  readonly webhooks: WebhookStore;
   close(): Promise<void>;
 }
 
@@ -61,9 +64,9 @@ export interface Store {
  * Liveness beside leases (docs/architecture.md "Liveness beside leases"): a lease says who holds
  * work, liveness whether that holder still exists. PostgreSQL knows it from the holder's own
  * session (pg_stat_activity); SQLite, on one host, from the holder's process. Whoever keeps work
- * under leases (the work queue, the host slots) writes the holder's id on each lease and takes
- * over at once the leases of holders that are gone; the lease's expiry only bounds a holder that
- * is alive but stuck.
+ * under leases (the work queue, the host slots, webhook deliveries) writes the holder's id on each
+ * lease and takes over at once the leases of holders that are gone; the lease's expiry only
+ * bounds a holder that is alive but stuck.
  */
 export interface HolderRegistry {
   /** Registers this process as a holder for as long as it lives (a lost database connection is re-made with the same id). */
@@ -210,6 +213,39 @@ export interface ResultCacheStore {
   remember(entries: readonly CacheEntry[]): Promise<void>;
   /** Drops what is no longer fresh at `now`, then the least fresh beyond `maxEntries`; returns how many went. */
   prune(now: number, maxEntries: number): Promise<number>;
+}
+
+/**
+ * Webhooks (docs/architecture.md "Webhooks"): an account's endpoints, and the deliveries of events
+ * to them, kept under leases as the work queue's items are (a lease names its holder; the work
+ * queue's rescue frees the deliveries of holders that are gone, with one liveness check for both).
+ * `bulk_job.completed` deliveries are enqueued by WorkQueue.saveResults in the transaction that
+ * completes the job.
+ */
+export interface WebhookStore {
+  createEndpoint(userId: number, endpoint: { url: string; description: string | null; secret: string }): Promise<WebhookEndpoint>;
+  /** The user's endpoints (removed ones never), oldest first, each with its newest attempts. */
+  listEndpoints(userId: number): Promise<WebhookEndpointWithAttempts[]>;
+  /** The endpoint when it is this user's and not removed, else undefined. */
+  findEndpoint(userId: number, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** Removes the endpoint and stops its deliveries; false when it is not this user's or is removed already. */
+  removeEndpoint(userId: number, endpointId: string): Promise<boolean>;
+  /** A delivery of this event to one endpoint, due at once (a test event). */
+  enqueue(endpointId: string, event: WebhookEvent): Promise<void>;
+  /**
+   * Claims up to `max` due deliveries (their time has come, nobody holds them, their endpoint is
+   * live) under a lease each lasting `leaseMs`, naming the holder; two runners are never handed one
+   * delivery at once.
+   */
+  claimDeliveries(claim: DeliveryClaim): Promise<DueDelivery[]>;
+  /**
+   * Records an attempt and what follows (a retry at a later time, or the end), freeing the
+   * delivery, in one transaction; 410 also disables the endpoint. False, and nothing written, when
+   * the lease no longer holds the delivery (it was taken over).
+   */
+  recordAttempt(record: AttemptRecord): Promise<boolean>;
+  /** Gives these leased deliveries back, due at once, no attempt recorded (a clean stop cut them short). */
+  releaseDeliveries(leases: readonly string[]): Promise<void>;
 }
 
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */

@@ -3,6 +3,7 @@ import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
 import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
+import { announceCompletion, type AnnounceSteps } from './webhooks.js';
 
 /** The statements of claiming work, inside one transaction. `now` and expiries are epoch milliseconds. */
 export interface ClaimSteps {
@@ -48,14 +49,14 @@ export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains =
   return undefined;
 }
 
-/** The statements of writing results, inside one transaction. */
-export interface ResultSteps {
+/** The statements of writing results, inside one transaction (announcing the jobs they complete included). */
+export interface ResultSteps extends AnnounceSteps {
   /**
    * Writes each result whose item has none yet and is held by the result's lease (an item keeps its
    * first result; only the lease holding it may write it); says of each whether it was written.
    */
   writeResults(results: readonly LeasedResult[]): Awaitable<boolean[]>;
-  /** Adds `written` to the job's processed count, completing it when that reaches its total; says whether this completed it. */
+  /** Adds `written` to the job's processed count, completing it when that reaches its total; true when this completed it. */
   countProcessed(jobId: string, written: number, completedAt: string): Awaitable<boolean>;
   /** How many of the job's stored results are `unknown`, by reason code. */
   unknownsOf(jobId: string): Awaitable<{ reasonCode: string; count: number }[]>;
@@ -68,7 +69,8 @@ export interface ResultSteps {
  * 25, resolver or proxy: VERIFIER_CONDITIONS) is refunded as it is written, in the same
  * transaction: an item is written once, so it is refunded once, whichever node wrote it. With
  * `refundUnknown`, the job's other unknowns are refunded in the transaction that completes it, in
- * one ledger row: a job completes once, so that refund happens once, whichever node completed it.
+ * one ledger row, and the completion is announced to its owner's webhooks in that transaction too:
+ * a job completes once, so both happen once, whichever node completed it.
  */
 export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<void> {
   if (results.length === 0) return;
@@ -91,22 +93,27 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
       const owed = unknowns.filter(({ reasonCode }) => !VERIFIER_CONDITIONS.has(reasonCode)).reduce((sum, { count }) => sum + count, 0);
       if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));
     }
+    if (completed) yield* announceCompletion(steps, jobId, new Date(completedAt));
   }
 }
 
 /** The statements of taking over the leases of holders that are gone, inside one transaction. */
 export interface RescueSteps {
-  /** The holders named on live leases (not expired, items without a result). */
+  /** The holders named on live leases (not expired, of items without a result or of webhook deliveries not done). */
   holdersWithLeases(now: number): Awaitable<string[]>;
   /** Whether the holder still exists (its session, its process). */
   isAlive(holder: string): Awaitable<boolean>;
   /** Frees every unanswered item leased to these holders; returns how many. */
   releaseHeldBy(holders: readonly string[]): Awaitable<number>;
+  /** Frees every webhook delivery not done leased to these holders (its next attempt is then due, from any node). */
+  releaseDeliveriesHeldBy(holders: readonly string[]): Awaitable<number>;
 }
 
-/** See WorkQueue.rescue. */
+/** See WorkQueue.rescue: one liveness check per holder, for its work items and its webhook deliveries alike. */
 export function* rescue(steps: RescueSteps, now: number): Flow<number> {
   const gone: string[] = [];
   for (const holder of yield* step(steps.holdersWithLeases(now))) if (!(yield* step(steps.isAlive(holder)))) gone.push(holder);
-  return gone.length === 0 ? 0 : yield* step(steps.releaseHeldBy(gone));
+  if (gone.length === 0) return 0;
+  yield* step(steps.releaseDeliveriesHeldBy(gone));
+  return yield* step(steps.releaseHeldBy(gone));
 }

@@ -79,8 +79,9 @@ export class JobRecords {
     );
   }
 
-  async verdictCounts(jobId: string): Promise<VerdictCount[]> {
-    const rows = await this.db.sql.rows<{ verdict: VerdictCount['verdict']; count: string }>(
+  /** On `sql`, a transaction's connection, when asked inside one (a completing batch announces its job's counts). */
+  async verdictCounts(jobId: string, sql: Statements = this.db.sql): Promise<VerdictCount[]> {
+    const rows = await sql.rows<{ verdict: VerdictCount['verdict']; count: string }>(
       "SELECT result::json ->> 'result' AS verdict, count(*) AS count FROM job_items WHERE job_id = $1 AND result IS NOT NULL GROUP BY 1",
       [jobId],
     );

@@ -7,6 +7,7 @@ import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model
 import type { Database, Statements } from './database.js';
 import { holderIsAlive } from './holders.js';
 import type { UserRecords } from './users.js';
+import type { WebhookRecords } from './webhooks.js';
 
 /** An item is claimable when it has no result and no live lease: never leased, released, or expired ($1: now). */
 const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)';
@@ -21,6 +22,7 @@ export class WorkRecords {
   constructor(
     private readonly db: Database,
     private readonly users: UserRecords,
+    private readonly webhooks: WebhookRecords,
   ) {}
 
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
@@ -46,8 +48,11 @@ export class WorkRecords {
       holdersWithLeases: async (now) =>
         (
           await sql.rows<{ lease_holder: string }>(
-            `SELECT DISTINCT lease_holder FROM job_items
-             WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > $1`,
+            `SELECT lease_holder FROM job_items
+             WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > $1
+             UNION
+             SELECT lease_holder FROM webhook_deliveries
+             WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > $1`,
             [now],
           )
         ).map((row) => row.lease_holder),
@@ -58,6 +63,7 @@ export class WorkRecords {
            WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`,
           [holders],
         ),
+      releaseDeliveriesHeldBy: (holders) => this.webhooks.releaseHeldBy(sql, holders),
     };
   }
 
@@ -130,6 +136,7 @@ export class WorkRecords {
 
   private resultSteps(sql: Statements): ResultSteps {
     return {
+      ...this.webhooks.announceSteps(sql),
       // `result IS NULL`: an item keeps its first result; `lease_token = batch.lease`: only the lease holding it may write it.
       writeResults: async (results) => {
         const written = await sql.rows<{ job_id: string; position: number }>(
@@ -152,6 +159,7 @@ export class WorkRecords {
         const owner = await sql.row<{ user_id: number }>('SELECT user_id FROM jobs WHERE id = $1', [jobId]);
         await this.users.giveBack(sql, owner!.user_id, amount, jobId);
       },
+      // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: async (jobId, written, completedAt) =>
         (
           await sql.row<{ completed: boolean }>(

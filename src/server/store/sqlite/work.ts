@@ -7,6 +7,7 @@ import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model
 import type { Connection } from './database.js';
 import { processIsAlive } from './holders.js';
 import type { UserRecords } from './users.js';
+import type { WebhookRecords } from './webhooks.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
 export class WorkRecords {
@@ -18,6 +19,7 @@ export class WorkRecords {
   constructor(
     private readonly connection: Connection,
     users: UserRecords,
+    webhooks: WebhookRecords,
   ) {
     const prepare = connection.prepare.bind(connection);
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.
@@ -62,8 +64,11 @@ export class WorkRecords {
          FROM job_items WHERE result IS NULL`,
       ),
       holders: prepare<{ lease_holder: string }>(
-        `SELECT DISTINCT lease_holder FROM job_items
-         WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > ?`,
+        `SELECT lease_holder FROM job_items
+         WHERE result IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > ?
+         UNION
+         SELECT lease_holder FROM webhook_deliveries
+         WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder IS NOT NULL AND lease_expires_at > ?`,
       ),
       releaseHeldBy: prepare(
         `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
@@ -98,12 +103,15 @@ export class WorkRecords {
         this.sql.claim.all({ lease: lease.token, holder: lease.holder, expiresAt: lease.expiresAt, jobId, domain, now, limit }),
     };
     this.rescueSteps = {
-      holdersWithLeases: (now) => this.sql.holders.all(now).map((row) => row.lease_holder),
+      holdersWithLeases: (now) => this.sql.holders.all(now, now).map((row) => row.lease_holder),
       isAlive: processIsAlive,
       releaseHeldBy: (holders) => this.sql.releaseHeldBy.run(JSON.stringify(holders)).changes,
+      releaseDeliveriesHeldBy: (holders) => webhooks.releaseHeldBy(holders),
     };
     this.resultSteps = {
       writeResults: (results) => results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
+      ...webhooks.announceSteps,
+      // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,
       unknownsOf: (jobId) => this.sql.unknowns.all(jobId),
       refundToOwner: (jobId, amount) => void users.giveBack(this.sql.ownerOf.get(jobId)!.user_id, amount, jobId),

@@ -1,0 +1,46 @@
+import type { AttemptRecord, VerdictCount, WebhookAttempt, WebhookEvent } from '../store.js';
+import { jobCompletedEvent } from '../../webhooks/events.js';
+import { step, type Awaitable, type Flow } from './flow.js';
+
+/** The statements of announcing a job's completion, inside the transaction that completed it. */
+export interface AnnounceSteps {
+  /** The job's owner and size. */
+  jobOwner(jobId: string): Awaitable<{ userId: number; total: number }>;
+  /** The ids of the owner's endpoints that take events (not removed, not disabled). */
+  liveEndpoints(userId: number): Awaitable<string[]>;
+  /** How many of the job's results have each verdict. */
+  verdictCounts(jobId: string): Awaitable<VerdictCount[]>;
+  /** A delivery of the event to the endpoint, due at once. */
+  enqueueDelivery(endpointId: string, event: WebhookEvent): Awaitable<void>;
+}
+
+/**
+ * One `bulk_job.completed` delivery per live endpoint of the job's owner. Run by saveResults in the
+ * transaction whose results complete the job, and only then: a job completes once, so its event is
+ * enqueued exactly once, whichever node wrote the last result, and never for a rolled-back batch.
+ */
+export function* announceCompletion(steps: AnnounceSteps, jobId: string, now: Date): Flow<void> {
+  const { userId, total } = yield* step(steps.jobOwner(jobId));
+  const endpoints = yield* step(steps.liveEndpoints(userId));
+  if (endpoints.length === 0) return;
+  const event = jobCompletedEvent({ id: jobId, total, counts: yield* step(steps.verdictCounts(jobId)) }, now);
+  for (const endpoint of endpoints) yield* step(steps.enqueueDelivery(endpoint, event));
+}
+
+/** The statements of recording an attempt, inside one transaction. */
+export interface AttemptSteps {
+  /** Reschedules or ends the delivery this lease holds, freeing it; its event and endpoint, or undefined when the lease no longer holds it. */
+  settle(lease: string, next: AttemptRecord['next']): Awaitable<{ eventId: string; endpointId: string } | undefined>;
+  logAttempt(endpointId: string, attempt: WebhookAttempt): Awaitable<void>;
+  /** Stops every delivery to the endpoint (it answered 410 Gone). */
+  disableEndpoint(endpointId: string, at: string): Awaitable<void>;
+}
+
+/** See WebhookStore.recordAttempt. */
+export function* recordAttempt(steps: AttemptSteps, { lease, attempt, next }: AttemptRecord, at: string): Flow<boolean> {
+  const held = yield* step(steps.settle(lease, next));
+  if (!held) return false;
+  yield* step(steps.logAttempt(held.endpointId, { ...attempt, eventId: held.eventId, attemptedAt: at }));
+  if (next.kind === 'disable') yield* step(steps.disableEndpoint(held.endpointId, at));
+  return true;
+}

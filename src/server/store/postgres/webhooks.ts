@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import * as flows from '../flows/webhooks.js';
+import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
+import { runAwaiting } from '../flows/flow.js';
+import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow } from '../webhook-records.js';
+import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
+import type { JobRecords } from './jobs.js';
+
+/** What a settled delivery's `outcome` column says, by what followed its last attempt. */
+const OUTCOME = { delivered: 'delivered', failed: 'failed', disable: 'disabled' } as const;
+const FREE_LEASE = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
+const STOP_DELIVERIES = `UPDATE webhook_deliveries SET done_at = $1, outcome = $2, ${FREE_LEASE} WHERE endpoint_id = $3 AND done_at IS NULL`;
+
+/**
+ * Webhook endpoints and the leased deliveries of events to them, on PostgreSQL. A claim locks the
+ * deliveries it takes with FOR UPDATE SKIP LOCKED, as a claim of work items does: two nodes
+ * claiming at once never wait for each other and never take the same delivery.
+ */
+export class WebhookRecords {
+  constructor(
+    private readonly db: Database,
+    private readonly jobs: JobRecords,
+  ) {}
+
+  /** Used by WorkRecords.saveResults, on its transaction's connection. */
+  announceSteps(sql: Statements): AnnounceSteps {
+    return {
+      jobOwner: async (jobId) => (await sql.row<{ userId: number; total: number }>('SELECT user_id AS "userId", total FROM jobs WHERE id = $1', [jobId]))!,
+      liveEndpoints: async (userId) =>
+        (await sql.rows<{ id: string }>('SELECT id FROM webhook_endpoints WHERE user_id = $1 AND disabled_at IS NULL AND removed_at IS NULL', [userId])).map(
+          (row) => row.id,
+        ),
+      verdictCounts: (jobId) => this.jobs.verdictCounts(jobId, sql),
+      enqueueDelivery: (endpointId, event) => this.insertDelivery(sql, endpointId, event),
+    };
+  }
+
+  private async insertDelivery(sql: Statements, endpointId: string, event: WebhookEvent): Promise<void> {
+    await sql.run(
+      `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, payload, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [randomUUID(), event.id, event.type, endpointId, event.payload, await this.db.leaseClock(sql), this.db.timestamp()],
+    );
+  }
+
+  private attemptSteps(sql: Statements): AttemptSteps {
+    return {
+      settle: async (lease, next) => {
+        const row =
+          next.kind === 'retry'
+            ? await sql.row<{ event_id: string; endpoint_id: string }>(
+                `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = $1, ${FREE_LEASE}
+                 WHERE lease_token = $2 AND done_at IS NULL RETURNING event_id, endpoint_id`,
+                [(await this.db.leaseClock(sql)) + next.retryInMs, lease],
+              )
+            : await sql.row<{ event_id: string; endpoint_id: string }>(
+                `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = $1, outcome = $2, ${FREE_LEASE}
+                 WHERE lease_token = $3 AND done_at IS NULL RETURNING event_id, endpoint_id`,
+                [this.db.timestamp(), OUTCOME[next.kind], lease],
+              );
+        return row && { eventId: row.event_id, endpointId: row.endpoint_id };
+      },
+      logAttempt: async (endpointId, { eventId, attemptedAt, status, latencyMs, error }) => {
+        await sql.run(
+          'INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
+          [endpointId, eventId, attemptedAt, status, latencyMs, error],
+        );
+        await sql.run(
+          `DELETE FROM webhook_attempts WHERE endpoint_id = $1
+           AND id NOT IN (SELECT id FROM webhook_attempts WHERE endpoint_id = $1 ORDER BY id DESC LIMIT ${ATTEMPTS_KEPT})`,
+          [endpointId],
+        );
+      },
+      disableEndpoint: async (endpointId, at) => {
+        await sql.run('UPDATE webhook_endpoints SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL', [at, endpointId]);
+        await sql.run(STOP_DELIVERIES, [at, 'disabled', endpointId]);
+      },
+    };
+  }
+
+  async createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }): Promise<WebhookEndpoint> {
+    try {
+      const row = await this.db.sql.row<EndpointRow>(
+        'INSERT INTO webhook_endpoints (id, user_id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+        [randomUUID(), userId, url, description, secret, this.db.timestamp()],
+      );
+      return toEndpoint(row!);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw noSuchUser(userId);
+      throw error;
+    }
+  }
+
+  listEndpoints(userId: number): Promise<WebhookEndpointWithAttempts[]> {
+    return this.db.transaction(async (sql) => {
+      const endpoints = await sql.rows<EndpointRow>('SELECT * FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL ORDER BY created_at, id', [userId]);
+      const attempts = await sql.rows<AttemptRow>(
+        `SELECT a.* FROM webhook_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
+         WHERE e.user_id = $1 AND e.removed_at IS NULL ORDER BY a.id DESC`,
+        [userId],
+      );
+      return withAttempts(endpoints, attempts, WEBHOOK_ATTEMPTS_LISTED);
+    }, 'repeatable read');
+  }
+
+  async findEndpoint(userId: number, endpointId: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db.sql.row<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = $1 AND user_id = $2 AND removed_at IS NULL', [endpointId, userId]);
+    return row && toEndpoint(row);
+  }
+
+  removeEndpoint(userId: number, endpointId: string): Promise<boolean> {
+    return this.db.transaction(async (sql) => {
+      const at = this.db.timestamp();
+      const removed = await sql.run('UPDATE webhook_endpoints SET removed_at = $1 WHERE id = $2 AND user_id = $3 AND removed_at IS NULL', [at, endpointId, userId]);
+      if (removed === 0) return false;
+      await sql.run(STOP_DELIVERIES, [at, 'removed', endpointId]);
+      return true;
+    });
+  }
+
+  enqueue(endpointId: string, event: WebhookEvent): Promise<void> {
+    return this.insertDelivery(this.db.sql, endpointId, event);
+  }
+
+  async claimDeliveries({ max, leaseMs, holder }: DeliveryClaim): Promise<DueDelivery[]> {
+    const now = await this.db.leaseClock(this.db.sql);
+    const rows = await this.db.sql.rows<DueRow>(
+      `UPDATE webhook_deliveries d SET lease_token = gen_random_uuid()::text, lease_holder = $2, lease_expires_at = $3
+       FROM webhook_endpoints e
+       WHERE e.id = d.endpoint_id AND d.id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE done_at IS NULL AND next_attempt_at <= $1 AND (lease_token IS NULL OR lease_expires_at <= $1)
+           AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND removed_at IS NULL)
+         ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING d.lease_token, d.id, d.event_id, d.event_type, d.payload, d.attempts, d.endpoint_id, e.url, e.secret`,
+      [now, holder, now + leaseMs, max],
+    );
+    return rows.map(toDueDelivery);
+  }
+
+  recordAttempt(record: AttemptRecord): Promise<boolean> {
+    return this.db.transaction((sql) => runAwaiting(flows.recordAttempt(this.attemptSteps(sql), record, this.db.timestamp())));
+  }
+
+  async releaseDeliveries(leases: readonly string[]): Promise<void> {
+    if (leases.length === 0) return;
+    await this.db.sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token = ANY ($1::text[])`, [leases]);
+  }
+
+  /** Frees the deliveries leased to these holders (gone: see WorkRecords.rescue), on the rescue's connection; returns how many. */
+  releaseHeldBy(sql: Statements, holders: readonly string[]): Promise<number> {
+    return sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`, [holders]);
+  }
+}

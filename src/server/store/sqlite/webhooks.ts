@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import * as flows from '../flows/webhooks.js';
+import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
+import { runNow } from '../flows/flow.js';
+import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow } from '../webhook-records.js';
+import type { Connection } from './database.js';
+import type { JobRecords } from './jobs.js';
+
+/** What a settled delivery's `outcome` column says, by what followed its last attempt. */
+const OUTCOME = { delivered: 'delivered', failed: 'failed', disable: 'disabled' } as const;
+
+/** Webhook endpoints and the leased deliveries of events to them, on SQLite. */
+export class WebhookRecords {
+  private readonly sql;
+  /** Used by WorkRecords.saveResults, inside its transaction. */
+  readonly announceSteps: AnnounceSteps;
+  private readonly attemptSteps: AttemptSteps;
+
+  constructor(
+    private readonly connection: Connection,
+    jobs: JobRecords,
+  ) {
+    const prepare = connection.prepare.bind(connection);
+    // Due: not done, its time come, nobody holding it (never leased, freed, or expired), its endpoint live.
+    const due = `done_at IS NULL AND next_attempt_at <= @now AND (lease_token IS NULL OR lease_expires_at <= @now)
+      AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND removed_at IS NULL)`;
+    const freeLease = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
+    this.sql = {
+      insertEndpoint: prepare<EndpointRow>(
+        'INSERT INTO webhook_endpoints (id, user_id, url, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      ),
+      endpointsOf: prepare<EndpointRow>('SELECT * FROM webhook_endpoints WHERE user_id = ? AND removed_at IS NULL ORDER BY created_at, id'),
+      attemptsOf: prepare<AttemptRow>(
+        `SELECT webhook_attempts.* FROM webhook_attempts JOIN webhook_endpoints ON webhook_endpoints.id = webhook_attempts.endpoint_id
+         WHERE webhook_endpoints.user_id = ? AND webhook_endpoints.removed_at IS NULL ORDER BY webhook_attempts.id DESC`,
+      ),
+      endpointOf: prepare<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ? AND user_id = ? AND removed_at IS NULL'),
+      removeEndpoint: prepare('UPDATE webhook_endpoints SET removed_at = ? WHERE id = ? AND user_id = ? AND removed_at IS NULL'),
+      disableEndpoint: prepare('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL'),
+      stopDeliveries: prepare(`UPDATE webhook_deliveries SET done_at = ?, outcome = ?, ${freeLease} WHERE endpoint_id = ? AND done_at IS NULL`),
+      liveEndpoints: prepare<{ id: string }>('SELECT id FROM webhook_endpoints WHERE user_id = ? AND disabled_at IS NULL AND removed_at IS NULL'),
+      jobOwner: prepare<{ userId: number; total: number }>('SELECT user_id AS userId, total FROM jobs WHERE id = ?'),
+      insertDelivery: prepare(
+        `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, payload, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      // One lease token per delivery (randomblob is drawn for each row).
+      claim: prepare<Omit<DueRow, 'url' | 'secret'>>(
+        `UPDATE webhook_deliveries SET lease_token = lower(hex(randomblob(16))), lease_holder = @holder, lease_expires_at = @expiresAt
+         WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${due} ORDER BY next_attempt_at LIMIT @max)
+         RETURNING lease_token, id, event_id, event_type, payload, attempts, endpoint_id`,
+      ),
+      endpointsById: prepare<{ id: string; url: string; secret: string }>('SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))'),
+      retry: prepare<{ event_id: string; endpoint_id: string }>(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, ${freeLease}
+         WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
+      ),
+      finish: prepare<{ event_id: string; endpoint_id: string }>(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = ?, outcome = ?, ${freeLease}
+         WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
+      ),
+      logAttempt: prepare(
+        'INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      pruneAttempts: prepare(
+        `DELETE FROM webhook_attempts WHERE endpoint_id = ?
+         AND id NOT IN (SELECT id FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ${ATTEMPTS_KEPT})`,
+      ),
+      release: prepare(`UPDATE webhook_deliveries SET ${freeLease} WHERE done_at IS NULL AND lease_token IN (SELECT value FROM json_each(?))`),
+      releaseHeldBy: prepare(
+        `UPDATE webhook_deliveries SET ${freeLease}
+         WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder IN (SELECT value FROM json_each(?))`,
+      ),
+    };
+    this.announceSteps = {
+      jobOwner: (jobId) => this.sql.jobOwner.get(jobId)!,
+      liveEndpoints: (userId) => this.sql.liveEndpoints.all(userId).map((row) => row.id),
+      verdictCounts: (jobId) => jobs.verdictCounts(jobId),
+      enqueueDelivery: (endpointId, event) => this.enqueue(endpointId, event),
+    };
+    this.attemptSteps = {
+      settle: (lease, next) => {
+        const row =
+          next.kind === 'retry'
+            ? this.sql.retry.get(this.nowMs() + next.retryInMs, lease)
+            : this.sql.finish.get(this.connection.timestamp(), OUTCOME[next.kind], lease);
+        return row && { eventId: row.event_id, endpointId: row.endpoint_id };
+      },
+      logAttempt: (endpointId, { eventId, attemptedAt, status, latencyMs, error }) => {
+        this.sql.logAttempt.run(endpointId, eventId, attemptedAt, status, latencyMs, error);
+        this.sql.pruneAttempts.run(endpointId, endpointId);
+      },
+      disableEndpoint: (endpointId, at) => {
+        this.sql.disableEndpoint.run(at, endpointId);
+        this.sql.stopDeliveries.run(at, 'disabled', endpointId);
+      },
+    };
+  }
+
+  private nowMs(): number {
+    return this.connection.now().getTime();
+  }
+
+  createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }): WebhookEndpoint {
+    return toEndpoint(this.sql.insertEndpoint.get(randomUUID(), userId, url, description, secret, this.connection.timestamp())!);
+  }
+
+  listEndpoints(userId: number): WebhookEndpointWithAttempts[] {
+    return this.connection.db.transaction(() => withAttempts(this.sql.endpointsOf.all(userId), this.sql.attemptsOf.all(userId), WEBHOOK_ATTEMPTS_LISTED))();
+  }
+
+  findEndpoint(userId: number, endpointId: string): WebhookEndpoint | undefined {
+    const row = this.sql.endpointOf.get(endpointId, userId);
+    return row && toEndpoint(row);
+  }
+
+  removeEndpoint(userId: number, endpointId: string): boolean {
+    return this.connection.db
+      .transaction(() => {
+        const at = this.connection.timestamp();
+        if (this.sql.removeEndpoint.run(at, endpointId, userId).changes === 0) return false;
+        this.sql.stopDeliveries.run(at, 'removed', endpointId);
+        return true;
+      })
+      .immediate();
+  }
+
+  enqueue(endpointId: string, event: WebhookEvent): void {
+    this.sql.insertDelivery.run(randomUUID(), event.id, event.type, endpointId, event.payload, this.nowMs(), this.connection.timestamp());
+  }
+
+  claimDeliveries({ max, leaseMs, holder }: DeliveryClaim): DueDelivery[] {
+    return this.connection.db
+      .transaction(() => {
+        const now = this.nowMs();
+        const claimed = this.sql.claim.all({ now, max, holder, expiresAt: now + leaseMs });
+        if (claimed.length === 0) return [];
+        const endpoints = new Map(this.sql.endpointsById.all(JSON.stringify(claimed.map((row) => row.endpoint_id))).map((row) => [row.id, row]));
+        return claimed.map((row) => toDueDelivery({ ...row, url: endpoints.get(row.endpoint_id)!.url, secret: endpoints.get(row.endpoint_id)!.secret }));
+      })
+      .immediate();
+  }
+
+  recordAttempt(record: AttemptRecord): boolean {
+    return this.connection.db.transaction(() => runNow(flows.recordAttempt(this.attemptSteps, record, this.connection.timestamp()))).immediate();
+  }
+
+  releaseDeliveries(leases: readonly string[]): void {
+    if (leases.length > 0) this.sql.release.run(JSON.stringify(leases));
+  }
+
+  /** Frees the deliveries leased to these holders (gone: see WorkRecords.rescue); returns how many. */
+  releaseHeldBy(holders: readonly string[]): number {
+    return this.sql.releaseHeldBy.run(JSON.stringify(holders)).changes;
+  }
+}

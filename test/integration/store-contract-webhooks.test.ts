@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VerificationResult } from '../../src/engine/types.js';
+import type { DueDelivery, Store, WebhookEvent } from '../../src/server/store/store.js';
+import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
+
+// The webhook part of the store contract (store.ts WebhookStore), on both stores, each test on a fresh one.
+
+const LEASE_MS = 60_000;
+/** A holder id no process or session has: what a killed runner leaves on its leases (SQLite: pid:start; PostgreSQL: a session name). */
+const GONE_HOLDER = '2147483646:0';
+
+describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
+  let place: StoreFixture;
+  let store: Store;
+  let clock: Date;
+  const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
+  const claim = (holder = 'runner', max = 10) => store.webhooks.claimDeliveries({ max, leaseMs: LEASE_MS, holder });
+  const event = (id: string): WebhookEvent => ({ id, type: 'webhook.test', payload: `{"type":"webhook.test","data":{"n":"${id}"}}` });
+
+  async function owner(email = 'owner@example.test'): Promise<number> {
+    return (await store.accounts.createUser({ email, passwordHash: null, balance: 100, rateLimit: 20, rateWindowSeconds: 1 })).id;
+  }
+  const endpoint = (userId: number, url = 'https://hooks.example.test/in') => store.webhooks.createEndpoint(userId, { url, description: null, secret: 'whsec_c2VjcmV0' });
+
+  /** Completes a job of the user with these verdicts, in two batches (the second completes it). */
+  async function completeJob(userId: number, verdicts: VerificationResult['result'][]): Promise<string> {
+    const created = await store.jobs.createJob(userId, verdicts.map((_, index) => `a${index}@x.test`));
+    if (!created.ok) throw new Error('expected a job');
+    const chunk = (await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!;
+    const results = chunk.items.map((item) => ({
+      lease: chunk.lease,
+      jobId: chunk.jobId,
+      position: item.position,
+      result: { email: item.email, result: verdicts[item.position]!, reason: 'test', reasonCode: 'accepted', checks: {} } as unknown as VerificationResult,
+    }));
+    await store.work.saveResults(results.slice(0, 1));
+    expect(await claim()).toEqual([]);
+    await store.work.saveResults(results.slice(1));
+    // A batch arriving after completion (a late duplicate) announces nothing more.
+    await store.work.saveResults(results);
+    return created.jobId;
+  }
+
+  beforeEach(async () => {
+    place = await kind.create();
+    clock = new Date('2026-11-21T12:00:00.000Z');
+    store = await place.open(() => clock);
+  });
+
+  afterEach(() => place.close());
+
+  it('keeps an account\'s endpoints with their secrets, shows them only to it, and forgets removed ones', async () => {
+    const userId = await owner();
+    const stranger = await owner('stranger@example.test');
+    const created = await endpoint(userId);
+    expect(created).toMatchObject({ userId, url: 'https://hooks.example.test/in', description: null, secret: 'whsec_c2VjcmV0', disabledAt: null });
+    expect(await store.webhooks.findEndpoint(userId, created.id)).toEqual(created);
+    expect(await store.webhooks.findEndpoint(stranger, created.id)).toBeUndefined();
+    expect(await store.webhooks.listEndpoints(userId)).toEqual([{ ...created, attempts: [] }]);
+    expect(await store.webhooks.removeEndpoint(stranger, created.id)).toBe(false);
+    expect(await store.webhooks.removeEndpoint(userId, created.id)).toBe(true);
+    expect(await store.webhooks.removeEndpoint(userId, created.id)).toBe(false);
+    expect(await store.webhooks.listEndpoints(userId)).toEqual([]);
+  });
+
+  it('enqueues one bulk_job.completed delivery per live endpoint in the transaction that completes the job, once', async () => {
+    const userId = await owner();
+    const [one, two, removed] = [await endpoint(userId, 'https://one.example.test/'), await endpoint(userId, 'https://two.example.test/'), await endpoint(userId)];
+    await store.webhooks.removeEndpoint(userId, removed.id);
+    await endpoint(await owner('other@example.test'));
+    const jobId = await completeJob(userId, ['valid', 'invalid', 'valid']);
+
+    const due = await claim();
+    expect(due.map((delivery) => delivery.endpoint.url).sort()).toEqual([one.url, two.url]);
+    const [first, second] = due as [DueDelivery, DueDelivery];
+    // One event, the same id and body for every endpoint.
+    expect(second.event).toEqual(first.event);
+    expect(first.event).toMatchObject({ id: expect.stringMatching(/^msg_/), type: 'bulk_job.completed' });
+    expect(JSON.parse(first.event.payload)).toEqual({
+      type: 'bulk_job.completed',
+      timestamp: clock.toISOString(),
+      data: { jobId, status: 'completed', total: 3, counts: { valid: 2, invalid: 1, risky: 0, catch_all: 0, unknown: 0 }, resultsUrl: `/v1/bulk-verify/${jobId}` },
+    });
+    expect(first).toMatchObject({ attempts: 0, endpoint: { secret: 'whsec_c2VjcmV0' } });
+    expect(await claim()).toEqual([]);
+  });
+
+  it('hands a delivery to one holder at a time, retries it when its time comes, and lists the attempts', async () => {
+    const userId = await owner();
+    const target = await endpoint(userId);
+    await store.webhooks.enqueue(target.id, event('msg_1'));
+    const [first] = await claim('a');
+    expect(first).toMatchObject({ event: event('msg_1'), attempts: 0 });
+    expect(await claim('b')).toEqual([]);
+
+    expect(await store.webhooks.recordAttempt({ lease: first!.lease, attempt: { status: 500, latencyMs: 12, error: null }, next: { kind: 'retry', retryInMs: 5_000 } })).toBe(true);
+    // Recorded once: the lease is spent.
+    expect(await store.webhooks.recordAttempt({ lease: first!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(false);
+    later(4_999);
+    expect(await claim('b')).toEqual([]);
+    later(1);
+    const [second] = await claim('b');
+    expect(second).toMatchObject({ event: event('msg_1'), attempts: 1 });
+    later(100);
+    expect(await store.webhooks.recordAttempt({ lease: second!.lease, attempt: { status: null, latencyMs: 15_000, error: 'timed out' }, next: { kind: 'delivered' } })).toBe(true);
+    later(10_000);
+    expect(await claim()).toEqual([]);
+    const [listed] = await store.webhooks.listEndpoints(userId);
+    expect(listed!.attempts).toEqual([
+      { eventId: 'msg_1', attemptedAt: '2026-11-21T12:00:05.100Z', status: null, latencyMs: 15_000, error: 'timed out' },
+      { eventId: 'msg_1', attemptedAt: '2026-11-21T12:00:00.000Z', status: 500, latencyMs: 12, error: null },
+    ]);
+  });
+
+  it('gives an expired lease\'s delivery to the next claim, and ignores the old lease\'s outcome', async () => {
+    const target = await endpoint(await owner());
+    await store.webhooks.enqueue(target.id, event('msg_2'));
+    const [lost] = await claim('a');
+    later(LEASE_MS);
+    const [taken] = await claim('b');
+    expect(taken!.lease).not.toBe(lost!.lease);
+    expect(await store.webhooks.recordAttempt({ lease: lost!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(false);
+    await store.webhooks.releaseDeliveries([taken!.lease]);
+    expect((await claim('c')).map((delivery) => delivery.event.id)).toEqual(['msg_2']);
+  });
+
+  it('disables an endpoint that answered 410: none of its deliveries is claimed again', async () => {
+    const userId = await owner();
+    const target = await endpoint(userId);
+    await store.webhooks.enqueue(target.id, event('msg_3'));
+    await store.webhooks.enqueue(target.id, event('msg_4'));
+    const [gone] = await claim('a', 1);
+    await store.webhooks.recordAttempt({ lease: gone!.lease, attempt: { status: 410, latencyMs: 3, error: null }, next: { kind: 'disable' } });
+    expect(await claim()).toEqual([]);
+    expect((await store.webhooks.findEndpoint(userId, target.id))?.disabledAt).toBe(clock.toISOString());
+    // A job completing now announces nothing to it.
+    await completeJob(userId, ['valid']);
+    expect(await claim()).toEqual([]);
+  });
+
+  it('frees the deliveries of a holder that is gone in the work queue\'s rescue, at once', async () => {
+    const target = await endpoint(await owner());
+    await store.webhooks.enqueue(target.id, event('msg_5'));
+    const alive = await store.holders.join();
+    try {
+      const [held] = await claim(alive.id);
+      expect(await store.work.rescue()).toBe(0);
+      expect(await claim()).toEqual([]);
+      await store.webhooks.releaseDeliveries([held!.lease]);
+      await claim(GONE_HOLDER);
+      await store.work.rescue();
+      expect((await claim(alive.id)).map((delivery) => delivery.event.id)).toEqual(['msg_5']);
+    } finally {
+      await alive.leave();
+    }
+  });
+});
