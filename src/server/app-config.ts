@@ -21,6 +21,8 @@ export interface AppConfig {
   log?: LogSettings;
   /** Where requests are counted and timed, when metrics are on. */
   metrics?: Pick<Metrics, 'http'>;
+  /** Webhook endpoints may be on loopback and private networks (the engine's `allowPrivateNetworks`); refused when not given. */
+  allowPrivateNetworks?: boolean;
   /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
   httpTimeouts?: Partial<HttpTimeouts>;
 }

@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health.js';
 import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -80,6 +81,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
     bulkRoutes(scope, config);
     tokenRoutes(scope, config, authenticator);
     accountRoutes(scope, config);
+    webhookRoutes(scope, config);
   });
   return app;
 }

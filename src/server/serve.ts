@@ -58,8 +58,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onJobCreated: () => runner?.wake(),
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
+    allowPrivateNetworks: options.engine.allowPrivateNetworks,
   });
-  const runner = options.worker ? startRegisteredRunner(parts, { log: app.log, leaseMs: options.leaseMs, refundUnknown }) : undefined;
+  const runner = options.worker
+    ? startRegisteredRunner(parts, { log: app.log, leaseMs: options.leaseMs, refundUnknown, allowPrivateNetworks: options.engine.allowPrivateNetworks ?? false })
+    : undefined;
   let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {

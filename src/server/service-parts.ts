@@ -10,6 +10,8 @@ import { reusingResults, type ReusePolicy, type ServiceVerifier } from './result
 import { shareHostSlots } from './shared-host-slots.js';
 import { openStore, type StoreLocation } from './store/open-store.js';
 import type { Holder, Store } from './store/store.js';
+import { startWebhookDeliverer } from './webhooks/deliverer.js';
+import { retrySchedule } from './webhooks/retry-schedule.js';
 
 /** Where the metrics listener goes (`--metrics-host`/`--metrics-port`); none when not given. */
 export interface MetricsAt {
@@ -74,12 +76,16 @@ export async function openServiceParts(
   return { store, verifier, metrics, log, holder };
 }
 
-/** A job runner under the parts' holder, so that its leases are taken over at once should this process die. */
+/**
+ * A job runner under the parts' holder, so that its leases are taken over at once should this
+ * process die, and beside it the webhook deliverer under the same holder: the runner's rescue
+ * frees the deliveries of gone holders too. Stopping the runner stops both.
+ */
 export function startRegisteredRunner(
   { store, verifier, metrics, holder }: ServiceParts,
-  options: { log: JobRunnerLog; leaseMs: number; refundUnknown: boolean },
+  options: { log: JobRunnerLog; leaseMs: number; refundUnknown: boolean; allowPrivateNetworks: boolean },
 ): JobRunner {
-  return startJobRunner({
+  const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
     verifier,
@@ -88,6 +94,15 @@ export function startRegisteredRunner(
     metrics: metrics?.runner,
     savePolicy: { refundUnknown: options.refundUnknown },
   });
+  const webhooks = startWebhookDeliverer({
+    store: store.webhooks,
+    holder: holder.id,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    schedule: retrySchedule(process.env),
+    log: options.log,
+    leaseMs: options.leaseMs,
+  });
+  return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */

@@ -31,7 +31,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const parts = await openServiceParts(options);
   const { store, verifier, metrics, log, holder } = parts;
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const runner = startRegisteredRunner(parts, { log, leaseMs: options.leaseMs, refundUnknown: options.refundUnknown });
+  const runner = startRegisteredRunner(parts, { log, leaseMs: options.leaseMs, refundUnknown: options.refundUnknown, allowPrivateNetworks: options.engine.allowPrivateNetworks ?? false });
   const listener = await listenForMetrics(metrics, options.metrics);
   return {
     metricsUrl: listener?.url,

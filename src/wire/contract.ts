@@ -179,6 +179,71 @@ export const tokenListSchema = {
   properties: { tokens: { type: 'array', items: tokenInfoSchema } },
 } as const;
 
+const webhookFields = {
+  id: { type: 'string' },
+  url: { type: 'string', description: 'Where events are POSTed, signed per Standard Webhooks 1.0.' },
+  description: { type: ['string', 'null'] },
+  createdAt: { type: 'string', format: 'date-time' },
+} as const;
+
+export const createWebhookRequestSchema = {
+  type: 'object',
+  required: ['url'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2_000, description: 'An http(s) URL; one on a loopback, private or metadata network is refused.' },
+    description: { type: 'string', maxLength: 200 },
+  },
+} as const;
+
+export const createdWebhookSchema = {
+  type: 'object',
+  required: ['id', 'url', 'description', 'secret', 'createdAt'],
+  additionalProperties: false,
+  properties: {
+    ...webhookFields,
+    secret: { type: 'string', description: 'The signing secret (`whsec_…`), shown in this answer only: keep it to verify deliveries.' },
+  },
+} as const;
+
+export const webhookAttemptSchema = {
+  type: 'object',
+  required: ['eventId', 'at', 'status', 'latencyMs', 'error'],
+  additionalProperties: false,
+  properties: {
+    eventId: { type: 'string', description: 'The event\'s `webhook-id`.' },
+    at: { type: 'string', format: 'date-time' },
+    status: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when there was none.' },
+    latencyMs: { type: 'integer' },
+    error: { type: ['string', 'null'], description: 'Why there was no status (refused, timed out, cut off).' },
+  },
+} as const;
+
+export const webhookInfoSchema = {
+  type: 'object',
+  required: ['id', 'url', 'description', 'createdAt', 'disabled', 'attempts'],
+  additionalProperties: false,
+  properties: {
+    ...webhookFields,
+    disabled: { type: 'boolean', description: 'True once the receiver answered 410 Gone: nothing more is sent to it.' },
+    attempts: { type: 'array', items: webhookAttemptSchema, description: 'The newest attempts first (at most 5).' },
+  },
+} as const;
+
+export const webhookListSchema = {
+  type: 'object',
+  required: ['webhooks'],
+  additionalProperties: false,
+  properties: { webhooks: { type: 'array', items: webhookInfoSchema } },
+} as const;
+
+export const webhookTestSchema = {
+  type: 'object',
+  required: ['eventId'],
+  additionalProperties: false,
+  properties: { eventId: { type: 'string', description: 'The `webhook-id` the test event is delivered with.' } },
+} as const;
+
 export type BulkRequest = FromSchema<typeof bulkRequestSchema>;
 export type BulkSubmission = FromSchema<typeof bulkAckSchema>;
 export type JobProgress = FromSchema<typeof jobProgressSchema>;
@@ -188,3 +253,6 @@ export type LoginRequest = FromSchema<typeof loginRequestSchema>;
 export type LoginResponse = FromSchema<typeof loginResponseSchema>;
 export type CreatedToken = FromSchema<typeof createdTokenSchema>;
 export type TokenInfo = FromSchema<typeof tokenInfoSchema>;
+export type CreatedWebhook = FromSchema<typeof createdWebhookSchema>;
+export type WebhookInfo = FromSchema<typeof webhookInfoSchema>;
+export type WebhookTest = FromSchema<typeof webhookTestSchema>;

@@ -226,7 +226,12 @@ describe('service routes', () => {
       '/v1/tokens',
       '/v1/tokens/{id}',
       '/v1/verify',
+      '/v1/webhooks',
+      '/v1/webhooks/{id}',
+      '/v1/webhooks/{id}/test',
     ]);
+    expect(Object.keys(document.paths['/v1/webhooks']).sort()).toEqual(['get', 'post']);
+    expect(document.paths['/v1/webhooks'].post.responses['201'].content['application/json'].schema.required).toContain('secret');
     // The document holds the very schemas the routes validate and serialize with.
     const verify = document.paths['/v1/verify'].post;
     expect(verify.requestBody.content['application/json'].schema).toEqual(verifySchema.body);
