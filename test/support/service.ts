@@ -33,6 +33,8 @@ export interface ServiceOptions {
   /** Extra `serve` flags, typically the engine's (`--dns-server`, `--smtp-port`, ...). */
   engineArgs?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Let the engine and webhooks reach loopback and private networks (`--allow-private-networks`); true unless false. */
+  allowPrivateNetworks?: boolean;
 }
 
 export interface NewUserOptions {
@@ -145,7 +147,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-service-')));
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
   const storeArgs = options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl];
-  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...(options.engineArgs ?? [])];
+  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...storeArgs, ...(options.allowPrivateNetworks === false ? [] : ['--allow-private-networks']), '--no-web-check', ...(options.engineArgs ?? [])];
   const serve = await startLongRunning(args, env, LISTENING);
 
   const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...storeArgs, ...adminArgs], { env, stdin });

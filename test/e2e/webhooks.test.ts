@@ -1,0 +1,154 @@
+/**
+ * Webhooks end to end (docs/api.md "Webhooks"): the built CLI's `serve` and `worker` processes
+ * deliver to a real receiver on loopback that checks every signature with its own HMAC code. The
+ * retry schedule is shortened with MAILVERIFY_WEBHOOK_RETRY_SCHEDULE (for tests only).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, expectProblem, pollProgress } from '../support/service-app.js';
+import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
+import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
+import { signatureMatches, startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const FAST_RETRIES = { MAILVERIFY_WEBHOOK_RETRY_SCHEDULE: '0,1,1' };
+/** Standard Webhooks' tolerance: a receiver refuses a timestamp further than this from its clock. */
+const TOLERANCE_S = 5 * 60;
+
+const running: Array<RunningService | RunningWorker> = [];
+const receivers: WebhookReceiver[] = [];
+const places: StoreFixture[] = [];
+
+afterEach(async () => {
+  for (const each of running.splice(0).reverse()) await each.stop();
+  for (const receiver of receivers.splice(0)) await receiver.close();
+  for (const place of places.splice(0)) await place.close();
+});
+
+async function service(options: Parameters<typeof startService>[0] = {}): Promise<{ api: RunningService; token: string }> {
+  const api = await startService({ ...options, env: { ...FAST_RETRIES, ...options.env } });
+  running.push(api);
+  return { api, token: await api.createUser('hooks@example.test', { credits: 100, rateLimit: 1_000 }) };
+}
+
+async function receiver(answer: (index: number) => Answer): Promise<WebhookReceiver> {
+  const started = await startWebhookReceiver(answer);
+  receivers.push(started);
+  return started;
+}
+
+/** Registers the receiver as an endpoint of the token's account; the receiver learns the secret. */
+async function register(api: RunningService, token: string, target: WebhookReceiver): Promise<string> {
+  const created = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: target.url, description: 'test receiver' } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.body.secret).toMatch(/^whsec_/);
+  target.secret = created.body.secret as string;
+  return created.body.id as string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('webhook deliveries', () => {
+  it('the receiver\'s own HMAC code agrees with the spec\'s test vector', () => {
+    expect(signatureMatches('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265330', '{"test": 2432232314}', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=')).toBe(true);
+    expect(signatureMatches('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265331', '{"test": 2432232314}', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=')).toBe(false);
+  });
+
+  it('announces a completed bulk job, retrying 500 twice then done on 200: three signed attempts with one webhook-id', { timeout: 60_000 }, async () => {
+    const { api, token } = await service();
+    const target = await receiver((index) => (index < 2 ? 500 : 200));
+    const endpointId = await register(api, token, target);
+    // Addresses that fail the syntax check are answered without DNS or SMTP: the job completes at once.
+    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails: ['not-an-address', 'also@@broken'] } });
+    const jobId = submitted.body.jobId as string;
+    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.status === 'completed');
+
+    const deliveries = await target.waitFor(3);
+    await sleep(2_500);
+    expect(deliveries).toHaveLength(3);
+    expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(1);
+    expect(deliveries[0]!.id).toMatch(/^msg_/);
+    for (const delivery of deliveries) {
+      expect(delivery.signed).toBe(true);
+      expect(Math.abs(delivery.receivedAt / 1_000 - delivery.timestamp)).toBeLessThan(TOLERANCE_S);
+      expect(delivery.body).toBe(deliveries[0]!.body);
+    }
+    // The schedule's waits (1 s each, ±10%) between the attempts.
+    expect(deliveries[1]!.receivedAt - deliveries[0]!.receivedAt).toBeGreaterThanOrEqual(850);
+    expect(JSON.parse(deliveries[0]!.body)).toMatchObject({
+      type: 'bulk_job.completed',
+      data: { jobId, status: 'completed', total: 2, counts: { invalid: 2, valid: 0 }, resultsUrl: `/v1/bulk-verify/${jobId}` },
+    });
+
+    const listed = await call(api.baseUrl, 'GET', '/v1/webhooks', { token });
+    expect(listed.body.webhooks).toEqual([
+      expect.objectContaining({ id: endpointId, url: target.url, description: 'test receiver', disabled: false }),
+    ]);
+    expect(listed.body.webhooks[0].attempts.map((attempt: { status: number }) => attempt.status)).toEqual([200, 500, 500]);
+    expect(listed.body.webhooks[0]).not.toHaveProperty('secret');
+  });
+
+  it('disables an endpoint that answers 410: nothing more is sent to it', { timeout: 60_000 }, async () => {
+    const { api, token } = await service();
+    const target = await receiver(() => 410);
+    const endpointId = await register(api, token, target);
+    const test = await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token });
+    expect(test.status).toBe(202);
+    const [delivery] = await target.waitFor(1);
+    expect(delivery).toMatchObject({ id: test.body.eventId, signed: true });
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId } });
+    await sleep(1_000);
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0]).toMatchObject({ disabled: true, attempts: [{ status: 410 }] });
+    await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token });
+    await sleep(2_500);
+    expect(target.deliveries).toHaveLength(1);
+
+    expect((await call(api.baseUrl, 'DELETE', `/v1/webhooks/${endpointId}`, { token })).status).toBe(204);
+    expectProblem(await call(api.baseUrl, 'DELETE', `/v1/webhooks/${endpointId}`, { token }), 404, 'not_found');
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+  });
+
+  it('refuses an endpoint on a loopback, private or metadata address without --allow-private-networks', { timeout: 60_000 }, async () => {
+    const { api, token } = await service({ allowPrivateNetworks: false });
+    for (const url of ['http://127.0.0.1:9/hooks', 'http://localhost/hooks', 'http://169.254.169.254/latest', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
+      const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
+      expectProblem(refused, 400, 'invalid_request');
+      expect(refused.body.detail).toMatch(/private|loopback|metadata/);
+    }
+    expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+  });
+});
+
+const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');
+
+describe.skipIf(!postgres)('webhook deliveries across workers on PostgreSQL', () => {
+  it('deliver an event whose worker is SIGKILLed mid-delivery: another takes it over at once, same id, never two attempts at once', { timeout: 90_000 }, async () => {
+    const place = await postgres!.create();
+    places.push(place);
+    const { api, token } = await service({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs: ['--no-worker'] });
+    const pool = await Promise.all([0, 1].map(() => startWorker(api, ['--log-level', 'info'], FAST_RETRIES)));
+    running.push(...pool);
+    // The first delivery is held open (the receiver is slow): the worker making it is killed meanwhile.
+    const target = await receiver((index) => (index === 0 ? 'hold' : 200));
+    const endpointId = await register(api, token, target);
+    const test = await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token });
+    await target.waitFor(1);
+
+    const delivering = pool.filter((worker) => worker.stderr().includes('delivering a webhook event'));
+    expect(delivering).toHaveLength(1);
+    const victim = delivering[0]!;
+    await victim.kill('SIGKILL');
+    running.splice(running.indexOf(victim), 1);
+
+    const deliveries = await target.waitFor(2, 15_000);
+    await sleep(3_000);
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries.map((delivery) => delivery.id)).toEqual([test.body.eventId, test.body.eventId]);
+    expect(deliveries.every((delivery) => delivery.signed)).toBe(true);
+    expect(target.mostAtOnce()).toBe(1);
+    const survivor = pool.find((worker) => worker !== victim)!;
+    expect(survivor.stderr()).toContain('delivering a webhook event');
+    // Taken over by the rescue (the holder is gone), not after the delivery's lease of 60 s.
+    expect(deliveries[1]!.receivedAt - deliveries[0]!.receivedAt).toBeLessThan(10_000);
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0].attempts).toEqual([expect.objectContaining({ status: 200, eventId: test.body.eventId })]);
+  });
+});
