@@ -151,6 +151,28 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/results.js')).runBulkResults));
 
+  const webhooks = program.command('webhooks').description('the endpoints that receive signed events (a bulk job completed) for this account');
+  webhooks
+    .command('add')
+    .description('register an endpoint and print its signing secret (whsec_..., shown only now)')
+    .argument('<url>', 'an http(s) URL that takes POSTs')
+    .option('--description <text>', 'a note on what the endpoint is')
+    .action(lazy(async () => (await import('./commands/webhooks.js')).runWebhooksAdd));
+  webhooks
+    .command('list')
+    .description('list the endpoints with their last delivery attempt (--json for every field and the last attempts)')
+    .action(lazy(async () => (await import('./commands/webhooks.js')).runWebhooksList));
+  webhooks
+    .command('remove')
+    .description('remove an endpoint: nothing more is sent to it')
+    .argument('<id>', 'the endpoint id (see webhooks list)')
+    .action(lazy(async () => (await import('./commands/webhooks.js')).runWebhooksRemove));
+  webhooks
+    .command('test')
+    .description('send a webhook.test event to an endpoint and print its webhook-id')
+    .argument('<id>', 'the endpoint id (see webhooks list)')
+    .action(lazy(async () => (await import('./commands/webhooks.js')).runWebhooksTest));
+
   const admin = program
     .command('admin')
     .description('manage users, credits and API tokens in the store of `mailverify serve` (its data dir or database, also while it runs)')

@@ -10,6 +10,9 @@ import type {
   LoginResponse,
   TokenInfo,
   VerificationResult,
+  CreatedWebhook,
+  WebhookInfo,
+  WebhookTest,
 } from './types.js';
 
 export interface ApiClientOptions {
@@ -43,6 +46,12 @@ export interface ApiClient {
   createToken(name: string): Promise<CreatedToken>;
   listTokens(): Promise<TokenInfo[]>;
   deleteToken(id: string): Promise<void>;
+  /** Registers a webhook endpoint; its signing secret is in this answer only. */
+  createWebhook(url: string, description?: string): Promise<CreatedWebhook>;
+  listWebhooks(): Promise<WebhookInfo[]>;
+  deleteWebhook(id: string): Promise<void>;
+  /** Sends a `webhook.test` event to the endpoint; answers the event's id. */
+  testWebhook(id: string): Promise<WebhookTest>;
   health(): Promise<Health>;
   /**
    * How far the service's clock is ahead of ours (behind when negative), in ms, from the Date header
@@ -88,6 +97,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     createToken: (name) => send({ method: 'POST', path: '/v1/tokens', body: { name } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),
+    createWebhook: (url, description) => send({ method: 'POST', path: '/v1/webhooks', body: description === undefined ? { url } : { url, description } }),
+    listWebhooks: async () => (await send<{ webhooks: WebhookInfo[] }>({ method: 'GET', path: '/v1/webhooks' })).webhooks,
+    deleteWebhook: (id) => send({ method: 'DELETE', path: `/v1/webhooks/${segment(id)}` }),
+    testWebhook: (id) => send({ method: 'POST', path: `/v1/webhooks/${segment(id)}/test` }),
     health: () => send({ method: 'GET', path: '/healthz', anonymous: true }),
     async clockOffset() {
       let date: string | undefined;

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, expectProblem, pollProgress } from '../support/service-app.js';
-import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
+import { runCli, startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { signatureMatches, startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -115,6 +115,34 @@ describe('webhook deliveries', () => {
     }
     expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+  });
+});
+
+describe('mailverify webhooks', () => {
+  it('adds an endpoint printing its secret once, lists it, sends it a test event, and removes it (exit 7 the second time)', { timeout: 60_000 }, async () => {
+    const { api, token } = await service();
+    const target = await receiver(() => 204);
+    const cli = (...args: string[]) => runCli(args, { env: { MAILVERIFY_BASE_URL: api.baseUrl, MAILVERIFY_TOKEN: token } });
+
+    const added = await cli('webhooks', 'add', target.url, '--description', 'from the CLI');
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^whsec_[A-Za-z0-9+/=]+\n$/);
+    target.secret = added.stdout.trim();
+    const listed = await cli('--json', 'webhooks', 'list');
+    const [endpoint] = JSON.parse(listed.stdout) as Array<{ id: string; url: string; description: string }>;
+    expect(endpoint).toMatchObject({ url: target.url, description: 'from the CLI' });
+    expect(listed.stdout).not.toContain(target.secret);
+
+    const tested = await cli('webhooks', 'test', endpoint!.id);
+    expect(tested.code, tested.stderr).toBe(0);
+    const [delivery] = await target.waitFor(1);
+    expect(delivery).toMatchObject({ id: tested.stdout.trim(), signed: true });
+    await sleep(500);
+    expect((await cli('webhooks', 'list')).stdout).toContain(`${endpoint!.id}  ${target.url}  last `);
+
+    expect((await cli('webhooks', 'remove', endpoint!.id)).code).toBe(0);
+    expect((await cli('webhooks', 'remove', endpoint!.id)).code).toBe(7);
+    expect((await cli('--json', 'webhooks', 'list')).stdout.trim()).toBe('[]');
   });
 });
 
