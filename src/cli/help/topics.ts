@@ -33,6 +33,8 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
   MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
   MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM, …
                           the engine's options (serve, worker, verify --local): see their --help
+  MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
+                          serve, worker, for testing only: webhook retry waits in seconds (e.g. 0,1,1)
   NO_COLOR                no colours; FORCE_COLOR=1..3 forces them
   CI                      set (and not 0/false): no spinners, and nothing waits for typing (as --no-input)
 `,
