@@ -208,6 +208,36 @@ describe('dashboard pages over HTTP', () => {
     expect(page.text).not.toContain('<th scope="row">hasMx</th><td>false</td>');
   });
 
+  it('adds a webhook endpoint showing its secret once, sends it a test event, refuses a private one, and removes it (never another user\'s)', async () => {
+    const cookie = await signedInAs('dana@example.test');
+    const form = await fetchPage('/webhooks', { cookie });
+    expect(form.text).toContain('Add endpoint');
+    const csrf = csrfOf(form);
+    // A public address as an IP: accepted without a DNS lookup (nothing is delivered: the test app has no deliverer).
+    const added = await fetchPage('/webhooks', { method: 'POST', cookie, form: { _csrf: csrf, url: 'https://93.184.215.14/hooks', description: 'crm' } });
+    expect([added.status, added.headers.location]).toEqual([303, '/webhooks']);
+    const withSecret = await fetchPage('/webhooks', { cookie: `${cookie}; ${cookieFrom(added, 'mv_new_webhook')}` });
+    expect(withSecret.text).toMatch(/value="whsec_[A-Za-z0-9+/=]+"/);
+    expect(withSecret.text).toContain('https://93.184.215.14/hooks');
+    const later = await fetchPage('/webhooks', { cookie });
+    expect(later.text).not.toContain('whsec_');
+    const endpointId = /action="\/webhooks\/([^/"]+)\/test"/.exec(later.text)![1]!;
+
+    const tested = await fetchPage(`/webhooks/${endpointId}/test`, { method: 'POST', cookie, form: { _csrf: csrf } });
+    expect(tested.headers.location).toMatch(/^\/webhooks\?sent=msg_/);
+    expect((await fetchPage(tested.headers.location as string, { cookie })).text).toMatch(/Test event msg_\S+ queued/);
+
+    const refused = await fetchPage('/webhooks', { method: 'POST', cookie, form: { _csrf: csrf, url: 'http://169.254.169.254/latest' } });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('metadata');
+
+    const erin = await signedInAs('erin@example.test');
+    const erinCsrf = csrfOf(await fetchPage('/webhooks', { cookie: erin }));
+    expect((await fetchPage(`/webhooks/${endpointId}/remove`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
+    expect((await fetchPage(`/webhooks/${endpointId}/remove`, { method: 'POST', cookie, form: { _csrf: csrf } })).headers.location).toBe('/webhooks');
+    expect((await fetchPage('/webhooks', { cookie })).text).toContain('No endpoints yet.');
+  });
+
   it("shows one user's job and upload to no one else", async () => {
     const dana = await signedInAs('dana@example.test');
     const csrf = csrfOf(await fetchPage('/lists', { cookie: dana }));

@@ -14,4 +14,6 @@ export interface DashboardConfig {
   checkCredentials: CredentialCheck;
   limiter: RateLimiter;
   onJobCreated: () => void;
+  /** Webhook endpoints may be on loopback and private networks (see AppConfig). */
+  allowPrivateNetworks?: boolean;
 }

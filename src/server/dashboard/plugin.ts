@@ -12,6 +12,7 @@ import { overviewPages } from './pages/overview.js';
 import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { verifyPages } from './pages/verify.js';
+import { webhookPages } from './pages/webhooks.js';
 import { renderError, securityHeaders } from './render.js';
 import { signedInUser, type SignedIn } from './sessions.js';
 import { signedIn } from './signed-in.js';
@@ -86,6 +87,7 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
       listPages(pages, config);
       jobPages(pages, config);
       verifyPages(pages, config);
+      webhookPages(pages, config);
     });
   });
 }

@@ -4,8 +4,7 @@ import { ProblemError } from '../../errors.js';
 import { createTokenSchema } from '../../schemas/tokens.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
-import { seal, unseal } from '../sealed.js';
-import { cookieValue, setCookie } from '../sessions.js';
+import { keepForNextPage, takeFromLastPage } from '../shown-once.js';
 import { signedIn } from '../signed-in.js';
 
 const createSchema = {
@@ -21,19 +20,15 @@ const revokeSchema = {
   params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
 };
 
-/** Where a new token waits, sealed, for the page after the redirect (see sealed.ts); two minutes at most. */
-const NEW_TOKEN_COOKIE = 'mv_new_token';
-const NEW_TOKEN_SECONDS = 120;
+/** Where a new token waits, sealed, for the page after the redirect (see shown-once.ts). */
+const NEW_TOKEN = { cookie: 'mv_new_token', path: '/tokens' };
 
 export function tokenPages(app: FastifyInstance, { store, authenticator }: DashboardConfig): void {
   // The page after creating: the new secret is shown this once (the cookie that carried it is
   // cleared in the same answer), so a reload shows the list alone and creates nothing.
   app.get('/tokens', async (request, reply) => {
-    const { user, session } = signedIn(request);
-    const sealed = cookieValue(request, NEW_TOKEN_COOKIE);
-    if (sealed !== undefined) setCookie(request, reply, { name: NEW_TOKEN_COOKIE, value: '', path: '/tokens', maxAge: 0 });
-    const opened = sealed === undefined ? undefined : unseal(session.csrfSecret, sealed);
-    const created = opened === undefined ? null : (JSON.parse(opened) as { name: string; token: string });
+    const { user } = signedIn(request);
+    const created = takeFromLastPage<{ name: string; token: string }>(request, reply, NEW_TOKEN);
     const tokens = await store.tokens.listApiTokens(user.id);
     return renderPage(request, reply, 'tokens', { title: 'API tokens', tokens, created });
   });
@@ -41,12 +36,10 @@ export function tokenPages(app: FastifyInstance, { store, authenticator }: Dashb
   // Post, redirect, get: the answer to the form is a redirect, so that reloading the page that
   // follows cannot post it again (a second token); only the token's hash is kept.
   app.post<{ Body: { name: string } }>('/tokens', { schema: createSchema }, async (request, reply) => {
-    const { user, session } = signedIn(request);
     const name = request.body.name.trim();
     const token = generateApiToken();
-    await store.tokens.createApiToken(user.id, name, hashApiToken(token));
-    const value = seal(session.csrfSecret, JSON.stringify({ name, token }));
-    setCookie(request, reply, { name: NEW_TOKEN_COOKIE, value, path: '/tokens', maxAge: NEW_TOKEN_SECONDS, sameSite: 'strict' });
+    await store.tokens.createApiToken(signedIn(request).user.id, name, hashApiToken(token));
+    keepForNextPage(request, reply, NEW_TOKEN, { name, token });
     return reply.redirect('/tokens', 303);
   });
 
