@@ -180,7 +180,7 @@ async function smallWork(service, world, samples, offset) {
     await untilCompleted(service, await submit(service, domain.addresses.slice(-5).map(({ email }) => email.replace('@', `.small${offset + sample}@`))));
     jobMs.push(performance.now() - started);
     const single = performance.now();
-    await callApi(`${service.url}/v1/verify`, { method: 'POST', token: service.token, body: { email: `single${offset + sample}@${normal[(offset + sample + 1) % normal.length].name}` } });
+    await call(`${service.url}/v1/verify`, { method: 'POST', token: service.token, body: { email: `single${offset + sample}@${normal[(offset + sample + 1) % normal.length].name}` } });
     verifyMs.push(performance.now() - single);
   }
   return { jobMs: median(jobMs), verifyMs: median(verifyMs) };
@@ -194,7 +194,7 @@ async function fairness(fixture, samples) {
     const large = await submit(service, fixture.world.addresses);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const busy = await smallWork(service, fixture.world, samples, samples);
-    const progress = await callApi(`${service.url}/v1/bulk-verify/${large}/progress`, { token: service.token });
+    const progress = await call(`${service.url}/v1/bulk-verify/${large}/progress`, { token: service.token });
     const note = progress.status === 'completed' ? 'the large job ended before the measurement did: not a busy figure' : undefined;
     return [
       row({ section: SECTION, metric: '5-address job while a large job runs vs idle', unit: 'ms', ours: busy.jobMs, baselineName: 'idle', baseline: idle.jobMs, target: FAIRNESS_TARGET, note }),

@@ -85,6 +85,14 @@ export function startRegisteredRunner(
   { store, verifier, metrics, holder }: ServiceParts,
   options: { log: JobRunnerLog; leaseMs: number; refundUnknown: boolean; allowPrivateNetworks: boolean },
 ): JobRunner {
+  const webhooks = startWebhookDeliverer({
+    store: store.webhooks,
+    holder: holder.id,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    schedule: retrySchedule(process.env),
+    log: options.log,
+    leaseMs: options.leaseMs,
+  });
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
@@ -93,14 +101,8 @@ export function startRegisteredRunner(
     leaseMs: options.leaseMs,
     metrics: metrics?.runner,
     savePolicy: { refundUnknown: options.refundUnknown },
-  });
-  const webhooks = startWebhookDeliverer({
-    store: store.webhooks,
-    holder: holder.id,
-    allowPrivateNetworks: options.allowPrivateNetworks,
-    schedule: retrySchedule(process.env),
-    log: options.log,
-    leaseMs: options.leaseMs,
+    // A job this node completes is announced by this node at once, not at its deliverer's next poll.
+    onResultsWritten: webhooks.wake,
   });
   return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
 }

@@ -40,6 +40,8 @@ export interface JobRunnerOptions {
   idlePollMs?: number;
   /** Pause after results could not be written or work not claimed, so a full disk or a lost database is not hammered. */
   errorBackoffMs?: number;
+  /** Told after each batch of results is written: it may have completed a job, whose webhook event this node can send at once. */
+  onResultsWritten?: () => void;
 }
 
 /** What a runner reports as it goes (see metrics/). */
@@ -142,6 +144,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     maxKept: options.maxBufferedResults ?? 20_000,
     retryMs: errorBackoffMs,
     policy: options.savePolicy,
+    onWritten: options.onResultsWritten,
     onWriteError: (error, kept) => {
       troubled = true;
       log.error({ err: error, kept }, kept ? 'could not write verification results; keeping them to write when the store is back' : 'could not write verification results; those items will be verified again');

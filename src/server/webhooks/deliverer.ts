@@ -36,6 +36,8 @@ export interface WebhookDelivererOptions {
 }
 
 export interface WebhookDeliverer {
+  /** There may be a delivery due (this node just completed a job): look now rather than at the next poll. */
+  wake(): void;
   /** Claims nothing more, cuts the attempts in flight short and gives their deliveries back (due at once, for any node). */
   stop(): Promise<void>;
 }
@@ -62,6 +64,12 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
   const inFlight = new Map<string, { cancel: AbortController; done: Promise<void> }>();
   let stopped = false;
   const sleep = new WakeableSleep();
+  /** Set by wake(); one that arrives while claiming means "look again", not "sleep". */
+  let lookAgain = false;
+  const wake = () => {
+    lookAgain = true;
+    sleep.wake();
+  };
 
   async function post(delivery: DueDelivery, signal: AbortSignal): Promise<AttemptAnswer> {
     const { url, secret } = delivery.endpoint;
@@ -112,13 +120,14 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
       .catch((error: unknown) => log.error({ err: error, eventId: delivery.event.id }, 'could not record a webhook attempt; it is tried again when its lease runs out'))
       .finally(() => {
         inFlight.delete(delivery.lease);
-        sleep.wake();
+        wake();
       });
     inFlight.set(delivery.lease, { cancel, done });
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
+      lookAgain = false;
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room > 0) {
         try {
@@ -127,12 +136,13 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
           log.error({ err: error }, 'could not claim webhook deliveries; trying again shortly');
         }
       }
-      if (!stopped) await sleep.sleep(pollMs);
+      if (!stopped && !lookAgain) await sleep.sleep(pollMs);
     }
   }
 
   const running = loop();
   return {
+    wake,
     async stop() {
       stopped = true;
       sleep.wake();
