@@ -37,6 +37,6 @@ export const testWebhookSchema = {
   params: webhookParamsSchema,
   response: {
     202: webhookTestSchema,
-    ...errorResponses('not_found'),
+    ...errorResponses('invalid_request', 'not_found'),
   },
 } as const;

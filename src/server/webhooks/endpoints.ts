@@ -23,10 +23,14 @@ export async function registerEndpoint(
   return store.createEndpoint(userId, { url, description: trimmed ? trimmed : null, secret: newEndpointSecret() });
 }
 
-/** Enqueues a `webhook.test` event for one of the user's endpoints; its id. A 404 for an unknown or another user's endpoint. */
+/**
+ * Enqueues a `webhook.test` event for one of the user's endpoints; its id. A 404 for an unknown or
+ * another user's endpoint; a 400 for a disabled one (nothing is sent to it, so nothing is queued).
+ */
 export async function sendTestEvent(store: WebhookStore, userId: number, endpointId: string): Promise<string> {
   const endpoint = await store.findEndpoint(userId, endpointId);
   if (!endpoint) throw new ProblemError('not_found', `No webhook endpoint ${endpointId}.`);
+  if (endpoint.disabledAt !== null) throw new ProblemError('invalid_request', 'The endpoint is disabled (it answered 410 Gone); remove it and add it again to receive events.');
   const event = testEvent(endpoint.id, new Date());
   await store.enqueue(endpoint.id, event);
   return event.id;
