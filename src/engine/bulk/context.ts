@@ -145,23 +145,23 @@ export class VerifierContext {
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
     const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority, share);
     // Without a shared limit, no extra await: a slot is taken as before the hook existed.
-    const releaseShared = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
+    const releaseHostSlots = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
     await this.pauses.before(address, pauseMs);
     const releaseGlobal = await this.sessions.acquire(priority, share);
     return {
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);
-        releaseShared();
+        releaseHostSlots();
       },
       wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address, share) || this.sessions.wanted(share)),
     };
   };
 
   /**
-   * The shared slot at the host, when there is a shared limit; resolves with what gives back both
-   * it and the local per-host slot: the local one only once the shared one is given back, so the
-   * next session here finds the shared slot free rather than asking while it is still held.
+   * The shared slot at the host; resolves with what gives back both it and the local per-host
+   * slot: the local one only once the shared one is given back, so that the next session here
+   * finds the shared slot free rather than asking while it is still held.
    */
   private async takeSharedSlot(shared: SharedHostSlots, address: string, limit: number, priority: Priority, releaseHost: () => void): Promise<() => void> {
     let releaseShared: () => Promise<void>;

@@ -44,8 +44,9 @@ function freeSlot(held: readonly HeldSlot[], limit: number): number | undefined 
 }
 
 /**
- * See HostSlotStore.take. Holders are asked after only when every slot is taken: the common case
- * (a free slot) costs no liveness check, and a host full of a dead holder's slots is free at once.
+ * See HostSlotStore.take. Whether holders are alive is asked only when every slot is taken: the
+ * common case (a free slot) costs no liveness check, and a host full of a gone holder's slots is
+ * free at once.
  */
 export function* takeHostSlot(steps: HostSlotSteps, request: HostSlotRequest, now: number): Flow<string | undefined> {
   const { egress, host, limit, ttlMs, priority } = request;
