@@ -31,6 +31,8 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
   MAILVERIFY_DATA_DIR     serve, worker, admin: the service's data directory (--data-dir)
   MAILVERIFY_DATABASE_URL serve, worker, admin: a PostgreSQL database instead of SQLite
   MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
+  MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
+                          serve, worker: verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
   MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM, …
                           the engine's options (serve, worker, verify --local): see their --help
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
