@@ -13,6 +13,7 @@ import { call } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { expectedVerdict, numberedAddresses } from '../support/numbered-addresses.js';
 
 const SLOW_HOST = '127.0.17.41';
 const QUICK_HOST = '127.0.17.42';
@@ -22,8 +23,7 @@ const QUICK_DOMAIN = 'quick.operating.test';
 const SLOW_REPLY_MS = 15;
 const CREDITS = 100_000;
 
-const addresses = (prefix: string, count: number, domain = SLOW_DOMAIN) => Array.from({ length: count }, (_, index) => `${prefix}${index}@${domain}`);
-const expectedVerdict = (email: string) => (/\d*[02468]@/.test(email) ? 'valid' : 'invalid');
+const addresses = (prefix: string, count: number, domain = SLOW_DOMAIN) => numberedAddresses(prefix, count, domain);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let dns: DnsFixture;

@@ -11,6 +11,7 @@ import { call, pollProgress } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { expectedVerdict, numberedAddresses } from '../support/numbered-addresses.js';
 
 const MX_HOST = '127.0.18.51';
 const MX_NAME = 'mx.politeness.test';
@@ -24,9 +25,7 @@ const SOURCES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
 /** A worker logs every chunk it claims at this level. */
 const LOG_CHUNKS = ['--log-level', 'info'];
 
-/** Even-numbered addresses have a mailbox, odd ones do not. */
-const emailsOf = (prefix: string) => DOMAINS.flatMap((domain) => Array.from({ length: PER_DOMAIN }, (_, index) => `${prefix}${index}@${domain}`));
-const expectedVerdict = (email: string) => (/\d*[02468]@/.test(email) ? 'valid' : 'invalid');
+const emailsOf = (prefix: string) => DOMAINS.flatMap((domain) => numberedAddresses(prefix, PER_DOMAIN, domain));
 
 let dns: DnsFixture;
 let mx: SmtpFixture;

@@ -11,6 +11,7 @@ import { call, pollProgress, type JobProgress } from '../support/service-app.js'
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { expectedVerdict, numberedAddresses } from '../support/numbered-addresses.js';
 
 const SLOW_HOST = '127.0.16.31';
 const OTHER_HOST = '127.0.16.32';
@@ -21,9 +22,7 @@ const SLOW_REPLY_MS = 20;
 const JOB_SIZE = 1_200;
 const CREDITS = 10_000;
 
-/** Even-numbered addresses have a mailbox, odd ones do not. */
-const addresses = (prefix: string, count: number, domain = SLOW_DOMAIN) => Array.from({ length: count }, (_, index) => `${prefix}${index}@${domain}`);
-const expectedVerdict = (email: string) => (/\d*[02468]@/.test(email) ? 'valid' : 'invalid');
+const addresses = (prefix: string, count: number, domain = SLOW_DOMAIN) => numberedAddresses(prefix, count, domain);
 
 let dns: DnsFixture;
 let slow: SmtpFixture;

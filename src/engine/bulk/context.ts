@@ -110,16 +110,17 @@ export class VerifierContext {
   /**
    * What `serve` and `worker` ask at start, so that an operator hears of a broken network before the
    * first paid address does: whether the resolver tells the truth and, when it does, whether the
-   * providers' mail hosts can be reached on the SMTP port, through the same watched dialer the
-   * probes use (three timed-out hosts mark the port blocked; one connection marks it open). A
-   * host that cannot be tried (no address, a private one) leaves the port's state as it was.
+   * providers' mail hosts can be reached on the SMTP port, the way the probes reach them (their
+   * provider rule's proxy, if any, and the watched dialer: three timed-out hosts mark the port
+   * blocked; one connection marks it open). A host that cannot be tried (no address, a private
+   * one) leaves the port's state as it was.
    */
   async checkNetwork(): Promise<NetworkStatus> {
     if ((await this.resolverSanity()).truthful) {
       const targets = await mailTargets(this.dns, this.options, undefined);
       await Promise.all(
-        targets.flatMap((target) => ('address' in target ? [target.address] : [])).map((address) =>
-          this.sessionOptions.dial(address, this.options.smtpPort, this.options.connectTimeoutMs).then(
+        targets.flatMap((target) => ('address' in target ? [{ hostname: target.host, address: target.address }] : [])).map((target) =>
+          this.sessionFor(target).dial(target.address, this.options.smtpPort, this.options.connectTimeoutMs).then(
             (socket) => socket.destroy(),
             () => undefined,
           ),
