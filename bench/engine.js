@@ -25,7 +25,7 @@ const TIMEOUT_FACTOR = 30;
 const MIN_TIMEOUT_MS = 60_000;
 const MISMATCH_EXAMPLES = 8;
 
-const THROUGHPUT_TARGET = { on: 'ratio', op: '>=', value: 0.6 };
+const THROUGHPUT_TARGET = { on: 'ratio', op: '>=', value: 0.9 };
 const PEER_SPEED_TARGET = { on: 'ratio', op: '>=', value: 10 };
 const PEER_ACCURACY_TARGET = { on: 'ratio', op: '>=', value: 1 };
 

@@ -5,7 +5,7 @@ import { Resolver } from 'node:dns/promises';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
-import type { EngineOptions, Verifier } from '../../src/engine/types.js';
+import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/types.js';
 import { missing } from '../support/machine.js';
 
 const MX_HOST = '127.0.0.25';
@@ -46,18 +46,21 @@ const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture'
  * never seen before makes grey@mailbox.test greylisted again on every run. Letters, not digits:
  * postgrey folds all-digit words of a sender together.
  */
-function fixtureVerifier(options: Partial<EngineOptions>): Verifier {
-  return createVerifier({
-    dnsServers: [DNS_SERVER],
-    smtpPort: 25,
-    allowPrivateNetworks: true,
-    webCheck: false,
-    heloName: 'probe.verifier.test',
-    mailFrom: `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
-    connectTimeoutMs: 5_000,
-    commandTimeoutMs: 5_000,
-    ...options,
-  });
+function fixtureVerifier(options: Partial<EngineOptions>, hooks: EngineHooks = {}): Verifier {
+  return createVerifier(
+    {
+      dnsServers: [DNS_SERVER],
+      smtpPort: 25,
+      allowPrivateNetworks: true,
+      webCheck: false,
+      heloName: 'probe.verifier.test',
+      mailFrom: `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
+      connectTimeoutMs: 5_000,
+      commandTimeoutMs: 5_000,
+      ...options,
+    },
+    hooks,
+  );
 }
 
 describe.skipIf(absent)('the engine against a real Postfix', () => {
@@ -115,5 +118,27 @@ describe.skipIf(absent)('the engine against a real Postfix', () => {
       'grey@mailbox.test': 'valid',
       'x@catchall.test': 'catch_all',
     });
+  });
+
+  it("stops asking after Postfix's tenth refusal in a session, once its first slow reply has taught the limit", async () => {
+    // Postfix's defaults: after 10 errors in a session every reply waits a second (smtpd_soft_error_limit,
+    // smtpd_error_sleep_time). Recorded per session: how many RCPTs each one asked (one session at a time).
+    const rcptsPerSession: number[] = [];
+    const observer = {
+      sessionOpened: () => void rcptsPerSession.push(0),
+      sessionClosed: () => undefined,
+      rcptAnswered: () => void (rcptsPerSession[rcptsPerSession.length - 1]! += 1),
+    };
+    const unknown = Array.from({ length: 25 }, (_, i) => `nobody.${i}@mailbox.test`);
+    const verdicts: string[] = [];
+    await fixtureVerifier({ perHostConcurrency: 1 }, { observer }).verifyMany(unknown, (result) => void verdicts.push(result.result));
+    expect(verdicts).toEqual(unknown.map(() => 'invalid'));
+    // The catch-all probe and 10 addresses refused at full speed, the 11th answered a second late: the
+    // session ends there; every later one stops at the ninth refusal, before Postfix would slow it.
+    const [first, ...later] = rcptsPerSession;
+    expect(first).toBe(11);
+    expect(later.length).toBeGreaterThan(0);
+    for (const rcpts of later) expect(rcpts).toBeLessThanOrEqual(9);
+    expect(rcptsPerSession.reduce((sum, n) => sum + n, 0)).toBe(unknown.length + 1);
   });
 });

@@ -43,6 +43,12 @@ export interface SmtpFixtureOptions {
   dropAtRcpt?: boolean;
   /** Accepted recipients per transaction; the next gets 452 4.5.3 (Postfix smtpd_recipient_limit). */
   maxRcptsPerSession?: number;
+  /**
+   * Postfix's error limits: once a session has had `soft` refused RCPTs, every reply is delayed by
+   * `sleepMs` more (smtpd_soft_error_limit, smtpd_error_sleep_time); at `hard` refusals the next
+   * RCPT gets 421 and the connection is closed (smtpd_hard_error_limit).
+   */
+  errorLimits?: { soft: number; sleepMs: number; hard?: number };
   /** Do not listen at all: connecting gets "connection refused". */
   refuse?: boolean;
   /** Accept the TCP connection and close it at once, before any greeting. */
@@ -64,6 +70,8 @@ export interface SmtpFixture {
   peakSessions(): number;
   /** Most sessions in conversation at once at this fixture from one client address (a source address of the verifier's). */
   peakSessionsFrom(clientAddress: string): number;
+  /** Refused RCPTs in each session that has ended, in the order they ended. */
+  refusalsPerSession(): number[];
   /** RCPT TO commands received (answered any way), optionally for one address (case-insensitive). */
   rcptCount(address?: string): number;
   /** Every command line received, in order, across sessions (e.g. "EHLO probe.test", "RCPT TO:<a@b>"). */
@@ -126,6 +134,7 @@ class FixtureState {
   /** `replies` by lower-cased address, as [code, text]. */
   readonly scripted: Map<string, [number, string]>;
   sessions = 0;
+  readonly refusalsPerSession: number[] = [];
   readonly clients: string[] = [];
   /** Sessions in conversation at this fixture, per client address. */
   readonly fromClient = new Map<string, SessionCounter>();
@@ -151,6 +160,7 @@ class FixtureState {
     this.rcpts.clear();
     this.greylistHits.clear();
     this.sessions = 0;
+    this.refusalsPerSession.length = 0;
     this.clients.length = 0;
     this.sessionCounter.reset();
     for (const counter of this.fromClient.values()) counter.reset();
@@ -209,6 +219,8 @@ function later(delayMs: number, run: () => void): void {
 /** A connection that records commands, delays replies and drops the session when told to. */
 class FixtureConnection extends SMTPConnection {
   private rcptsInSession = 0;
+  private refusals = 0;
+  private answeringRcpt = false;
   private conversation: 'not yet' | 'on' | 'over' = 'not yet';
 
   constructor(
@@ -217,7 +229,10 @@ class FixtureConnection extends SMTPConnection {
     private readonly state: FixtureState,
   ) {
     super(server, socket);
-    socket.once('close', () => this.endConversation());
+    socket.once('close', () => {
+      this.endConversation();
+      state.refusalsPerSession.push(this.refusals);
+    });
   }
 
   private endConversation(): void {
@@ -244,6 +259,12 @@ class FixtureConnection extends SMTPConnection {
       this._socket.destroy();
       return;
     }
+    const limits = this.state.options.errorLimits;
+    if (isRcpt && limits?.hard !== undefined && this.refusals >= limits.hard) {
+      this._socket.end('421 4.7.0 mx.fixture.test Error: too many errors\r\n');
+      return;
+    }
+    this.answeringRcpt = isRcpt;
     const dropAfter = this.state.options.dropAfterRcpts;
     const next = (): void => {
       if (isRcpt && dropAfter !== undefined && ++this.rcptsInSession >= dropAfter) {
@@ -252,7 +273,8 @@ class FixtureConnection extends SMTPConnection {
       }
       callback?.();
     };
-    later(this.state.options.replyDelayMs ?? 0, () => super._onCommand(command, next));
+    const sleepMs = limits && this.refusals >= limits.soft ? limits.sleepMs : 0;
+    later((this.state.options.replyDelayMs ?? 0) + sleepMs, () => super._onCommand(command, next));
   }
 
   // Our reply texts carry their own enhanced status code (e.g. 4.2.0 where smtp-server would say
@@ -260,6 +282,8 @@ class FixtureConnection extends SMTPConnection {
   // smtp-server prefix its default one.
   // smtp-server turns control characters in a reply into spaces; a hostile server sends them as they are.
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    if (this.answeringRcpt && code >= 400) this.refusals += 1;
+    this.answeringRcpt = false;
     const hostile = this.state.options.unknownUserText;
     if (hostile !== undefined && data === hostile) {
       this._socket.write(`${code} ${hostile}\r\n`);
@@ -373,6 +397,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     host,
     port,
     sessionCount: () => state.sessions,
+    refusalsPerSession: () => [...state.refusalsPerSession],
     clientAddresses: () => [...state.clients],
     peakSessions: () => state.sessionCounter.peak,
     peakSessionsFrom: (clientAddress) => state.fromClient.get(clientAddress)?.peak ?? 0,

@@ -80,6 +80,79 @@ describe('Semaphore shares', () => {
   });
 });
 
+describe('Semaphore claims within a share (hosts sharing the global session slots)', () => {
+  /** Queues named claims, recording the order they get a slot; each holds it until released. */
+  function claims(semaphore: Semaphore) {
+    const order: string[] = [];
+    const queue = (name: string, group: string, weight: number) =>
+      semaphore.acquire('bulk', '', { group, weight }).then((release) => {
+        order.push(name);
+        return release;
+      });
+    return { order, queue };
+  }
+
+  it('gives a released slot to the heaviest claim per slot its host would then hold, a host not heard from before any', async () => {
+    const semaphore = new Semaphore(2);
+    const held = [await semaphore.acquire('bulk', '', { group: 'fast', weight: 100 }), await semaphore.acquire('bulk', '', { group: 'fast', weight: 100 })];
+    const { order, queue } = claims(semaphore);
+    // Per slot its host would then hold: fast 900 / 2 (one slot given back), later 900 / 1; slow 1000 / 1; unknown Infinity.
+    const waiting = [queue('fast', 'fast', 900), queue('slow', 'slow', 1000), queue('unknown', 'new', Infinity)];
+    await settle();
+    held[0]!();
+    await settle();
+    expect(order).toEqual(['unknown']);
+    held[1]!();
+    await settle();
+    expect(order).toEqual(['unknown', 'slow']);
+    for (const release of await Promise.all(waiting.slice(1, 3))) release();
+    (await waiting[0]!)();
+    expect(order).toEqual(['unknown', 'slow', 'fast']);
+    expect(semaphore.idle).toBe(true);
+  });
+
+  it('is wanted back for a host holding no slot from a host holding two, and for a claim more than four times as heavy per slot', async () => {
+    const semaphore = new Semaphore(2);
+    const held = [await semaphore.acquire('bulk', '', { group: 'a', weight: 100 }), await semaphore.acquire('bulk', '', { group: 'a', weight: 100 })];
+    // a's holders: what is left of their work weighs 100, 50 per slot.
+    const aClaim = { group: 'a', weight: 100 };
+    const light = semaphore.acquire('bulk', '', { group: 'a', weight: 150 });
+    expect(semaphore.wanted('', aClaim)).toBe(false);
+    const starving = semaphore.acquire('bulk', '', { group: 'b', weight: 10 });
+    // b holds nothing while a holds two.
+    expect(semaphore.wanted('', aClaim)).toBe(true);
+    held[0]!();
+    const releaseB = await starving;
+    // Now one each: b's 10 does not outweigh a's 100, and a's own waiter is no reason.
+    expect(semaphore.wanted('', { group: 'a', weight: 100 })).toBe(false);
+    const heavy = semaphore.acquire('bulk', '', { group: 'c', weight: 401 });
+    expect(semaphore.wanted('', { group: 'b', weight: 100 })).toBe(true);
+    expect(semaphore.wanted('', { group: 'b', weight: 101 })).toBe(false);
+    releaseB();
+    held[1]!();
+    (await heavy)();
+    (await light)();
+    expect(semaphore.idle).toBe(true);
+  });
+
+  it('is spare only with a free slot and nobody waiting, and says so once at the next release that leaves one', async () => {
+    const semaphore = new Semaphore(1);
+    expect(semaphore.spare).toBe(true);
+    const first = await semaphore.acquire();
+    expect(semaphore.spare).toBe(false);
+    const told: string[] = [];
+    semaphore.onSpare(() => told.push('spare'));
+    const second = semaphore.acquire();
+    first();
+    // The slot went to the waiter: nothing spare yet.
+    expect(told).toEqual([]);
+    (await second)();
+    expect(told).toEqual(['spare']);
+    expect(semaphore.spare).toBe(true);
+    expect(semaphore.idle).toBe(true);
+  });
+});
+
 describe('KeyedSemaphore', () => {
   it('says which key an interactive caller waits for, and forgets idle keys', async () => {
     const semaphores = new KeyedSemaphore();

@@ -6,15 +6,25 @@ import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '..
 import { dialerFor, type Dialer } from '../net/egress.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
-import { KeyedSemaphore, Semaphore, type Priority } from '../semaphore.js';
+import { Counts } from '../counts.js';
+import { KeyedSemaphore, Semaphore, type BulkClaim, type Priority } from '../semaphore.js';
 import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
-import type { SessionSlot } from '../smtp/prober.js';
+import type { SessionSlot, SmtpProber } from '../smtp/prober.js';
+import { HostHabits } from '../smtp/host-habits.js';
+import { SessionSharing } from '../smtp/session-sharing.js';
 import type { SessionOptions, SessionTarget } from '../smtp/session.js';
 import type { EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver } from '../types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 import { HostPauses } from './host-pauses.js';
 
 const CACHE_ENTRIES = 50_000;
+
+/** Who asks for a session slot, and for how many addresses. */
+export interface SlotRequest {
+  priority: Priority;
+  share?: string;
+  pending: number;
+}
 const FACT_TTL_MS = 10 * 60_000;
 /** A domain we could not find out about is asked again soon, not in ten minutes. */
 const UNSURE_TTL_MS = 30_000;
@@ -43,6 +53,12 @@ export class VerifierContext {
   private readonly sessions: Semaphore;
   private readonly sessionsPerHost = new KeyedSemaphore();
   private readonly pauses = new HostPauses();
+  /** What sessions teach about each host: its reply time, the refusals it takes in one session. */
+  readonly habits = new HostHabits();
+  /** Addresses whose answer each MX host (its address) still owes this verifier's runs, retries included. */
+  readonly backlog = new Counts();
+  /** Domains with addresses queued at each host: a session done with one goes on with another. */
+  readonly sharing = new SessionSharing<SmtpProber>();
 
   /** What this verifier has found out about its network (a blocked port, a lying resolver). */
   readonly network = new NetworkStatusBoard();
@@ -138,9 +154,12 @@ export class VerifierContext {
    * processes. The local limit comes before the shared one so that only sessions this process
    * could open now ask the store. A bulk slot is `wanted` back while an interactive probe here, or
    * the work of a share holding fewer slots, waits for either local limit it counts against (see
-   * Semaphore).
+   * Semaphore). The global slots are shared between hosts too: among one share's waiting sessions,
+   * the host with the most work left per slot (its reply time × the addresses it owes) goes first,
+   * a host not heard from yet before any: the slowest and busiest hosts bound a run, and must not
+   * queue behind other hosts' short sessions.
    */
-  readonly takeSlot = async ({ hostname, address }: SessionTarget, priority: Priority, share?: string): Promise<SessionSlot> => {
+  readonly takeSlot = async ({ hostname, address }: SessionTarget, { priority, share, pending }: SlotRequest): Promise<SessionSlot> => {
     const rule = this.rules.of(hostname);
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
@@ -148,16 +167,29 @@ export class VerifierContext {
     // Without a shared limit, no extra await: a slot is taken as before the hook existed.
     const releaseHostSlots = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
     await this.pauses.before(address, pauseMs);
-    const releaseGlobal = await this.sessions.acquire(priority, share);
+    const claimOf = (pending: number): BulkClaim => ({ group: address, weight: this.expectedSessionMs(address, pending) });
+    const releaseGlobal = await this.sessions.acquire(priority, share, claimOf(pending));
     return {
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);
         releaseHostSlots();
       },
-      wanted: () => priority === 'bulk' && (this.sessionsPerHost.wanted(address, share) || this.sessions.wanted(share)),
+      wanted: (left) => priority === 'bulk' && (this.sessionsPerHost.wanted(address, share) || this.sessions.wanted(share, claimOf(left))),
+      spare: () => this.sessionsPerHost.spare(address),
+      onSpare: (listener) => this.sessionsPerHost.onSpare(address, listener),
     };
   };
+
+  /**
+   * How long the work at a host should take: its reply time × the addresses it still owes us (at
+   * least the session's own `pending`: a host asked as a fallback has no backlog of its own);
+   * unknown before it has answered.
+   */
+  private expectedSessionMs(address: string, pending: number): number {
+    const replyMs = this.habits.replyMs(address);
+    return replyMs === undefined ? Infinity : replyMs * Math.max(pending, this.backlog.of(address));
+  }
 
   /**
    * The shared slot at the host; resolves with what gives back both it and the local per-host

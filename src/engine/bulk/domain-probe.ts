@@ -4,6 +4,7 @@ import { SmtpProber, type ProbeAnswer, type ProbeRequest } from '../smtp/prober.
 import type { SessionTarget } from '../smtp/session.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
 import type { Priority } from '../semaphore.js';
+import type { Counts } from '../counts.js';
 import type { VerifierContext } from './context.js';
 import { GreylistRetries } from './greylist-retries.js';
 
@@ -19,6 +20,39 @@ function catchAllFinding(answer: ProbeAnswer, probeAddress: string): CatchAllFin
  */
 function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
   return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})`, code: 'accepted' };
+}
+
+
+/**
+ * The RCPTs the primary MX host still owes this run (VerifierContext.backlog): one per address until
+ * its answer settles, and one more from its first greylisted answer on (it will be asked again).
+ */
+class OwedRcpts {
+  private readonly askedAgain = new Set<string>();
+
+  constructor(
+    private readonly backlog: Counts,
+    private readonly host: string | undefined,
+  ) {}
+
+  /** `settle`, counting the address owed until it is first called. */
+  until(address: string, settle: (outcome: SmtpOutcome) => void): (outcome: SmtpOutcome) => void {
+    const { host, backlog } = this;
+    if (host === undefined) return settle;
+    backlog.add(host, 1);
+    let settled = false;
+    return (outcome) => {
+      if (!settled) backlog.add(host, this.askedAgain.delete(address) ? -2 : -1);
+      settled = true;
+      settle(outcome);
+    };
+  }
+
+  again(address: string): void {
+    if (this.host === undefined || this.askedAgain.has(address)) return;
+    this.askedAgain.add(address);
+    this.backlog.add(this.host, 1);
+  }
 }
 
 /** How one domain's addresses are asked (see VerifyManyOptions). */
@@ -52,20 +86,27 @@ export class DomainProbe {
   ) {
     const { options } = context;
     this.signal = signal;
+    const owed = new OwedRcpts(context.backlog, targets[0]?.address);
     for (const address of addresses) {
-      this.answers.set(address, new Promise((resolve) => this.settlers.set(address, resolve)));
+      this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(address, resolve))));
     }
     this.prober = new SmtpProber(targets, {
       sessionFor: context.sessionFor,
       perHostConcurrency: options.perHostConcurrency,
-      takeSlot: (target) => context.takeSlot(target, priority, share),
+      takeSlot: (target, pending) => context.takeSlot(target, { priority, share, pending }),
       ruleOf: (hostname) => context.rules.of(hostname),
+      habits: context.habits,
+      sharing: context.sharing,
+      share: share ?? '',
       observer: context.observer,
     });
     this.greylist = new GreylistRetries(
       { retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs },
       (requests) => this.prober.ask(requests.map(this.unlessCancelled)),
-      retryLater,
+      (address) => {
+        owed.again(address);
+        retryLater?.(address);
+      },
     );
     const primary = targets[0] && context.rules.of(targets[0].hostname);
     this.catchAll = primary?.skipCatchAllProbe ? this.skipCatchAllProbe(primary) : this.start();

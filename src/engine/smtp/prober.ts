@@ -2,18 +2,15 @@ import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } fr
 import type { MatchedRule } from '../rules/provider-rules.js';
 import type { SmtpObserver } from '../types.js';
 import { SmtpError } from './errors.js';
+import { SAFE_REFUSALS, SessionPace, type HostHabits } from './host-habits.js';
 import { replyKind, type ReplyKind } from './reply-table.js';
 import { SmtpSession, type SessionOptions, type SessionTarget } from './session.js';
+import type { SessionSharing, SessionTaker } from './session-sharing.js';
 
 /** Addresses per extra session: below that, opening one costs more round trips than it saves. */
 const RCPTS_PER_SESSION = 5;
 /** RFC 5321 §4.5.3.1.8: every server takes at least 100 recipients per transaction. */
 const MAX_RCPTS_PER_TRANSACTION = 100;
-/**
- * Postfix slows every reply by a second after 10 errors in a session (smtpd_soft_error_limit) and
- * hangs up after 20: a fresh session before that is far cheaper.
- */
-const MAX_REFUSALS_PER_SESSION = 9;
 const SERVICE_CLOSING = 421;
 /** How often an address may be cut off mid-question before it is given up as unknown. */
 const MAX_DROPS_PER_ADDRESS = 3;
@@ -37,23 +34,42 @@ export interface ProbeRequest {
 export interface SessionSlot {
   /** Gives the slot back (once). */
   release(): void;
-  /** Someone with a higher priority waits for this slot: end the session after the current answer. */
-  wanted(): boolean;
+  /** Someone with a better claim waits for this slot (`left` addresses to ask): end the session after the current answer. */
+  wanted(left: number): boolean;
+  /** Another session could start at this host now without keeping anyone waiting (a slot nobody wants). */
+  spare(): boolean;
+  /** Calls `listener` once, when a slot at this host is next given back with nobody waiting for it. */
+  onSpare(listener: () => void): void;
 }
 
 export interface ProberOptions {
   /** How to open a session at a host (its rule may name a proxy). */
   sessionFor(target: SessionTarget): SessionOptions;
   perHostConcurrency: number;
-  /** Waits for a session slot at a host (its own limit, then the global one). */
-  takeSlot(target: SessionTarget): Promise<SessionSlot>;
+  /** Waits for a session slot at a host (its own limit, then the global one), for `pending` addresses. */
+  takeSlot(target: SessionTarget, pending: number): Promise<SessionSlot>;
   /** The provider rule of an MX host, if one matches: RCPTs per session, what a 250 proves. */
   ruleOf(hostname: string): MatchedRule | undefined;
+  /** What sessions taught about each host: its reply time, the refusals it takes in a session. */
+  habits: HostHabits;
+  /** Where a session done with this domain finds another domain at the same host, within `share`. */
+  sharing: SessionSharing<SmtpProber>;
+  share: string;
   observer?: SmtpObserver;
 }
 
 interface Pending extends ProbeRequest {
   drops: number;
+}
+
+/** An open session and what it has asked: refusals and RCPTs count per session, whichever domains they were for. */
+interface LiveSession {
+  session: SmtpSession;
+  pace: SessionPace;
+  refusals: number;
+  rcpts: number;
+  replies: number;
+  inTransaction: number;
 }
 
 /** Whether an address needs SMTPUTF8 (RFC 6531) to be asked about. */
@@ -71,10 +87,13 @@ function once(answer: ProbeRequest['answer']): ProbeRequest['answer'] {
 /**
  * Asks one domain's mail hosts about addresses with RCPT TO: several per session, up to
  * `perHostConcurrency` sessions at once, hosts in preference order (the next one when a host
- * cannot be reached or stops answering), a new session when the server hangs up on us.
+ * cannot be reached or stops answering), a new session when the server hangs up on us; a
+ * session done with this domain goes on with another's at the same host (SessionSharing).
  */
-export class SmtpProber {
+export class SmtpProber implements SessionTaker {
   private readonly queue: Pending[] = [];
+  /** Sessions asking this domain's addresses now. */
+  sessions = 0;
   private targetIndex = 0;
   private lastFailure: SmtpOutcome | null = null;
   private workers = 0;
@@ -86,6 +105,10 @@ export class SmtpProber {
   private rcptsPerTransaction = MAX_RCPTS_PER_TRANSACTION;
   /** Settles when announced addresses have been asked (see `expect`). */
   private gate: Promise<void> | null = null;
+  /** How many addresses `expect` announced that are not queued yet. */
+  private announced = 0;
+  /** Whether a slot at the host being given back will call startWorker (see onSpare). */
+  private awaitingSpare = false;
 
   constructor(
     private readonly targets: readonly SessionTarget[],
@@ -94,7 +117,44 @@ export class SmtpProber {
 
   ask(requests: readonly ProbeRequest[]): void {
     this.queue.push(...requests.map((request) => ({ ...request, answer: once(request.answer), drops: 0 })));
-    this.startWorkers(this.queue.length);
+    this.offerToSessions();
+    this.startWorker();
+  }
+
+  /** Tells SessionSharing that sessions at the current host may go on with this domain's addresses. */
+  private offerToSessions(): void {
+    const target = this.targets[this.targetIndex];
+    if (target && this.queue.length > 0) this.options.sharing.offer(this.options.share, target, this);
+  }
+
+  wantsSessionAt(target: SessionTarget): boolean {
+    const current = this.targets[this.targetIndex];
+    if (this.queue.length === 0 || current?.hostname !== target.hostname || current.address !== target.address) return false;
+    return this.sessions < this.sessionsWanted();
+  }
+
+  /** Sessions worth having for what is left: one per RCPTS_PER_SESSION addresses, within the host's limit. */
+  private sessionsWanted(): number {
+    return Math.min(this.options.perHostConcurrency, Math.ceil(this.pending() / RCPTS_PER_SESSION));
+  }
+
+  /**
+   * Goes on in a session another domain at the same host is done with (SessionSharing): the
+   * session, its counts and its slot are this prober's now, to pass on again or to close.
+   */
+  async goOn(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
+    this.workers += 1;
+    await this.guarded(async () => {
+      let passedOn = false;
+      try {
+        passedOn = await this.drain(live, target, slot);
+      } finally {
+        if (!passedOn) slot.release();
+      }
+    });
+    this.workers -= 1;
+    // Cut off mid-list, it may have left addresses that no worker of its own is there to ask.
+    if (this.hasWork()) this.startWorker();
   }
 
   /**
@@ -103,18 +163,42 @@ export class SmtpProber {
    */
   expect(count: number, asked: Promise<void>): void {
     this.gate = asked;
+    this.announced = count;
     void asked.then(() => {
-      if (this.gate === asked) this.gate = null;
+      if (this.gate !== asked) return;
+      this.gate = null;
+      this.announced = 0;
     });
-    this.startWorkers(this.queue.length + count);
+    this.startWorker();
   }
 
-  private startWorkers(addresses: number): void {
-    const wanted = Math.min(this.options.perHostConcurrency, Math.ceil(addresses / RCPTS_PER_SESSION));
-    while (this.workers < wanted) {
-      this.workers += 1;
-      void this.work().finally(() => (this.workers -= 1));
-    }
+  /**
+   * Sessions are added one at a time: the first when there is work, each next one only from a
+   * session that has its slot and finds another slot at the host that nobody waits for (`spare`)
+   * while there are more than RCPTS_PER_SESSION addresses left per session, at once or as soon as
+   * such a slot is given back. At a busy host each domain is asked in one session (every extra one
+   * costs a greeting, EHLO, MAIL FROM and QUIT of slot time others wait for); at an idle host, or
+   * once its other domains are done, a domain spreads over the free slots.
+   */
+  private startWorker(slot?: SessionSlot): void {
+    if (this.workers === 0 && (this.pending() > 0 || this.gate)) return this.addWorker();
+    if (!slot || this.workers === 0 || this.workers >= this.sessionsWanted()) return;
+    if (slot.spare()) return this.addWorker();
+    if (this.awaitingSpare) return;
+    this.awaitingSpare = true;
+    slot.onSpare(() => {
+      this.awaitingSpare = false;
+      this.startWorker(slot);
+    });
+  }
+
+  private addWorker(): void {
+    this.workers += 1;
+    void this.work().finally(() => (this.workers -= 1));
+  }
+
+  private pending(): number {
+    return this.queue.length + this.announced;
   }
 
   private hasWork(): boolean {
@@ -136,40 +220,40 @@ export class SmtpProber {
   }
 
   private async work(): Promise<void> {
-    try {
+    await this.guarded(async () => {
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
-        const slot = await this.options.takeSlot(target);
+        const slot = await this.options.takeSlot(target, this.pending());
+        let passedOn = false;
         try {
           // While we waited, others may have emptied the queue (or it was cancelled) or given up on this host.
           this.answerCancelled();
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) continue;
+          this.startWorker(slot);
           const session = await this.open(target);
-          if (session) await this.watched(target, () => this.drain(session, target, slot));
+          if (session) passedOn = await this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0 }, target, slot);
         } finally {
-          slot.release();
+          if (!passedOn) slot.release();
         }
       }
-    } catch (error) {
-      // A bug, not a network problem: the addresses still get an answer, and the cause is named.
-      this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'));
-    }
+    });
   }
 
-  /** A session's life, told to the observer (if any). */
-  private async watched(target: SessionTarget, drain: () => Promise<void>): Promise<void> {
-    this.options.observer?.sessionOpened(target.hostname);
+  /** A bug, not a network problem: the addresses still get an answer, and the cause is named. */
+  private async guarded(run: () => Promise<void>): Promise<void> {
     try {
-      await drain();
-    } finally {
-      this.options.observer?.sessionClosed(target.hostname);
+      await run();
+    } catch (error) {
+      this.answerAll(unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'));
     }
   }
 
   private async open(target: SessionTarget): Promise<SmtpSession | null> {
     try {
-      return await SmtpSession.open(target, this.options.sessionFor(target));
+      const session = await SmtpSession.open(target, this.options.sessionFor(target));
+      this.options.observer?.sessionOpened(target.hostname);
+      return session;
     } catch (error) {
       if (!(error instanceof SmtpError)) throw error;
       this.giveUpOn(target, error);
@@ -178,25 +262,57 @@ export class SmtpProber {
   }
 
   /**
-   * Asks queued addresses in one session until the queue is empty, the session is spent (refusals,
-   * or the RCPTs its provider rule allows) or its slot is wanted by an interactive probe (this
-   * worker then queues for a slot again).
+   * Asks queued addresses in one session until the queue is empty, the session is spent (the
+   * refusals the host takes, or the RCPTs its provider rule allows) or its slot is wanted by an
+   * interactive probe (this worker then queues for a slot again). A session done with this domain
+   * but not spent goes on with another domain's addresses at the same host, if one has some.
    */
-  private async drain(session: SmtpSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
+  private async drain(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<boolean> {
+    let ended: false | 'spent' | 'dropped' = 'dropped';
+    this.sessions += 1;
+    try {
+      ended = await this.askQueued(live, target, slot);
+    } catch (error) {
+      this.options.observer?.sessionClosed(target.hostname);
+      throw error;
+    } finally {
+      this.sessions -= 1;
+    }
+    const taker = ended ? undefined : this.options.sharing.takerFor(this.options.share, target, this);
+    if (taker) {
+      void taker.goOn(live, target, slot);
+      return true;
+    }
+    try {
+      if (ended !== 'dropped') await live.session.quit();
+    } finally {
+      this.options.observer?.sessionClosed(target.hostname);
+    }
+    return false;
+  }
+
+  /**
+   * The RCPTs of one domain in `live`: false when its queue is done, else why the session ends
+   * (`spent`, or `dropped` when the connection is gone).
+   */
+  private async askQueued(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<false | 'spent' | 'dropped'> {
+    const { session, pace } = live;
     const rule = this.options.ruleOf(target.hostname);
     const rcptLimit = rule?.rcptsPerSession ?? Infinity;
-    let inTransaction = 0;
-    let refusals = 0;
-    let replies = 0;
-    let rcpts = 0;
-    for (let item = await this.next(); item; item = rcpts < rcptLimit ? await this.next() : undefined) {
+    const { habits } = this.options;
+    const refusalLimit = habits.refusalLimit(target.address);
+    for (let item = await this.next(); item; item = await this.next()) {
+      if (live.rcpts >= rcptLimit) {
+        this.queue.unshift(item);
+        return 'spent';
+      }
       if (!isAscii(item.address) && !session.smtpUtf8) {
         item.answer({ outcome: unknownOutcome('the server does not take internationalised addresses (no SMTPUTF8)', 'smtputf8_unsupported'), kind: null });
         continue;
       }
       try {
-        if (inTransaction >= this.rcptsPerTransaction) {
-          inTransaction = 0;
+        if (live.inTransaction >= this.rcptsPerTransaction) {
+          live.inTransaction = 0;
           await session.newTransaction();
           // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
           if (item.cancelled?.()) {
@@ -204,32 +320,50 @@ export class SmtpProber {
             continue;
           }
         }
-        rcpts += 1;
+        live.rcpts += 1;
+        const asked = performance.now();
         const reply = await session.rcpt(item.address);
-        replies += 1;
+        const replyMs = performance.now() - asked;
+        habits.recordReply(target.address, replyMs);
+        const slowedDown = pace.slowedDown(replyMs, live.refusals);
+        live.replies += 1;
         // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
         if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
-        inTransaction += 1;
+        live.inTransaction += 1;
         const kind = replyKind(reply);
-        if (kind === 'too-many-recipients' && inTransaction > 1) {
+        if (kind === 'too-many-recipients' && live.inTransaction > 1) {
           this.queue.unshift(item);
-          this.rcptsPerTransaction = Math.min(this.rcptsPerTransaction, inTransaction - 1);
-          inTransaction = this.rcptsPerTransaction;
+          this.rcptsPerTransaction = Math.min(this.rcptsPerTransaction, live.inTransaction - 1);
+          live.inTransaction = this.rcptsPerTransaction;
           continue;
         }
         const outcome = weighed(outcomeOfReply(reply, kind), target, rule);
         this.options.observer?.rcptAnswered(target.hostname, outcome.status, outcome.code);
         item.answer({ outcome, kind });
-        if (reply.code >= 400 && ++refusals >= MAX_REFUSALS_PER_SESSION) break;
-        if (slot.wanted()) break;
+        if (slowedDown) {
+          // Its answer stands; every further reply (QUIT's too) would come as slowly.
+          habits.learnRefusalLimit(target.address, live.refusals);
+          session.abort();
+          return 'dropped';
+        }
+        if (reply.code >= 400 && ++live.refusals >= refusalLimit) return 'spent';
+        if (slot.wanted(this.pending())) return 'spent';
+        // Slots freed meanwhile (the host's other domains are done) take a share of what is left.
+        this.startWorker(slot);
       } catch (error) {
         session.abort();
-        if (error instanceof SmtpError) return this.lost(item, error, target, replies === 0);
-        item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'), kind: null });
-        throw error;
+        if (error instanceof SmtpError && live.refusals >= SAFE_REFUSALS && (error.kind === 'closed' || error.kind === 'timeout')) {
+          this.cutOffAfterRefusals(item, target, live.refusals);
+        } else if (error instanceof SmtpError) {
+          this.lost(item, error, target, live.replies === 0);
+        } else {
+          item.answer({ outcome: unknownOutcome(`internal error: ${(error as Error).message}`, 'internal_error'), kind: null });
+          throw error;
+        }
+        return 'dropped';
       }
     }
-    await session.quit();
+    return false;
   }
 
   /**
@@ -254,10 +388,21 @@ export class SmtpProber {
     }
   }
 
+  /**
+   * The host hung up or went silent once the session had more refusals than every host takes: it
+   * limits them. That is about the session, not the address nor the host: the address is asked
+   * again in a new session, which stops before the limit now learnt.
+   */
+  private cutOffAfterRefusals(item: Pending, target: SessionTarget, refusals: number): void {
+    this.options.habits.learnRefusalLimit(target.address, refusals);
+    this.queue.unshift(item);
+  }
+
   private giveUpOn(target: SessionTarget, error: SmtpError): void {
     if (target !== this.targets[this.targetIndex]) return; // another session already moved on
     this.lastFailure = outcomeOfFailure(error, target);
     this.targetIndex += 1;
+    this.offerToSessions();
   }
 
   private answerAll(outcome: SmtpOutcome): void {

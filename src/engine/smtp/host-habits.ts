@@ -1,0 +1,80 @@
+/**
+ * What sessions teach about each MX host (by address), for one verifier's life: how fast it
+ * answers a RCPT, and how many refused RCPTs it takes in one session before it slows us down or
+ * hangs up.
+ *
+ * Refusals: Postfix, the most common MTA, delays every reply by a second once a session has made
+ * 10 errors (smtpd_soft_error_limit, smtpd_error_sleep_time) and hangs up at 20
+ * (smtpd_hard_error_limit); an Exim ACL may delay or drop after a few failed recipients. Up to
+ * SAFE_REFUSALS is safe at a host running Postfix's defaults. Beyond that a session goes on only
+ * while the host answers as fast as it did: many hosts never slow down, and a domain with many
+ * unknown mailboxes, or behind a greylist, would otherwise pay a new greeting, EHLO and MAIL FROM
+ * every nine refusals. The first slow reply, time-out or hang-up beyond it teaches the host's own
+ * limit, and every later session there stops before it (docs/architecture.md, "SMTP sessions").
+ */
+
+export const SAFE_REFUSALS = 9;
+/** A reply this many times slower than the session's usual ones… */
+const SLOWDOWN_FACTOR = 4;
+/** …and at least this much slower is the host slowing us down, not noise. */
+const SLOWDOWN_MARGIN_MS = 250;
+/** Weight of the newest reply in a host's typical reply time. */
+const REPLY_TIME_WEIGHT = 0.2;
+/** Hosts remembered; the oldest are forgotten first (one session teaches them again). */
+const HOSTS_KEPT = 10_000;
+
+interface Habits {
+  refusalLimit: number;
+  replyMs?: number;
+}
+
+export class HostHabits {
+  private readonly hosts = new Map<string, Habits>();
+
+  /** Refusals after which a session at `address` ends: what the host taught, else no limit. */
+  refusalLimit(address: string): number {
+    return this.hosts.get(address)?.refusalLimit ?? Infinity;
+  }
+
+  /** The host slowed down or hung up after `refusals`: the next sessions stop one before. */
+  learnRefusalLimit(address: string, refusals: number): void {
+    const habits = this.habitsOf(address);
+    habits.refusalLimit = Math.min(habits.refusalLimit, Math.max(SAFE_REFUSALS, refusals - 1));
+  }
+
+  /** The host's typical RCPT reply time in ms, or undefined before its first answer. */
+  replyMs(address: string): number | undefined {
+    return this.hosts.get(address)?.replyMs;
+  }
+
+  recordReply(address: string, ms: number): void {
+    const habits = this.habitsOf(address);
+    habits.replyMs = habits.replyMs === undefined ? ms : habits.replyMs + REPLY_TIME_WEIGHT * (ms - habits.replyMs);
+  }
+
+  private habitsOf(address: string): Habits {
+    let habits = this.hosts.get(address);
+    if (!habits) {
+      habits = { refusalLimit: Infinity };
+      this.hosts.set(address, habits);
+      if (this.hosts.size > HOSTS_KEPT) this.hosts.delete(this.hosts.keys().next().value!);
+    }
+    return habits;
+  }
+}
+
+/** The pace of one session's RCPT replies while its refusals are within SAFE_REFUSALS. */
+export class SessionPace {
+  private count = 0;
+  private totalMs = 0;
+
+  /** Records a reply that took `ms`; whether it is a slowdown (only once past the safe refusals). */
+  slowedDown(ms: number, refusals: number): boolean {
+    if (refusals < SAFE_REFUSALS || this.count === 0) {
+      this.count += 1;
+      this.totalMs += ms;
+      return false;
+    }
+    return ms > SLOWDOWN_FACTOR * (this.totalMs / this.count) + SLOWDOWN_MARGIN_MS;
+  }
+}
