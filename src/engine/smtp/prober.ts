@@ -127,6 +127,10 @@ export class SmtpProber implements SessionTaker {
     if (target && this.queue.length > 0) this.options.sharing.offer(this.options.share, target, this);
   }
 
+  private withdrawFromSessions(target = this.targets[this.targetIndex]): void {
+    if (target) this.options.sharing.withdraw(this.options.share, target, this);
+  }
+
   wantsSessionAt(target: SessionTarget): boolean {
     const current = this.targets[this.targetIndex];
     if (this.queue.length === 0 || current?.hostname !== target.hostname || current.address !== target.address) return false;
@@ -209,7 +213,9 @@ export class SmtpProber implements SessionTaker {
   private async next(): Promise<Pending | undefined> {
     if (this.queue.length === 0 && this.gate) await this.gate;
     this.answerCancelled();
-    return this.queue.shift();
+    const item = this.queue.shift();
+    if (this.queue.length === 0) this.withdrawFromSessions();
+    return item;
   }
 
   private answerCancelled(): void {
@@ -401,12 +407,14 @@ export class SmtpProber implements SessionTaker {
   private giveUpOn(target: SessionTarget, error: SmtpError): void {
     if (target !== this.targets[this.targetIndex]) return; // another session already moved on
     this.lastFailure = outcomeOfFailure(error, target);
+    this.withdrawFromSessions(target);
     this.targetIndex += 1;
     this.offerToSessions();
   }
 
   private answerAll(outcome: SmtpOutcome): void {
     for (let item = this.queue.shift(); item; item = this.queue.shift()) item.answer({ outcome, kind: null });
+    this.withdrawFromSessions();
   }
 }
 

@@ -27,6 +27,13 @@ export class SessionSharing<Taker extends SessionTaker> {
     this.takers.set(key, set);
   }
 
+  /** `taker` has nothing queued at `target` any more (so a long-lived verifier keeps no done domains). */
+  withdraw(share: string, target: SessionTarget, taker: Taker): void {
+    const key = keyOf(share, target);
+    const set = this.takers.get(key);
+    if (set?.delete(taker) && set.size === 0) this.takers.delete(key);
+  }
+
   /** Who should go on in a session at `target` that `giver` is done with, if anyone. */
   takerFor(share: string, target: SessionTarget, giver: Taker): Taker | undefined {
     const key = keyOf(share, target);
