@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in turn, one table on stdout, bench/results.json written.
  *
- *   node bench/run.js [--quick] [--only engine,csv,service,runner,politeness,fairness,results,cli,accuracy,reuse,webhooks] [--smtp-latency 20] [--dns-latency 5]
+ *   node bench/run.js [--quick] [--only engine,csv,service,runner,politeness,fairness,results,cli,accuracy,reuse,webhooks,submit] [--smtp-latency 20] [--dns-latency 5]
  *
  * --quick uses small sizes (a smoke run, well under a minute); its figures are not the ones to quote.
  */
@@ -20,6 +20,7 @@ const SECTIONS = {
   accuracy: './accuracy.js',
   reuse: './reuse.js',
   webhooks: './webhooks.js',
+  submit: './submit.js',
 };
 
 const options = benchOptions();
