@@ -1,6 +1,7 @@
 import { CsvError } from './errors.js';
 import { NO_ADDRESS, precheckFailure } from './precheck.js';
 import { addressKey } from '../text/address.js';
+import { unshared } from './fast-records.js';
 import { addressOf, forEachRow, type ListSource, type SourceRow } from './source.js';
 
 /** A pre-check failure shown to the user: where (as an editor shows it), what and why. */
@@ -41,28 +42,33 @@ function columnName(source: ListSource): string {
  * one address (not even a malformed one) is an error, not an empty success: the column is wrong.
  */
 export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
-  const seen = new Set<string>();
-  const list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
+  let list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
   let withAt = 0;
-  const reject = (row: SourceRow, address: string, reason: string) => {
-    list.invalid += 1;
-    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
-  };
-  await forEachRow(source, (row) => {
-    if (row.blank) return;
-    list.rows += 1;
-    const address = addressOf(source, row);
-    if (address.includes('@')) withAt += 1;
-    if (address === '') return reject(row, address, NO_ADDRESS);
-    const key = addressKey(address);
-    if (seen.has(key)) {
-      list.duplicates += 1;
-      return;
-    }
-    seen.add(key);
-    const failure = options.precheck ? precheckFailure(address) : undefined;
-    if (failure !== undefined) return reject(row, address, failure);
-    list.addresses.push(address);
+  await forEachRow(source, () => {
+    const seen = new Set<string>();
+    list = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
+    withAt = 0;
+    const reject = (row: SourceRow, address: string, reason: string) => {
+      list.invalid += 1;
+      if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
+    };
+    return (row) => {
+      if (row.blank) return;
+      list.rows += 1;
+      const address = addressOf(source, row);
+      if (address.includes('@')) withAt += 1;
+      if (address === '') return reject(row, address, NO_ADDRESS);
+      const key = addressKey(address);
+      if (seen.has(key)) {
+        list.duplicates += 1;
+        return;
+      }
+      // Both are kept to the end: copies that hold on to nothing else of the file (fast-records.ts).
+      seen.add(unshared(key));
+      const failure = options.precheck ? precheckFailure(address) : undefined;
+      if (failure !== undefined) return reject(row, address, failure);
+      list.addresses.push(unshared(address));
+    };
   });
   if (withAt === 0) {
     throw new CsvError(source.label, `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`, {

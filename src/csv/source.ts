@@ -7,6 +7,7 @@ import { fsErrorText } from '../text/fs-errors.js';
 import { sniffDialect, type Dialect } from './dialect.js';
 import { findEmailColumn, type EmailColumn } from './email-column.js';
 import { CsvError } from './errors.js';
+import { scanRecords } from './fast-records.js';
 import { notTextFile } from './not-text.js';
 import { toCsvError } from './parse-error.js';
 
@@ -175,16 +176,30 @@ export async function pipeRecords(source: ListSource, rest: NodeJS.WritableStrea
   }
 }
 
-/** Calls `onRow` for every row after the header, blank ones too, in file order. */
-export async function forEachRow(source: ListSource, onRow: (row: SourceRow) => void): Promise<void> {
+/** Hands every record to `onRow` as a data row (dataRows' view: header and the blank lines before it left out). */
+function toRows(source: ListSource, onRow: (row: SourceRow) => void): (record: string[]) => void {
   const toRow = dataRows(source);
+  return (record) => {
+    const row = toRow(record);
+    if (row) onRow(row);
+  };
+}
+
+/**
+ * Calls `onRow` for every row after the header, blank ones too, in file order. Read by the fast
+ * reader (fast-records.ts) when the file is one it reads, else by csv-parse: `start` is called
+ * again when csv-parse takes over from the start, so that the consumer forgets the rows it got.
+ */
+export async function forEachRow(source: ListSource, start: () => (row: SourceRow) => void): Promise<void> {
+  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv' };
+  if (await scanRecords(source.path, options, toRows(source, start()))) return;
+  const onRecord = toRows(source, start());
   await pipeRecords(source, [
     new Writable({
       objectMode: true,
       write(record: string[], _encoding, done) {
         try {
-          const row = toRow(record);
-          if (row) onRow(row);
+          onRecord(record);
           done();
         } catch (error) {
           done(error as Error);
