@@ -63,11 +63,13 @@ export async function readAddressList(source: ListSource, options: { precheck: b
         list.duplicates += 1;
         return;
       }
-      // Both are kept to the end: copies that hold on to nothing else of the file (fast-records.ts).
-      seen.add(unshared(key));
+      // Both are kept to the end: copies that hold on to nothing else of the file (fast-records.ts),
+      // one for both when the address is its own key (already lower case), as most are.
+      const kept = unshared(address);
+      seen.add(key === address ? kept : unshared(key));
       const failure = options.precheck ? precheckFailure(address) : undefined;
       if (failure !== undefined) return reject(row, address, failure);
-      list.addresses.push(unshared(address));
+      list.addresses.push(kept);
     };
   });
   if (withAt === 0) {

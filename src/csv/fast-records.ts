@@ -81,6 +81,8 @@ class RecordScanner {
   private record(text: string, at: number, final: boolean): number {
     const fields: string[] = [];
     let field = at;
+    // Found once per line rather than per field; again only after a quoted field ran past it.
+    let newline = -1;
     for (;;) {
       if (this.nextQuote(text, field) === field) {
         let value = '';
@@ -108,7 +110,7 @@ class RecordScanner {
         if (after + 1 === text.length && !final) return INCOMPLETE;
         return text[after + 1] === '\n' && this.endsWith('\r\n') ? this.emit(fields, after + 2) : GIVE_UP;
       }
-      const newline = nextOf(text, '\n', field);
+      if (newline < field) newline = nextOf(text, '\n', field);
       const delimiter = nextOf(text, this.delimiter, field);
       const end = Math.min(newline, delimiter);
       if (end === Infinity && !final) return INCOMPLETE;

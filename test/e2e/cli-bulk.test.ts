@@ -141,6 +141,9 @@ describe('a list over the per-job limit', () => {
     expect(summary.jobs.map((job) => job.queued)).toEqual([50_000, 50_000, 20_000]);
     expect(summary.total).toBe(COUNT);
     jobIds = summary.jobs.map((job) => job.jobId);
+    // Sent two at a time, each answer recorded in turn: none lost, in the list's order.
+    const state = JSON.parse(await readFile(join(cli.configDir, 'bulk-jobs.json'), 'utf8')) as { submissions: { chunks: { jobId?: string }[] }[] };
+    expect(state.submissions.at(-1)!.chunks.map((chunk) => chunk.jobId)).toEqual(jobIds);
 
     const out = parse(await readFile(output)) as string[][];
     expect(out).toHaveLength(COUNT + 1);

@@ -103,17 +103,19 @@ export class BulkState {
   }
 
   /**
-   * The key of an earlier request for the same addresses from the same list whose answer never
-   * got recorded (the CLI died or the connection broke): sending it again returns that job
-   * instead of paying twice.
+   * For each digest, the key of an earlier request for the same addresses from the same list whose
+   * answer never got recorded (the CLI died or the connection broke): sending it again returns that
+   * job instead of paying twice. One read of the file for all the chunks of a list.
    */
-  async unansweredKey(source: string, digest: string, now = Date.now()): Promise<string | undefined> {
+  async unansweredKeys(source: string, digests: string[], now = Date.now()): Promise<(string | undefined)[]> {
     const { submissions } = await this.read();
-    for (const submission of submissions.toReversed()) {
-      if (submission.source !== source || now - Date.parse(submission.createdAt) > KEY_LIFETIME_MS) continue;
-      const chunk = submission.chunks.find((each) => each.digest === digest && each.jobId === undefined);
-      if (chunk) return chunk.idempotencyKey;
-    }
-    return undefined;
+    const recent = submissions.filter((submission) => submission.source === source && now - Date.parse(submission.createdAt) <= KEY_LIFETIME_MS).toReversed();
+    return digests.map((digest) => {
+      for (const submission of recent) {
+        const chunk = submission.chunks.find((each) => each.digest === digest && each.jobId === undefined);
+        if (chunk) return chunk.idempotencyKey;
+      }
+      return undefined;
+    });
   }
 }

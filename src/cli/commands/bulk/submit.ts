@@ -69,11 +69,6 @@ async function checkBalance(client: ApiClient, needed: number): Promise<void> {
   }
 }
 
-/**
- * Sends the addresses in jobs of at most MAX_BULK_EMAILS. Every request's Idempotency-Key is
- * recorded before anything is sent, so that neither the client's retries nor a re-run after a
- * crash can pay twice; each job id is recorded as soon as it is known.
- */
 interface Submitted {
   source: ListSource;
   fingerprint: FileFingerprint | undefined;
@@ -83,34 +78,59 @@ interface Submitted {
   fresh?: boolean;
 }
 
+/**
+ * Requests in flight at once: while the service stores one job, the next request's body is built
+ * and sent. The 20 requests of the 1M-row list took ~7% less time so than one after another
+ * (bench/submit.js); the service stores one job at a time, so more would only queue there.
+ */
+const SUBMITS_IN_FLIGHT = 2;
+
+/**
+ * Sends the addresses in jobs of at most MAX_BULK_EMAILS, two requests at a time (the jobs are
+ * answered in the list's order whichever the service stores first). Every request's
+ * Idempotency-Key is recorded before anything is sent, so that neither the client's retries nor a
+ * re-run after a crash can pay twice; each job id is recorded as soon as it is known.
+ */
 async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses, fresh }: Submitted): Promise<BulkSubmission[]> {
   const state = BulkState.open(session.env);
   const chunks = chunksOf(addresses, MAX_BULK_EMAILS);
   if (chunks.length > 1) await checkBalance(client, addresses.length);
-  const records: ChunkRecord[] = [];
-  for (const chunk of chunks) {
-    const digest = createHash('sha256').update(chunk.join('\n')).digest('hex');
-    const idempotencyKey = (await state.unansweredKey(source.path, digest)) ?? randomUUID();
-    records.push({ idempotencyKey, digest, count: chunk.length });
-  }
+  const digests = chunks.map((chunk) => createHash('sha256').update(chunk.join('\n')).digest('hex'));
+  const earlierKeys = await state.unansweredKeys(source.path, digests);
+  const records: ChunkRecord[] = chunks.map((chunk, index) => ({ idempotencyKey: earlierKeys[index] ?? randomUUID(), digest: digests[index]!, count: chunk.length }));
   const submission = { id: randomUUID(), createdAt: new Date().toISOString(), source: source.path, label: source.label, column, fingerprint, chunks: records };
   await state.addSubmission(submission);
 
+  // Named after the list (its file name, never the local path), so that `bulk status` and the
+  // dashboard say which list a job is.
+  const list = basename(source.label);
   const jobs: BulkSubmission[] = [];
-  try {
-    for (const [index, chunk] of chunks.entries()) {
+  let next = 0;
+  let failed = false;
+  // One state write at a time: each re-reads and rewrites the file, so two at once could lose one.
+  let recording = Promise.resolve();
+  const sendChunks = async () => {
+    while (next < chunks.length && !failed) {
+      const index = next++;
       const { idempotencyKey } = records[index]!;
-      // Named after the list (its file name, never the local path), so that `bulk status` and the
-      // dashboard say which list a job is.
-      const list = basename(source.label);
       const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
-      const job = await client.submitBulk(chunk, { idempotencyKey, name: name.slice(0, 200), fresh });
-      await state.setJobId(submission.id, idempotencyKey, job.jobId);
-      jobs.push(job);
+      try {
+        const job = await client.submitBulk(chunks[index]!, { idempotencyKey, name: name.slice(0, 200), fresh });
+        jobs[index] = job;
+        recording = recording.then(() => state.setJobId(submission.id, idempotencyKey, job.jobId));
+        await recording;
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
-  } catch (error) {
-    if (jobs.length > 0) session.warn(`submitted before the failure: ${jobsNamed(jobs.map((job) => job.jobId))}`);
-    throw error;
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: SUBMITS_IN_FLIGHT }, sendChunks));
+  const failure = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+  if (failure) {
+    const submitted = jobs.filter((job) => job !== undefined);
+    if (submitted.length > 0) session.warn(`submitted before the failure: ${jobsNamed(submitted.map((job) => job.jobId))}`);
+    throw failure.reason;
   }
   return jobs;
 }
