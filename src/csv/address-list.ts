@@ -37,16 +37,18 @@ function columnName(source: ListSource): string {
 }
 
 /**
- * Reads a list once, streaming. Memory grows with the number of distinct addresses only: a seen
+ * Reads a list once (again from the start when csv-parse takes over an odd file), streaming. Memory grows with the number of distinct addresses only: a seen
  * set for de-duplication and the addresses to send, never the rows. A list whose column holds not
  * one address (not even a malformed one) is an error, not an empty success: the column is wrong.
  */
 export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
-  let list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
+  const empty = (): AddressList => ({ addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] });
+  let list = empty();
   let withAt = 0;
   await forEachRow(source, () => {
     const seen = new Set<string>();
-    list = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
+    // Called again when csv-parse reads the file afresh: the rows the fast reader gave are forgotten.
+    list = empty();
     withAt = 0;
     const reject = (row: SourceRow, address: string, reason: string) => {
       list.invalid += 1;
