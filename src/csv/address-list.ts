@@ -37,9 +37,10 @@ function columnName(source: ListSource): string {
 }
 
 /**
- * Reads a list once (again from the start when csv-parse takes over an odd file), streaming. Memory grows with the number of distinct addresses only: a seen
- * set for de-duplication and the addresses to send, never the rows. A list whose column holds not
- * one address (not even a malformed one) is an error, not an empty success: the column is wrong.
+ * Reads a list once (again from the start when csv-parse takes over an odd file), streaming.
+ * Memory grows with the number of distinct addresses only: a seen set for de-duplication and the
+ * addresses to send, never the rows. A list whose column holds not one address (not even a
+ * malformed one) is an error, not an empty success: the column is wrong.
  */
 export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
   const empty = (): AddressList => ({ addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] });
