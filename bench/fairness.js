@@ -1,13 +1,19 @@
 /**
- * Fairness under a backlog (issue 22 item 3): on one `serve` on the embedded SQLite store, a
+ * Fairness under a backlog (issue 22 item 3): on one `serve` on the embedded SQLite store, then on
+ * PostgreSQL (a fresh database on MAILVERIFY_BENCH_DATABASE_URL, else postgres@127.0.0.1:5432), a
  * 10-address job at a host nobody else uses, submitted to completed, median of a few, idle and
  * then while another user's backlog of 4,000, 20,000 or 200,000 addresses is pending (inserted
  * through the store directly, as a quick way to a large backlog; the service's runner picks it up
- * as it would a submitted job). Each backlog on a fresh service.
+ * as it would a submitted job). Each backlog on a fresh service and store.
+ *
+ * And greylisting: one job of 2,000 addresses at a domain whose host greylists every first RCPT
+ * (the retry after 1 s passes), against one delay plus twice the time of the same job at a domain
+ * that does not greylist (every address is asked twice there), on one SQLite `serve`.
  *
  *   node bench/fairness.js [--quick]
  */
 import { existsSync } from 'node:fs';
+import { createBenchDatabase } from './lib/postgres.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { startWorldFixture } from './engine/world-fixture.js';
@@ -24,6 +30,7 @@ const JOB_SIZE = 50_000;
 const TAKEN_ON_MS = 2_000;
 const TARGET = { on: 'ratio', op: '<=', value: 2 };
 const LATENCY = { smtpLatencyMs: 20, dnsLatencyMs: 5, slowFactor: 1 };
+const GREYLIST = { addresses: 2_000, retryMs: 1_000 };
 
 /** The small jobs' domain (an ordinary one) and the backlog's domains: none on the small jobs' host. */
 function splitWorld(world) {
@@ -45,9 +52,9 @@ async function smallJobs(service, domain, samples, label) {
 }
 
 /** Another user's jobs of `size` addresses in all, written straight into the service's store. */
-async function insertBacklog(service, domains, size) {
+async function insertBacklog(service, domains, size, databaseUrl) {
   const { openStore } = await import('../dist/server/store/open-store.js');
-  const store = await openStore({ dataDir: service.dataDir });
+  const store = await openStore({ dataDir: service.dataDir, databaseUrl });
   try {
     const user = await store.accounts.createUser({ email: 'backlog@mailverify.test', passwordHash: null, balance: size, rateLimit: 1, rateWindowSeconds: 1 });
     for (let start = 0; start < size; start += JOB_SIZE) {
@@ -60,18 +67,57 @@ async function insertBacklog(service, domains, size) {
   }
 }
 
-async function busyAgainstIdle(fixture, backlog, samples) {
+const metricOf = (backlog, storeName) => `${SMALL_JOB}-address job while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (${storeName})`;
+
+/** One backlog size on a fresh service: on SQLite, or on a fresh PostgreSQL database when `postgres`. */
+async function busyAgainstIdle(fixture, backlog, samples, postgres) {
   const { small, backlog: backlogDomains } = splitWorld(fixture.world);
+  const storeName = postgres ? 'PostgreSQL' : 'SQLite';
+  const database = postgres ? await createBenchDatabase() : undefined;
+  if (database?.missing) return missingRow(SECTION, metricOf(backlog, storeName), TARGET, database.missing);
   fixture.reset();
-  const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test']);
   try {
-    await smallJobs(service, small, 1, 'warm');
-    const idle = await smallJobs(service, small, samples, 'idle');
-    await insertBacklog(service, backlogDomains, backlog);
-    await new Promise((resolve) => setTimeout(resolve, TAKEN_ON_MS));
-    const busy = await smallJobs(service, small, samples, 'busy');
-    const metric = `${SMALL_JOB}-address job while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (SQLite)`;
-    return row({ section: SECTION, metric, unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET });
+    const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'], [], database?.url);
+    try {
+      await smallJobs(service, small, 1, 'warm');
+      const idle = await smallJobs(service, small, samples, 'idle');
+      await insertBacklog(service, backlogDomains, backlog, database?.url);
+      await new Promise((resolve) => setTimeout(resolve, TAKEN_ON_MS));
+      const busy = await smallJobs(service, small, samples, 'busy');
+      return row({ section: SECTION, metric: metricOf(backlog, storeName), unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET });
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await database?.drop();
+  }
+}
+
+/** A job at one domain of `kind`, submitted to completed. */
+async function jobAt(service, world, kind, label) {
+  const domain = world.domains.find((candidate) => candidate.kind === kind);
+  const emails = Array.from({ length: GREYLIST.addresses }, (_, index) => `${label}${index}@${domain.name}`);
+  const started = performance.now();
+  await untilCompleted(service, await submit(service, emails));
+  return performance.now() - started;
+}
+
+async function greylistedAgainstPlain(fixture) {
+  fixture.reset();
+  const greylistFlags = ['--greylist-retry', String(GREYLIST.retryMs), '--greylist-budget', String(10 * GREYLIST.retryMs)];
+  const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test', ...greylistFlags]);
+  try {
+    const plain = await jobAt(service, fixture.world, 'normal', 'plain');
+    const greylisted = await jobAt(service, fixture.world, 'greylisted', 'grey');
+    return row({
+      section: SECTION,
+      metric: `${GREYLIST.addresses.toLocaleString('en-US')} addresses at one greylisting domain vs one delay + twice the same job at a plain one (SQLite)`,
+      unit: 'ms',
+      ours: greylisted,
+      baselineName: `${GREYLIST.retryMs / 1000} s + 2 × ${Math.round(plain)} ms`,
+      baseline: GREYLIST.retryMs + 2 * plain,
+      target: null,
+    });
   } finally {
     await service.stop();
   }
@@ -84,7 +130,10 @@ export async function run({ quick = false } = {}) {
   const fixture = await startWorldFixture({ addresses: 2_000, domains: 200 }, LATENCY);
   try {
     const rows = [];
-    for (const backlog of backlogs) rows.push(await busyAgainstIdle(fixture, backlog, samples));
+    for (const postgres of [false, true]) {
+      for (const backlog of backlogs) rows.push(await busyAgainstIdle(fixture, backlog, samples, postgres));
+    }
+    rows.push(await greylistedAgainstPlain(fixture));
     return rows;
   } finally {
     await fixture.close();
