@@ -86,7 +86,10 @@ export class Semaphore {
     const perSlot = weight / Math.max(1, ours);
     return (
       this.bulk.get(share)?.some(
-        (waiter) => (this.byGroup.of(waiter.group) === 0 && ours >= 2) || (Number.isFinite(waiter.weight) && this.keyOf(waiter) > OUTWEIGHS * perSlot),
+        (waiter) =>
+          (this.byGroup.of(waiter.group) === 0 && ours >= 2) ||
+          // Not for the holder's own group: the waiter would only open another session where this one is.
+          (waiter.group !== group && Number.isFinite(waiter.weight) && this.keyOf(waiter) > OUTWEIGHS * perSlot),
       ) ?? false
     );
   }

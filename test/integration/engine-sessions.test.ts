@@ -98,4 +98,19 @@ describe('sessions at a busy host', () => {
     expect(verdicts).toEqual([...emails('alice'), ...emails('bob')].map(() => 'valid'));
     expect(server.sessionCount()).toBe(2);
   });
+
+  it('answers every address right when the host cuts sessions that carry several domains', async () => {
+    const domains = ['cut-a.test', 'cut-b.test', 'cut-c.test'];
+    const emails = domains.flatMap((domain) => Array.from({ length: 10 }, (_, i) => `user${i}@${domain}`));
+    const mailboxes = emails.filter((_, i) => i % 2 === 0);
+    const port = await freePort(HOST);
+    // Every session is cut without a word after its 7th RCPT, often in the middle of a domain it took over.
+    server = await startSmtpServer({ host: HOST, port, mailboxes, dropAfterRcpts: 7 });
+    dns = await startDnsServer(Object.assign({}, ...domains.map((domain) => mxZones(domain, { 'mx.busy.test': HOST }))));
+    const verifier = createVerifier(fixtureOptions(dns, port, { perHostConcurrency: 1 }));
+    const verdicts = new Map<string, string>();
+    await verifier.verifyMany(emails, (result) => void verdicts.set(result.email, result.result));
+    expect(Object.fromEntries(verdicts)).toEqual(Object.fromEntries(emails.map((email) => [email, mailboxes.includes(email) ? 'valid' : 'invalid'])));
+    expect(server.sessionCount()).toBeGreaterThan(1);
+  });
 });

@@ -24,8 +24,10 @@ function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
 
 
 /**
- * The RCPTs the primary MX host still owes this run (VerifierContext.backlog): one per address until
- * its answer settles, and one more from its first greylisted answer on (it will be asked again).
+ * The work the primary MX host still owes this run (VerifierContext.backlog), in RCPTs: one per
+ * address until its answer settles, and one more from its first greylisted answer on. That second
+ * one is not strictly owed (one RCPT is done), but a greylisting host's addresses cost two RCPTs
+ * each and a delay, and the count is what ranks hosts for the global slots.
  */
 class OwedRcpts {
   private readonly askedAgain = new Set<string>();
@@ -97,7 +99,7 @@ export class DomainProbe {
       ruleOf: (hostname) => context.rules.of(hostname),
       habits: context.habits,
       sharing: context.sharing,
-      share: share ?? '',
+      sharingKey: `${priority} ${share ?? ''}`,
       observer: context.observer,
     });
     this.greylist = new GreylistRetries(

@@ -1,7 +1,7 @@
 /**
  * What sessions teach about each MX host (by address), for one verifier's life: how fast it
- * answers a RCPT, and how many refused RCPTs it takes in one session before it slows us down or
- * hangs up.
+ * answers a RCPT, how many recipients it takes in one transaction, and how many refused RCPTs it
+ * takes in one session before it slows us down or hangs up.
  *
  * Refusals: Postfix, the most common MTA, delays every reply by a second once a session has made
  * 10 errors (smtpd_soft_error_limit, smtpd_error_sleep_time) and hangs up at 20
@@ -14,6 +14,8 @@
  */
 
 export const SAFE_REFUSALS = 9;
+/** RFC 5321 §4.5.3.1.8: every server takes at least 100 recipients per transaction. */
+const RCPTS_PER_TRANSACTION = 100;
 /** A reply this many times slower than the session's usual ones… */
 const SLOWDOWN_FACTOR = 4;
 /** …and at least this much slower is the host slowing us down, not noise. */
@@ -25,6 +27,7 @@ const HOSTS_KEPT = 10_000;
 
 interface Habits {
   refusalLimit: number;
+  rcptsPerTransaction: number;
   replyMs?: number;
 }
 
@@ -42,6 +45,20 @@ export class HostHabits {
     habits.refusalLimit = Math.min(habits.refusalLimit, Math.max(SAFE_REFUSALS, refusals - 1));
   }
 
+  /**
+   * Recipients to ask per transaction: what RFC 5321 promises, less once the host has said "too
+   * many recipients" (the address it refused is asked again in a new transaction; knowing the
+   * limit keeps that from happening at every transaction after, whichever domain's they are).
+   */
+  rcptsPerTransaction(address: string): number {
+    return this.hosts.get(address)?.rcptsPerTransaction ?? RCPTS_PER_TRANSACTION;
+  }
+
+  learnRcptsPerTransaction(address: string, accepted: number): void {
+    const habits = this.habitsOf(address);
+    habits.rcptsPerTransaction = Math.min(habits.rcptsPerTransaction, Math.max(1, accepted));
+  }
+
   /** The host's typical RCPT reply time in ms, or undefined before its first answer. */
   replyMs(address: string): number | undefined {
     return this.hosts.get(address)?.replyMs;
@@ -55,7 +72,7 @@ export class HostHabits {
   private habitsOf(address: string): Habits {
     let habits = this.hosts.get(address);
     if (!habits) {
-      habits = { refusalLimit: Infinity };
+      habits = { refusalLimit: Infinity, rcptsPerTransaction: RCPTS_PER_TRANSACTION };
       this.hosts.set(address, habits);
       if (this.hosts.size > HOSTS_KEPT) this.hosts.delete(this.hosts.keys().next().value!);
     }

@@ -9,8 +9,6 @@ import type { SessionSharing, SessionTaker } from './session-sharing.js';
 
 /** Addresses per extra session: below that, opening one costs more round trips than it saves. */
 const RCPTS_PER_SESSION = 5;
-/** RFC 5321 §4.5.3.1.8: every server takes at least 100 recipients per transaction. */
-const MAX_RCPTS_PER_TRANSACTION = 100;
 const SERVICE_CLOSING = 421;
 /** How often an address may be cut off mid-question before it is given up as unknown. */
 const MAX_DROPS_PER_ADDRESS = 3;
@@ -52,14 +50,22 @@ export interface ProberOptions {
   ruleOf(hostname: string): MatchedRule | undefined;
   /** What sessions taught about each host: its reply time, the refusals it takes in a session. */
   habits: HostHabits;
-  /** Where a session done with this domain finds another domain at the same host, within `share`. */
+  /** Where a session done with this domain finds another domain at the same host, with the same `sharingKey`. */
   sharing: SessionSharing<SmtpProber>;
-  share: string;
+  /** Whose sessions this domain's may be: one share (user) at one priority. */
+  sharingKey: string;
   observer?: SmtpObserver;
 }
 
 interface Pending extends ProbeRequest {
   drops: number;
+}
+
+/** A session (and its slot) taken over from another domain at the same host, to go on with. */
+interface Borrowed {
+  live: LiveSession;
+  target: SessionTarget;
+  slot: SessionSlot;
 }
 
 /** An open session and what it has asked: refusals and RCPTs count per session, whichever domains they were for. */
@@ -97,15 +103,9 @@ export class SmtpProber implements SessionTaker {
   private targetIndex = 0;
   private lastFailure: SmtpOutcome | null = null;
   private workers = 0;
-  /**
-   * Recipients asked per transaction: at most what RFC 5321 promises, less once the server has
-   * said "too many recipients" (the one address it refused is asked again in a new transaction;
-   * knowing the limit keeps that from happening at every transaction after).
-   */
-  private rcptsPerTransaction = MAX_RCPTS_PER_TRANSACTION;
   /** Settles when announced addresses have been asked (see `expect`). */
   private gate: Promise<void> | null = null;
-  /** How many addresses `expect` announced that are not queued yet. */
+  /** How many addresses `expect` announced (counted twice from their queuing until the gate settles, briefly: harmless). */
   private announced = 0;
   /** Whether a slot at the host being given back will call startWorker (see onSpare). */
   private awaitingSpare = false;
@@ -124,11 +124,11 @@ export class SmtpProber implements SessionTaker {
   /** Tells SessionSharing that sessions at the current host may go on with this domain's addresses. */
   private offerToSessions(): void {
     const target = this.targets[this.targetIndex];
-    if (target && this.queue.length > 0) this.options.sharing.offer(this.options.share, target, this);
+    if (target && this.queue.length > 0) this.options.sharing.offer(this.options.sharingKey, target, this);
   }
 
   private withdrawFromSessions(target = this.targets[this.targetIndex]): void {
-    if (target) this.options.sharing.withdraw(this.options.share, target, this);
+    if (target) this.options.sharing.withdraw(this.options.sharingKey, target, this);
   }
 
   wantsSessionAt(target: SessionTarget): boolean {
@@ -144,21 +144,11 @@ export class SmtpProber implements SessionTaker {
 
   /**
    * Goes on in a session another domain at the same host is done with (SessionSharing): the
-   * session, its counts and its slot are this prober's now, to pass on again or to close.
+   * session, its counts and its slot are this prober's now, to pass on again or to close; then,
+   * like any worker, it asks what is left (a cut-off address put back, say) in sessions of its own.
    */
-  async goOn(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<void> {
-    this.workers += 1;
-    await this.guarded(async () => {
-      let passedOn = false;
-      try {
-        passedOn = await this.drain(live, target, slot);
-      } finally {
-        if (!passedOn) slot.release();
-      }
-    });
-    this.workers -= 1;
-    // Cut off mid-list, it may have left addresses that no worker of its own is there to ask.
-    if (this.hasWork()) this.startWorker();
+  goOn(live: LiveSession, target: SessionTarget, slot: SessionSlot): void {
+    this.addWorker({ live, target, slot });
   }
 
   /**
@@ -196,9 +186,9 @@ export class SmtpProber implements SessionTaker {
     });
   }
 
-  private addWorker(): void {
+  private addWorker(borrowed?: Borrowed): void {
     this.workers += 1;
-    void this.work().finally(() => (this.workers -= 1));
+    void this.work(borrowed).finally(() => (this.workers -= 1));
   }
 
   private pending(): number {
@@ -218,32 +208,47 @@ export class SmtpProber implements SessionTaker {
     return item;
   }
 
+  /** An address to ask again: first in line, and offered to sessions at the host again. */
+  private putBack(item: Pending): void {
+    this.queue.unshift(item);
+    this.offerToSessions();
+  }
+
   private answerCancelled(): void {
     const cancelled = this.queue.filter((item) => item.cancelled?.());
     if (cancelled.length === 0) return;
     this.queue.splice(0, this.queue.length, ...this.queue.filter((item) => !cancelled.includes(item)));
+    if (this.queue.length === 0) this.withdrawFromSessions();
     for (const item of cancelled) answerUnasked(item);
   }
 
-  private async work(): Promise<void> {
+  private async work(borrowed?: Borrowed): Promise<void> {
     await this.guarded(async () => {
+      if (borrowed) await this.holding(borrowed.slot, () => this.drain(borrowed.live, borrowed.target, borrowed.slot));
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
         const slot = await this.options.takeSlot(target, this.pending());
-        let passedOn = false;
-        try {
+        await this.holding(slot, async () => {
           // While we waited, others may have emptied the queue (or it was cancelled) or given up on this host.
           this.answerCancelled();
-          if (!this.hasWork() || target !== this.targets[this.targetIndex]) continue;
+          if (!this.hasWork() || target !== this.targets[this.targetIndex]) return false;
           this.startWorker(slot);
           const session = await this.open(target);
-          if (session) passedOn = await this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0 }, target, slot);
-        } finally {
-          if (!passedOn) slot.release();
-        }
+          return session ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0 }, target, slot) : false;
+        });
       }
     });
+  }
+
+  /** Runs `use` with `slot`, then gives the slot back unless `use` passed it on (with its session). */
+  private async holding(slot: SessionSlot, use: () => Promise<boolean>): Promise<void> {
+    let passedOn = false;
+    try {
+      passedOn = await use();
+    } finally {
+      if (!passedOn) slot.release();
+    }
   }
 
   /** A bug, not a network problem: the addresses still get an answer, and the cause is named. */
@@ -269,22 +274,26 @@ export class SmtpProber implements SessionTaker {
 
   /**
    * Asks queued addresses in one session until the queue is empty, the session is spent (the
-   * refusals the host takes, or the RCPTs its provider rule allows) or its slot is wanted by an
-   * interactive probe (this worker then queues for a slot again). A session done with this domain
-   * but not spent goes on with another domain's addresses at the same host, if one has some.
+   * refusals the host takes, or the RCPTs its provider rule allows) or its slot is wanted (by an
+   * interactive probe, a share or host holding fewer slots, a far heavier claim: this worker then
+   * queues for a slot again). A session done with this domain, not spent and not wanted, goes on
+   * with another domain's addresses at the same host if one has some: then it answers true (the
+   * session and the slot are the other domain's now).
    */
   private async drain(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<boolean> {
-    let ended: false | 'spent' | 'dropped' = 'dropped';
+    let ended: false | 'spent' | 'dropped';
     this.sessions += 1;
     try {
       ended = await this.askQueued(live, target, slot);
     } catch (error) {
+      live.session.abort();
       this.options.observer?.sessionClosed(target.hostname);
       throw error;
     } finally {
       this.sessions -= 1;
     }
-    const taker = ended ? undefined : this.options.sharing.takerFor(this.options.share, target, this);
+    if (ended === false && slot.wanted(0)) ended = 'spent';
+    const taker = ended ? undefined : this.options.sharing.takerFor(this.options.sharingKey, target, this);
     if (taker) {
       void taker.goOn(live, target, slot);
       return true;
@@ -309,7 +318,7 @@ export class SmtpProber implements SessionTaker {
     const refusalLimit = habits.refusalLimit(target.address);
     for (let item = await this.next(); item; item = await this.next()) {
       if (live.rcpts >= rcptLimit) {
-        this.queue.unshift(item);
+        this.putBack(item);
         return 'spent';
       }
       if (!isAscii(item.address) && !session.smtpUtf8) {
@@ -317,7 +326,7 @@ export class SmtpProber implements SessionTaker {
         continue;
       }
       try {
-        if (live.inTransaction >= this.rcptsPerTransaction) {
+        if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) {
           live.inTransaction = 0;
           await session.newTransaction();
           // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
@@ -338,9 +347,9 @@ export class SmtpProber implements SessionTaker {
         live.inTransaction += 1;
         const kind = replyKind(reply);
         if (kind === 'too-many-recipients' && live.inTransaction > 1) {
-          this.queue.unshift(item);
-          this.rcptsPerTransaction = Math.min(this.rcptsPerTransaction, live.inTransaction - 1);
-          live.inTransaction = this.rcptsPerTransaction;
+          this.putBack(item);
+          habits.learnRcptsPerTransaction(target.address, live.inTransaction - 1);
+          live.inTransaction = Infinity;
           continue;
         }
         const outcome = weighed(outcomeOfReply(reply, kind), target, rule);
@@ -385,12 +394,12 @@ export class SmtpProber implements SessionTaker {
       item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
       this.giveUpOn(target, error);
     } else if (silent) {
-      this.queue.unshift(item);
+      this.putBack(item);
       this.giveUpOn(target, error);
     } else if (++item.drops >= MAX_DROPS_PER_ADDRESS) {
       item.answer({ outcome: outcomeOfFailure(error, target), kind: null });
     } else {
-      this.queue.unshift(item);
+      this.putBack(item);
     }
   }
 
@@ -401,7 +410,7 @@ export class SmtpProber implements SessionTaker {
    */
   private cutOffAfterRefusals(item: Pending, target: SessionTarget, refusals: number): void {
     this.options.habits.learnRefusalLimit(target.address, refusals);
-    this.queue.unshift(item);
+    this.putBack(item);
   }
 
   private giveUpOn(target: SessionTarget, error: SmtpError): void {
