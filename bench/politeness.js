@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { startDnsFixture } from './fixtures/dns.js';
 import { startMxHost } from './fixtures/smtp.js';
 import { createBenchDatabase } from './lib/postgres.js';
-import { call } from './service/api.js';
+import { submit, untilCompleted } from './service/api.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { startMailverify, startWorker } from './service/processes.js';
 
@@ -23,7 +23,6 @@ const PER_HOST = 4;
 const WORKER_COUNTS = [1, 2, 3];
 /** Loopback addresses the workers connect from in the last run, one each. */
 const SOURCES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
-const POLL_MS = 50;
 
 /** The host sees at most the per-host limit, however many workers share its egress. */
 const PEAK_TARGET = { on: 'ours', op: '<=', value: PER_HOST };
@@ -57,10 +56,7 @@ async function jobAtOneHost(world, workerArgs, onPostgres) {
     workers.push(...(await Promise.all(workerArgs.map((args) => startWorker(service.storeArgs, [...world.engineArgs, ...args])))));
     world.mx.reset();
     const started = performance.now();
-    const { jobId } = await call(`${service.url}/v1/bulk-verify`, { method: 'POST', token: service.token, body: { emails: world.addresses } });
-    while ((await call(`${service.url}/v1/bulk-verify/${jobId}/progress`, { token: service.token })).status !== 'completed') {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    await untilCompleted(service, await submit(service, world.addresses));
     return { perSecond: (world.addresses.length / (performance.now() - started)) * 1000, peak: world.mx.stats().maxConcurrent };
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));

@@ -21,7 +21,8 @@ const SPEEDUP_TARGET = { on: 'ratio', op: '<=', value: 0.05 };
 async function timedJob(service, fixture, emails) {
   fixture.reset();
   const started = performance.now();
-  await untilCompleted(service, await submit(service, emails));
+  // Polled every 25 ms: the second run takes a few hundred, and its ratio sits near the target.
+  await untilCompleted(service, await submit(service, emails), { pollMs: 25 });
   const ms = performance.now() - started;
   return { ms, rcpts: fixture.hostStats().reduce((sum, host) => sum + host.rcpts, 0) };
 }

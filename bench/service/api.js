@@ -1,7 +1,6 @@
 /** The service's API as the benchmarks call it: a user's JSON requests, a bulk job submitted and waited for. */
 import { request } from 'undici';
 
-const POLL_MS = 50;
 
 /** A JSON request with the bench user's token; rejects on a status of 300 or more. */
 export async function call(url, { method = 'GET', token, body } = {}) {
@@ -17,11 +16,11 @@ export async function submit(service, emails) {
   return (await call(`${service.url}/v1/bulk-verify`, { method: 'POST', token: service.token, body: { emails } })).jobId;
 }
 
-/** Resolves once the job is completed, polling its progress every 50 ms. */
-export async function untilCompleted(service, jobId) {
+/** Resolves once the job is completed, polling its progress every `pollMs` (a short job's figure is no finer than that). */
+export async function untilCompleted(service, jobId, { pollMs = 50 } = {}) {
   for (;;) {
     const progress = await call(`${service.url}/v1/bulk-verify/${jobId}/progress`, { token: service.token });
     if (progress.status === 'completed') return;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }

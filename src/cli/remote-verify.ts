@@ -3,30 +3,13 @@ import type { Command } from 'commander';
 import type { ApiClient } from '../client/api-client.js';
 import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
 import type { VerificationResult } from '../engine/types.js';
+import { forEachConcurrently } from './concurrently.js';
 import type { Io } from './io.js';
 import { ratePhrase } from './format.js';
 import { announceWait, createSession } from './session.js';
 
 /** Requests in flight at once, at most; the account's rate limit may lower it. */
 const MAX_IN_FLIGHT = 8;
-
-/** Runs `work` on every item, `limit` at a time; after a failure starts nothing new and throws it once the rest settle. */
-async function forEachConcurrently<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
-}
 
 /**
  * Pacing for several addresses: the account's rate limit, with the account request itself

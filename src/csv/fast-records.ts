@@ -26,13 +26,16 @@ function nextOf(text: string, what: string, from: number): number {
  * this reader does not give up, its records are csv-parse's with source.ts's options
  * (test/unit/csv-fast-records.test.ts compares them). Fields are views into the piece read: see `unshared`.
  */
-class RecordScanner {
+export class RecordScanner {
   private lineEnd: '\n' | '\r\n' | undefined;
   private carry = '';
   private started = false;
-  // Next quote and CR at or after the position being read, found once per piece rather than per field.
+  // Next quote, CR and delimiter at or after the position being read, found once per piece rather
+  // than per field: a delimiter rare in the text (a plain list's never appears) would otherwise be
+  // searched for to the end of the piece at every line.
   private quoteAt = -1;
   private crAt = -1;
+  private delimiterAt = -1;
 
   constructor(
     private readonly delimiter: string,
@@ -49,6 +52,7 @@ class RecordScanner {
     }
     this.quoteAt = -1;
     this.crAt = -1;
+    this.delimiterAt = -1;
     let at = 0;
     while (at < text.length) {
       const next = this.record(text, at, final);
@@ -69,6 +73,11 @@ class RecordScanner {
   private nextCr(text: string, from: number): number {
     if (this.crAt < from) this.crAt = nextOf(text, '\r', from);
     return this.crAt;
+  }
+
+  private nextDelimiter(text: string, from: number): number {
+    if (this.delimiterAt < from) this.delimiterAt = nextOf(text, this.delimiter, from);
+    return this.delimiterAt;
   }
 
   /** Whether `ending` may end records: the first one decides for the whole file, as csv-parse's detection does. */
@@ -111,7 +120,7 @@ class RecordScanner {
         return text[after + 1] === '\n' && this.endsWith('\r\n') ? this.emit(fields, after + 2) : GIVE_UP;
       }
       if (newline < field) newline = nextOf(text, '\n', field);
-      const delimiter = nextOf(text, this.delimiter, field);
+      const delimiter = this.nextDelimiter(text, field);
       const end = Math.min(newline, delimiter);
       if (end === Infinity && !final) return INCOMPLETE;
       const stop = Math.min(end, text.length);

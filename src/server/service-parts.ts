@@ -102,7 +102,7 @@ export function startRegisteredRunner(
     metrics: metrics?.runner,
     savePolicy: { refundUnknown: options.refundUnknown },
     // A job this node completes is announced by this node at once, not at its deliverer's next poll.
-    onResultsWritten: webhooks.wake,
+    onJobCompleted: webhooks.wake,
   });
   return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
 }

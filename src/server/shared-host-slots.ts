@@ -14,7 +14,7 @@ const BULK_POLL_MS = { first: 50, max: 200 };
 export interface HostSlotSharing {
   /** The engine's hook (EngineHooks.sharedHostSlots). */
   take: SharedHostSlots;
-  /** Stops renewing; slots still held are freed when this holder is gone. */
+  /** Stops renewing, and ends takes still waiting (they throw); slots still held are freed when this holder is gone. */
   stop(): void;
 }
 
@@ -28,26 +28,35 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * session waits rather than open beyond the limit.
  */
 export function shareHostSlots(store: HostSlotStore, { holder, egress }: { holder: string; egress: string }): HostSlotSharing {
-  let held = 0;
+  // Renewed by id, not by holder: a slot whose release failed, or whose take committed but whose
+  // answer was lost, is no one's to renew and runs out with its lease.
+  const held = new Set<string>();
+  let stopped = false;
   // A failed renewal is tried again at the next tick, well before the slots run out.
   const renewal = setInterval(() => {
-    if (held > 0) void store.renew(holder, SLOT_TTL_MS).catch(() => undefined);
+    if (held.size > 0) void store.renew([...held], SLOT_TTL_MS).catch(() => undefined);
   }, RENEW_EVERY_MS).unref();
 
   async function take(host: string, limit: number, priority: 'interactive' | 'bulk'): Promise<() => Promise<void>> {
-    for (let wait = BULK_POLL_MS.first; ; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
+    for (let wait = BULK_POLL_MS.first; !stopped; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
       const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
       if (id !== undefined) {
-        held += 1;
+        held.add(id);
         return async () => {
-          held -= 1;
-          // A slot not given back (the store did not answer) is freed when its lease runs out or this holder is gone.
+          held.delete(id);
           await store.release(id).catch(() => undefined);
         };
       }
       await pause(priority === 'interactive' ? INTERACTIVE_POLL_MS : wait * (0.5 + Math.random()));
     }
+    throw new Error('the service is stopping: no more SMTP sessions');
   }
 
-  return { take, stop: () => clearInterval(renewal) };
+  return {
+    take,
+    stop: () => {
+      stopped = true;
+      clearInterval(renewal);
+    },
+  };
 }

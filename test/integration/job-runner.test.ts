@@ -8,6 +8,7 @@ import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { ClaimRequest, Store, WorkQueue } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { expectedVerdict } from '../support/numbered-addresses.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
 // The runner with the real engine, on a real DNS server and real SMTP servers on loopback.
@@ -29,7 +30,6 @@ const silentLog = { info: () => {}, error: () => {} };
 function jobAddresses(count: number): string[] {
   return Array.from({ length: count }, (_, index) => `user${index}@${DOMAINS[index % DOMAINS.length]}`);
 }
-const expectedVerdict = (email: string) => (/^user\d*[02468]@/.test(email) ? 'valid' : 'invalid');
 
 function openStore(dataDir: string): Store {
   const store = openSqliteStore(dataDir);
@@ -241,9 +241,10 @@ describe('the bulk job runner', () => {
     const processedAfterWrite: number[] = [];
     const saveResults = store.work.saveResults.bind(store.work);
     store.work.saveResults = async (results) => {
-      await saveResults(results);
+      const completed = await saveResults(results);
       batches.push(results.length);
       processedAfterWrite.push((await store.jobs.getJob(userId, jobId))!.processed);
+      return completed;
     };
     // A flush interval far beyond the test: only full batches and the end of a chunk (one per domain) write.
     run({ store, batchSize: 25, flushIntervalMs: 60_000, idlePollMs: 60_000 });

@@ -22,7 +22,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
   }
   const endpoint = (userId: number, url = 'https://hooks.example.test/in') => store.webhooks.createEndpoint(userId, { url, description: null, secret: 'whsec_c2VjcmV0' });
 
-  /** Completes a job of the user with these verdicts, in two batches (the second completes it). */
+  /** Completes a job of the user with these verdicts, in two batches (the second completes it, unless there is one verdict). */
   async function completeJob(userId: number, verdicts: VerificationResult['result'][]): Promise<string> {
     const created = await store.jobs.createJob(userId, verdicts.map((_, index) => `a${index}@x.test`));
     if (!created.ok) throw new Error('expected a job');
@@ -33,11 +33,13 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
       position: item.position,
       result: { email: item.email, result: verdicts[item.position]!, reason: 'test', reasonCode: 'accepted', checks: {} } as unknown as VerificationResult,
     }));
-    await store.work.saveResults(results.slice(0, 1));
+    // Each batch says how many jobs it completed: the node's deliverer is woken for that one only.
+    const oneBatch = results.length === 1;
+    expect(await store.work.saveResults(results.slice(0, 1))).toBe(oneBatch ? 1 : 0);
     expect(await claim()).toEqual([]);
-    await store.work.saveResults(results.slice(1));
+    expect(await store.work.saveResults(results.slice(1))).toBe(oneBatch ? 0 : 1);
     // A batch arriving after completion (a late duplicate) announces nothing more.
-    await store.work.saveResults(results);
+    expect(await store.work.saveResults(results)).toBe(0);
     return created.jobId;
   }
 
@@ -147,7 +149,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
       expect(await store.work.rescue()).toBe(0);
       expect(await claim()).toEqual([]);
       await store.webhooks.releaseDeliveries([held!.lease]);
-      await claim(GONE_HOLDER);
+      expect(await claim(GONE_HOLDER)).toHaveLength(1);
       await store.work.rescue();
       expect((await claim(alive.id)).map((delivery) => delivery.event.id)).toEqual(['msg_5']);
     } finally {

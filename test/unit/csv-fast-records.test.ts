@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/csv/dialect.js';
-import { scanRecords } from '../../src/csv/fast-records.js';
+import { RecordScanner, scanRecords } from '../../src/csv/fast-records.js';
 import { pipeRecords, type ListSource } from '../../src/csv/source.js';
 
 let dir: string;
@@ -100,6 +100,23 @@ describe('the fast CSV reader', () => {
       expect(ours, JSON.stringify(content)).toEqual(await slow(path, COMMA));
     }
     expect(read).toBeGreaterThan(200);
+  });
+
+  it('reads every random file the same when it comes one character per piece (a quote, CR or delimiter at every piece end)', async () => {
+    const next = random(23);
+    const alphabet = ['a', 'b', ',', '"', '""', '\n', '\r\n', ' ', 'é'];
+    let compared = 0;
+    for (let i = 0; i < 1000; i += 1) {
+      const content = Array.from({ length: Math.floor(next() * 24) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+      const whole = await fast(await file(content), COMMA);
+      if (whole === 'gave up') continue;
+      compared += 1;
+      const records: string[][] = [];
+      const scanner = new RecordScanner(',', true, (record) => records.push(record));
+      const readAll = [...content].every((char) => scanner.push(char, false)) && scanner.push('', true);
+      expect(readAll ? records : 'gave up', JSON.stringify(content)).toEqual(whole);
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it('reads records cut across the pieces it is read in (256 KiB) whole', async () => {

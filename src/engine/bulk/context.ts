@@ -18,6 +18,10 @@ import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 import { HostPauses } from './host-pauses.js';
 
 const CACHE_ENTRIES = 50_000;
+const FACT_TTL_MS = 10 * 60_000;
+/** A domain we could not find out about is asked again soon, not in ten minutes. */
+const UNSURE_TTL_MS = 30_000;
+const WEB_CHECKS_AT_ONCE = 64;
 
 /** Who asks for a session slot, and for how many addresses. */
 export interface SlotRequest {
@@ -25,10 +29,6 @@ export interface SlotRequest {
   share?: string;
   pending: number;
 }
-const FACT_TTL_MS = 10 * 60_000;
-/** A domain we could not find out about is asked again soon, not in ten minutes. */
-const UNSURE_TTL_MS = 30_000;
-const WEB_CHECKS_AT_ONCE = 64;
 
 /**
  * What one verifier keeps between calls: the options, the DNS client and its cache, the per-domain

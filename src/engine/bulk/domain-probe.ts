@@ -22,7 +22,6 @@ function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
   return { status: 'valid', reason: `not asked: the server accepts any address (${finding.reason})`, code: 'accepted' };
 }
 
-
 /**
  * The work the primary MX host still owes this run (VerifierContext.backlog), in RCPTs: one per
  * address until its answer settles, and one more from its first greylisted answer on. That second

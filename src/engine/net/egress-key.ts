@@ -1,5 +1,5 @@
 import type { EngineOptions } from '../types.js';
-import { parseProxyUrl } from './proxy-url.js';
+import { describeProxy, parseProxyUrl } from './proxy-url.js';
 
 /**
  * The address mail hosts see our connections come from, as a key: verifiers with the same key
@@ -8,9 +8,6 @@ import { parseProxyUrl } from './proxy-url.js';
  * whatever local address reaches it); else the source address; else `default`, the system's choice.
  */
 export function egressKey({ proxy, sourceAddress }: Pick<EngineOptions, 'proxy' | 'sourceAddress'>): string {
-  if (proxy !== null) {
-    const { host, port } = parseProxyUrl(proxy);
-    return `socks5://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  }
+  if (proxy !== null) return describeProxy(parseProxyUrl(proxy));
   return sourceAddress ?? 'default';
 }

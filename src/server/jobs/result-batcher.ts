@@ -13,8 +13,8 @@ export interface ResultBatcherOptions {
   onWriteError(error: unknown, kept: boolean): void;
   /** What writing them decides beyond the results (refunds). */
   policy?: SavePolicy;
-  /** Every batch written (it may have completed a job). */
-  onWritten?(): void;
+  /** A batch written that completed a job. */
+  onJobCompleted?(): void;
 }
 
 /**
@@ -62,8 +62,7 @@ export class ResultBatcher {
 
   private async write(batch: LeasedResult[]): Promise<void> {
     try {
-      await this.queue.saveResults(batch, this.options.policy);
-      this.options.onWritten?.();
+      if ((await this.queue.saveResults(batch, this.options.policy)) > 0) this.options.onJobCompleted?.();
     } catch (error) {
       const keep = error instanceof StoreFault;
       this.options.onWriteError(error, keep);

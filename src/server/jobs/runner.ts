@@ -40,8 +40,8 @@ export interface JobRunnerOptions {
   idlePollMs?: number;
   /** Pause after results could not be written or work not claimed, so a full disk or a lost database is not hammered. */
   errorBackoffMs?: number;
-  /** Told after each batch of results is written: it may have completed a job, whose webhook event this node can send at once. */
-  onResultsWritten?: () => void;
+  /** Told when a batch of results this runner wrote completed a job, whose webhook event this node can then send at once. */
+  onJobCompleted?: () => void;
 }
 
 /** What a runner reports as it goes (see metrics/). */
@@ -131,10 +131,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const held = new Map<string, HeldChunk>();
   const chunksRunning = new Set<Promise<void>>();
   let itemsInFlight = 0;
-  /** The loop's wait between looks, cut short by wakeLoop() and stop(). */
+  /** The loop's wait between looks, cut short by wake(), chunks ending and stop(). */
   const sleep = new WakeableSleep();
-  /** Set by wake() and by chunks ending; one that arrives while claiming means "look again", not "sleep". */
-  let wakeRequested = false;
   /** Waits that stop() cuts short: the engine calls in flight. */
   const onStop = new Set<() => void>();
 
@@ -144,7 +142,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     maxKept: options.maxBufferedResults ?? 20_000,
     retryMs: errorBackoffMs,
     policy: options.savePolicy,
-    onWritten: options.onResultsWritten,
+    onJobCompleted: options.onJobCompleted,
     onWriteError: (error, kept) => {
       troubled = true;
       log.error({ err: error, kept }, kept ? 'could not write verification results; keeping them to write when the store is back' : 'could not write verification results; those items will be verified again');
@@ -193,10 +191,6 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   }, renewEveryMs);
   let lastRescue = 0;
 
-  function wakeLoop(): void {
-    wakeRequested = true;
-    sleep.wake();
-  }
 
   /**
    * The engine cannot be cancelled, so on stop() the runner stops waiting for it instead: whatever
@@ -223,7 +217,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   function progressed(entry: HeldChunk): void {
     const first = !entry.started;
     entry.started = true;
-    if (first || asking(entry) === DOMAIN_TAIL_ITEMS) wakeLoop();
+    if (first || asking(entry) === DOMAIN_TAIL_ITEMS) sleep.wake();
   }
 
   async function verifyChunk(entry: HeldChunk): Promise<void> {
@@ -299,7 +293,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       held.delete(chunk.lease);
       itemsInFlight -= chunk.items.length;
       reportInFlight();
-      wakeLoop();
+      sleep.wake();
     }
   }
 
@@ -340,19 +334,18 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      wakeRequested = false;
       troubled = !(await claim()) || troubled;
       if (stopped) break;
       if (troubled) {
         troubled = false;
         await sleep.sleep(errorBackoffMs);
-      } else if (!wakeRequested) await sleep.sleep(idlePollMs);
+      } else await sleep.sleep(idlePollMs);
     }
   }
 
   const running = loop();
   return {
-    wake: wakeLoop,
+    wake: () => sleep.wake(),
     /** Once this resolves the runner never touches the store again, so the store may be closed. */
     async stop() {
       stopped = true;

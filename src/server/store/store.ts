@@ -86,8 +86,8 @@ export interface HostSlotStore {
   take(request: HostSlotRequest): Promise<string | undefined>;
   /** Gives the slot back (nothing when it is not held any more). */
   release(slotId: string): Promise<void>;
-  /** Extends every slot the holder holds to `ttlMs` from now; returns how many. */
-  renew(holder: string, ttlMs: number): Promise<number>;
+  /** Extends these slots to `ttlMs` from now; returns how many are still held. */
+  renew(slotIds: readonly string[], ttlMs: number): Promise<number>;
 }
 
 /** Users, their credits and the ledger of every balance change. */
@@ -192,9 +192,9 @@ export interface WorkQueue {
    * another runner is ignored), and an item keeps the first result written for it. Refunds happen
    * in the same transaction: of a result unknown because of the verifier's own condition as it is
    * written, of a completed job's other unknowns with `refundUnknown` (exactly once: a job
-   * completes in one transaction).
+   * completes in one transaction). Answers how many jobs the batch completed.
    */
-  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<void>;
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<number>;
 }
 
 /**

@@ -10,7 +10,7 @@ import { afterAttempt, type AttemptAnswer } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';
 
 /** One attempt's limit (Standard Webhooks suggests 15 s): a receiver that takes longer has failed it. */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
+const ATTEMPT_TIMEOUT_MS = 15_000;
 /**
  * A delivery's lease outlasts its attempt twice over, so it never runs out while the attempt is
  * made (no renewal needed): another node takes a delivery over only from a holder that is gone
@@ -64,12 +64,6 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
   const inFlight = new Map<string, { cancel: AbortController; done: Promise<void> }>();
   let stopped = false;
   const sleep = new WakeableSleep();
-  /** Set by wake(); one that arrives while claiming means "look again", not "sleep". */
-  let lookAgain = false;
-  const wake = () => {
-    lookAgain = true;
-    sleep.wake();
-  };
 
   async function post(delivery: DueDelivery, signal: AbortSignal): Promise<AttemptAnswer> {
     const { url, secret } = delivery.endpoint;
@@ -120,14 +114,13 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
       .catch((error: unknown) => log.error({ err: error, eventId: delivery.event.id }, 'could not record a webhook attempt; it is tried again when its lease runs out'))
       .finally(() => {
         inFlight.delete(delivery.lease);
-        wake();
+        sleep.wake();
       });
     inFlight.set(delivery.lease, { cancel, done });
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
-      lookAgain = false;
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room > 0) {
         try {
@@ -136,13 +129,13 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
           log.error({ err: error }, 'could not claim webhook deliveries; trying again shortly');
         }
       }
-      if (!stopped && !lookAgain) await sleep.sleep(pollMs);
+      if (!stopped) await sleep.sleep(pollMs);
     }
   }
 
   const running = loop();
   return {
-    wake,
+    wake: () => sleep.wake(),
     async stop() {
       stopped = true;
       sleep.wake();

@@ -18,7 +18,7 @@ export class DestinationRefused extends Error {
 }
 
 /** The URL as an endpoint may have it: http(s), no credentials in it. Throws DestinationRefused. */
-export function endpointUrl(text: string): URL {
+function endpointUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);

@@ -10,9 +10,11 @@ import { newEndpointSecret } from './signing.js';
 export async function registerEndpoint(
   store: WebhookStore,
   userId: number,
-  { url, description }: { url: string; description?: string },
+  { url: given, description }: { url: string; description?: string },
   allowPrivateNetworks: boolean,
 ): Promise<WebhookEndpoint> {
+  // Pasted URLs come with spaces: the API and the dashboard store the same URL for the same paste.
+  const url = given.trim();
   try {
     await checkDestination(url, allowPrivateNetworks);
   } catch (error) {

@@ -8,7 +8,7 @@ import type { AttemptRecord } from '../store/store.js';
 export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [0, 5, 5 * 60, 30 * 60, 2 * 3_600, 5 * 3_600, 10 * 3_600, 14 * 3_600, 20 * 3_600, 24 * 3_600];
 const JITTER = 0.1;
 /** For testing only: a shorter schedule, comma-separated seconds (`0,1,1`: three attempts a second apart). */
-export const RETRY_SCHEDULE_ENV = 'MAILVERIFY_WEBHOOK_RETRY_SCHEDULE';
+const RETRY_SCHEDULE_ENV = 'MAILVERIFY_WEBHOOK_RETRY_SCHEDULE';
 /** Answers whose Retry-After is honoured (Standard Webhooks: throttled, or a gateway in trouble). */
 const HONOURS_RETRY_AFTER = new Set([429, 502, 504]);
 /** The longest Retry-After honoured: a receiver cannot park a delivery beyond the schedule's own longest wait. */

@@ -15,6 +15,7 @@ import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { refuseEngineFlagsWithoutLocal } from '../../engine-flags.js';
 import { UsageError } from '../../errors.js';
 import { parseSelectorList } from '../../format.js';
+import { forEachConcurrently } from '../../concurrently.js';
 import { announceStdinRead, type Io } from '../../io.js';
 import { createSession, type Session } from '../../session.js';
 import { Interruption, jobsNamed } from './jobs.js';
@@ -105,32 +106,22 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
   // dashboard say which list a job is.
   const list = basename(source.label);
   const jobs: BulkSubmission[] = [];
-  let next = 0;
-  let failed = false;
   // One state write at a time: each re-reads and rewrites the file, so two at once could lose one.
   let recording = Promise.resolve();
-  const sendChunks = async () => {
-    while (next < chunks.length && !failed) {
-      const index = next++;
-      const { idempotencyKey } = records[index]!;
-      const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
-      try {
-        const job = await client.submitBulk(chunks[index]!, { idempotencyKey, name: name.slice(0, 200), fresh });
-        jobs[index] = job;
-        recording = recording.then(() => state.setJobId(submission.id, idempotencyKey, job.jobId));
-        await recording;
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
+  const send = async (index: number) => {
+    const { idempotencyKey } = records[index]!;
+    const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
+    const job = await client.submitBulk(chunks[index]!, { idempotencyKey, name: name.slice(0, 200), fresh });
+    jobs[index] = job;
+    recording = recording.then(() => state.setJobId(submission.id, idempotencyKey, job.jobId));
+    await recording;
   };
-  const lanes = await Promise.allSettled(Array.from({ length: SUBMITS_IN_FLIGHT }, sendChunks));
-  const failure = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
-  if (failure) {
+  try {
+    await forEachConcurrently([...chunks.keys()], SUBMITS_IN_FLIGHT, send);
+  } catch (error) {
     const submitted = jobs.filter((job) => job !== undefined);
     if (submitted.length > 0) session.warn(`submitted before the failure: ${jobsNamed(submitted.map((job) => job.jobId))}`);
-    throw failure.reason;
+    throw error;
   }
   return jobs;
 }

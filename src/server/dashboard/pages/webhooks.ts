@@ -33,7 +33,7 @@ export function webhookPages(app: FastifyInstance, { store, allowPrivateNetworks
 
   // Post, redirect, get, as for tokens: a reload of the page that follows adds nothing.
   app.post<{ Body: { url: string; description?: string } }>('/webhooks', { schema: addSchema }, async (request, reply) => {
-    const endpoint = await registerEndpoint(store.webhooks, signedIn(request).user.id, { url: request.body.url.trim(), description: request.body.description }, allowPrivateNetworks);
+    const endpoint = await registerEndpoint(store.webhooks, signedIn(request).user.id, request.body, allowPrivateNetworks);
     keepForNextPage(request, reply, NEW_SECRET, { url: endpoint.url, secret: endpoint.secret });
     return reply.redirect('/webhooks', 303);
   });

@@ -72,8 +72,9 @@ export interface ResultSteps extends AnnounceSteps {
  * one ledger row, and the completion is announced to its owner's webhooks in that transaction too:
  * a job completes once, so both happen once, whichever node completed it.
  */
-export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<void> {
-  if (results.length === 0) return;
+export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<number> {
+  if (results.length === 0) return 0;
+  let completions = 0;
   const perJob = new Map<string, { written: number; refund: number }>();
   const written = yield* step(steps.writeResults(results));
   for (const [index, { jobId, result }] of results.entries()) {
@@ -93,8 +94,12 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
       const owed = unknowns.filter(({ reasonCode }) => !VERIFIER_CONDITIONS.has(reasonCode)).reduce((sum, { count }) => sum + count, 0);
       if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));
     }
-    if (completed) yield* announceCompletion(steps, jobId, new Date(completedAt));
+    if (completed) {
+      completions += 1;
+      yield* announceCompletion(steps, jobId, new Date(completedAt));
+    }
   }
+  return completions;
 }
 
 /** The statements of taking over the leases of holders that are gone, inside one transaction. */

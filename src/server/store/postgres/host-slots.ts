@@ -21,9 +21,9 @@ export class HostSlotRecords implements HostSlotStore {
     await this.db.sql.run('DELETE FROM host_slots WHERE id = $1', [slotId]);
   }
 
-  async renew(holder: string, ttlMs: number): Promise<number> {
+  async renew(slotIds: readonly string[], ttlMs: number): Promise<number> {
     const now = await this.db.leaseClock(this.db.sql);
-    return this.db.sql.run('UPDATE host_slots SET expires_at = $1 WHERE holder = $2', [now + ttlMs, holder]);
+    return this.db.sql.run('UPDATE host_slots SET expires_at = $1 WHERE id = ANY($2::text[])', [now + ttlMs, slotIds]);
   }
 
   private steps(sql: Statements): HostSlotSteps {

@@ -129,9 +129,9 @@ export class WorkRecords {
     );
   }
 
-  async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<void> {
-    if (results.length === 0) return;
-    await this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
+  async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<number> {
+    if (results.length === 0) return 0;
+    return this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
   }
 
   private resultSteps(sql: Statements): ResultSteps {

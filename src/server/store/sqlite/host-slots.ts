@@ -18,7 +18,7 @@ export class HostSlotRecords {
          ON CONFLICT (egress, host, slot) DO UPDATE SET id = excluded.id, holder = excluded.holder, expires_at = excluded.expires_at`,
       ),
       release: prepare('DELETE FROM host_slots WHERE id = ?'),
-      renew: prepare('UPDATE host_slots SET expires_at = ? WHERE holder = ?'),
+      renew: prepare('UPDATE host_slots SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?))'),
       interactiveWaits: prepare('SELECT 1 FROM host_slot_waits WHERE egress = ? AND host = ? AND waits_until > ?'),
       wait: prepare(
         `INSERT INTO host_slot_waits (egress, host, waits_until) VALUES (?, ?, ?)
@@ -49,7 +49,7 @@ export class HostSlotRecords {
     this.sql.release.run(slotId);
   }
 
-  renew(holder: string, ttlMs: number): number {
-    return this.sql.renew.run(this.nowMs() + ttlMs, holder).changes;
+  renew(slotIds: readonly string[], ttlMs: number): number {
+    return this.sql.renew.run(this.nowMs() + ttlMs, JSON.stringify(slotIds)).changes;
   }
 }

@@ -144,8 +144,8 @@ export class WorkRecords {
     if (leases.length > 0) this.sql.release.run(JSON.stringify(leases));
   }
 
-  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): void {
-    if (results.length === 0) return;
-    this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp(), policy))).immediate();
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): number {
+    if (results.length === 0) return 0;
+    return this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp(), policy))).immediate();
   }
 }
