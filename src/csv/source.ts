@@ -7,7 +7,7 @@ import { fsErrorText } from '../text/fs-errors.js';
 import { sniffDialect, type Dialect } from './dialect.js';
 import { findEmailColumn, type EmailColumn } from './email-column.js';
 import { CsvError } from './errors.js';
-import { scanRecords } from './fast-records.js';
+import { scanColumn } from './fast-records.js';
 import { notTextFile } from './not-text.js';
 import { toCsvError } from './parse-error.js';
 
@@ -25,16 +25,20 @@ export interface ListSource {
   width: number;
 }
 
-/**
- * One record of the file as the readers see it. `fields` holds at least `width` fields; a row with
- * more (data past the header) keeps them after the first `width`.
- */
-export interface SourceRow {
-  fields: string[];
+/** Where a row is, as `rowPlace` shows it. */
+export interface RowPlace {
   /** The file line the row starts on, 1-based, as an editor shows it. */
   line: number;
   /** The CSV record number, 1-based, header included, blank rows not counted. */
   record: number;
+}
+
+/**
+ * One record of the file as the merge-back sees it. `fields` holds at least `width` fields; a row
+ * with more (data past the header) keeps them after the first `width`.
+ */
+export interface SourceRow extends RowPlace {
+  fields: string[];
   /** A row with nothing in it (an empty line, or only delimiters and spaces). */
   blank: boolean;
 }
@@ -135,6 +139,28 @@ function linesSpanned(record: string[]): number {
 }
 
 /**
+ * Numbers records by file line and record, and tells the header (and blank lines before it) from
+ * data rows: fills `place` and answers true for a data row, false for the header. Shared by both
+ * readers, so that a row is named alike whichever read it.
+ */
+function rowNumbering(source: ListSource): (place: RowPlace, blank: boolean, lines: number) => boolean {
+  let beforeHeader = source.column.hasHeader;
+  let nextLine = 1;
+  let records = 0;
+  return (place, blank, lines) => {
+    place.line = nextLine;
+    nextLine += lines;
+    if (!blank) records += 1;
+    if (beforeHeader) {
+      beforeHeader = blank;
+      return false;
+    }
+    place.record = records;
+    return true;
+  };
+}
+
+/**
  * Turns the parser's records into data rows, counting lines and records on the way: undefined for
  * the header (and blank lines before it); short rows padded to the list's width, trailing empty
  * fields past it dropped. A function the one consumer calls, not a stream stage of its own: an
@@ -142,23 +168,14 @@ function linesSpanned(record: string[]): number {
  * the same object every time, filled anew: consumers use it before asking for the next.
  */
 export function dataRows(source: ListSource): (record: string[]) => SourceRow | undefined {
-  let beforeHeader = source.column.hasHeader;
-  let nextLine = 1;
-  let records = 0;
+  const numbered = rowNumbering(source);
   const row: SourceRow = { fields: [], line: 0, record: 0, blank: false };
   return (record) => {
-    row.line = nextLine;
-    nextLine += linesSpanned(record);
     row.blank = isBlank(record);
-    if (!row.blank) records += 1;
-    if (beforeHeader) {
-      beforeHeader = row.blank;
-      return undefined;
-    }
+    if (!numbered(row, row.blank, linesSpanned(record))) return undefined;
     while (record.length < source.width) record.push('');
     while (record.length > source.width && record[record.length - 1]!.trim() === '') record.pop();
     row.fields = record;
-    row.record = records;
     return row;
   };
 }
@@ -176,30 +193,40 @@ export async function pipeRecords(source: ListSource, rest: NodeJS.WritableStrea
   }
 }
 
-/** Hands every record to `onRow` as a data row (dataRows' view: header and the blank lines before it left out). */
-function toRows(source: ListSource, onRow: (row: SourceRow) => void): (record: string[]) => void {
-  const toRow = dataRows(source);
-  return (record) => {
-    const row = toRow(record);
-    if (row) onRow(row);
-  };
+/** A data row as reading a list's addresses sees it: its address, where it is, and whether it is blank. */
+export interface AddressRow extends RowPlace {
+  /** The row's address as written, trimmed; '' when the row has none. */
+  address: string;
+  blank: boolean;
 }
 
 /**
  * Calls `onRow` for every row after the header, blank ones too, in file order. Read by the fast
  * reader (fast-records.ts) when the file is one it reads, else by csv-parse: `start` is called
  * again when csv-parse takes over from the start, so that the consumer forgets the rows it got.
+ * The row is the same object every time, filled anew.
  */
-export async function forEachRow(source: ListSource, start: () => (row: SourceRow) => void): Promise<void> {
-  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv' };
-  if (await scanRecords(source.path, options, toRows(source, start()))) return;
-  const onRecord = toRows(source, start());
+export async function forEachAddress(source: ListSource, start: () => (row: AddressRow) => void): Promise<void> {
+  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv', column: source.column.index };
+  const row: AddressRow = { address: '', line: 0, record: 0, blank: false };
+  const numbered = rowNumbering(source);
+  let onRow = start();
+  const read = await scanColumn(source.path, options, (value, blank, lines) => {
+    row.blank = blank;
+    if (!numbered(row, blank, lines)) return;
+    row.address = value.trim();
+    onRow(row);
+  });
+  if (read) return;
+  onRow = start();
+  const toRow = dataRows(source);
   await pipeRecords(source, [
     new Writable({
       objectMode: true,
       write(record: string[], _encoding, done) {
         try {
-          onRecord(record);
+          const data = toRow(record);
+          if (data) onRow({ address: addressOf(source, data), line: data.line, record: data.record, blank: data.blank });
           done();
         } catch (error) {
           done(error as Error);
@@ -215,6 +242,6 @@ export function addressOf(source: ListSource, row: SourceRow): string {
 }
 
 /** Where a row is, as an editor shows it: "line 9", with the CSV record number beside when it differs. */
-export function rowPlace(row: Pick<SourceRow, 'line' | 'record'>): string {
+export function rowPlace(row: RowPlace): string {
   return row.line === row.record ? `line ${row.line}` : `line ${row.line} (record ${row.record})`;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialect } from '../../src/csv/dialect.js';
-import { RecordScanner, scanRecords } from '../../src/csv/fast-records.js';
+import { ColumnScanner, scanColumn } from '../../src/csv/fast-records.js';
 import { pipeRecords, type ListSource } from '../../src/csv/source.js';
 
 let dir: string;
@@ -19,11 +19,37 @@ afterAll(async () => {
 const COMMA: Dialect = { kind: 'csv', delimiter: ',', crlf: false, bom: false };
 const TEXT: Dialect = { kind: 'text', crlf: false, bom: false };
 
-/** The fast reader's records, or 'gave up'. */
-async function fast(path: string, dialect: Dialect): Promise<string[][] | 'gave up'> {
-  const records: string[][] = [];
-  const options = dialect.kind === 'csv' ? { delimiter: dialect.delimiter, quoted: true } : { delimiter: '\u0000', quoted: false };
-  return (await scanRecords(path, options, (record) => records.push(record))) ? records : 'gave up';
+/** What the fast reader gives per record, for one column: its value, whether the record is blank, the lines it spans. */
+type ColumnRecord = [value: string, blank: boolean, lines: number];
+
+const optionsOf = (dialect: Dialect, column: number) =>
+  dialect.kind === 'csv' ? { delimiter: dialect.delimiter, quoted: true, column } : { delimiter: '\u0000', quoted: false, column };
+
+/** The fast reader's records for `column`, or 'gave up'. */
+async function fast(path: string, dialect: Dialect, column = 0): Promise<ColumnRecord[] | 'gave up'> {
+  const records: ColumnRecord[] = [];
+  return (await scanColumn(path, optionsOf(dialect, column), (...record) => records.push(record))) ? records : 'gave up';
+}
+
+/** What source.ts makes of csv-parse's records for `column`: the field (or '' past the record's end), blank, lines. */
+function expected(records: string[][], column: number): ColumnRecord[] {
+  return records.map((record) => [
+    record[column] ?? '',
+    record.every((field) => field.trim() === ''),
+    1 + record.join('').split('\n').length - 1,
+  ]);
+}
+
+/** The fast reader's records and csv-parse's, for each of the first `columns` columns. */
+async function bothWays(path: string, dialect: Dialect, columns = 3): Promise<{ ours: unknown[]; theirs: unknown[] }> {
+  const records = await slow(path, dialect);
+  const ours: unknown[] = [];
+  const theirs: unknown[] = [];
+  for (let column = 0; column < columns; column += 1) {
+    ours.push(await fast(path, dialect, column));
+    theirs.push(records === 'error' ? 'error' : expected(records, column));
+  }
+  return { ours, theirs };
 }
 
 /** csv-parse's records with the options source.ts reads lists with, or 'error'. */
@@ -45,7 +71,7 @@ async function slow(path: string, dialect: Dialect): Promise<string[][] | 'error
   return records;
 }
 
-async function file(content: string): Promise<string> {
+async function file(content: string | Uint8Array): Promise<string> {
   const path = join(dir, `list-${(counter += 1)}.csv`);
   await writeFile(path, content);
   return path;
@@ -61,12 +87,13 @@ function random(seed: number): () => number {
 }
 
 describe('the fast CSV reader', () => {
-  it('reads well-formed lists as csv-parse does', async () => {
+  it('reads well-formed lists as csv-parse does, every column', async () => {
     const lists = [
       'email,name\nann@example.org,Ann\nbob@example.org,Bob\n',
       'email,name\r\nann@example.org,"Ann, ""A"" Smith"\r\n\r\nbob@example.org,"two\r\nlines"\r\n',
       '\uFEFFemail;note\nann@example.org;"x\ny"\n;;\nlast@example.org;',
       'a,"",b\n"",\n\n,\n"q"',
+      ' ,\t, \n\u00a0,\u3000\n"\u00a0", é \n"""",\n',
       '',
       '\n\n',
       'only@example.org',
@@ -74,11 +101,12 @@ describe('the fast CSV reader', () => {
     for (const content of lists) {
       const path = await file(content);
       const delimiter = content.includes(';') ? ';' : ',';
-      const dialect: Dialect = { ...COMMA, delimiter };
-      expect(await fast(path, dialect), JSON.stringify(content)).toEqual(await slow(path, dialect));
+      const { ours, theirs } = await bothWays(path, { ...COMMA, delimiter });
+      expect(ours, JSON.stringify(content)).toEqual(theirs);
     }
-    const text = await file('ann@example.org\n"quoted"@example.org\nbob@example.org, x\n');
-    expect(await fast(text, TEXT)).toEqual(await slow(text, TEXT));
+    const text = await file('ann@example.org\n"quoted"@example.org\nbob@example.org, x\n\u00a0\n');
+    const { ours, theirs } = await bothWays(text, TEXT, 1);
+    expect(ours).toEqual(theirs);
   });
 
   it('leaves odd files to csv-parse: stray quotes, text after a closing quote, lone CRs, mixed line ends, an open quote', async () => {
@@ -89,31 +117,31 @@ describe('the fast CSV reader', () => {
 
   it('agrees with csv-parse on every random file it reads, and reads none csv-parse refuses', async () => {
     const next = random(22);
-    const alphabet = ['a', 'b', ',', '"', '""', '\n', '\r\n', '\r', ' ', 'é'];
+    const alphabet = ['a', 'b', ',', '"', '""', '\n', '\r\n', '\r', ' ', '\t', 'é', '\u00a0'];
     let read = 0;
     for (let i = 0; i < 2000; i += 1) {
       const content = Array.from({ length: Math.floor(next() * 24) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
       const path = await file(content);
-      const ours = await fast(path, COMMA);
-      if (ours === 'gave up') continue;
+      if ((await fast(path, COMMA)) === 'gave up') continue;
       read += 1;
-      expect(ours, JSON.stringify(content)).toEqual(await slow(path, COMMA));
+      const { ours, theirs } = await bothWays(path, COMMA);
+      expect(ours, JSON.stringify(content)).toEqual(theirs);
     }
     expect(read).toBeGreaterThan(200);
   });
 
-  it('reads every random file the same when it comes one character per piece (a quote, CR or delimiter at every piece end)', async () => {
+  it('reads every random file the same when it comes one byte per piece (a quote, CR, delimiter or half a character at every piece end)', async () => {
     const next = random(23);
-    const alphabet = ['a', 'b', ',', '"', '""', '\n', '\r\n', ' ', 'é'];
+    const alphabet = ['a', 'b', ',', '"', '""', '\n', '\r\n', ' ', 'é', '\u00a0'];
     let compared = 0;
     for (let i = 0; i < 1000; i += 1) {
       const content = Array.from({ length: Math.floor(next() * 24) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
-      const whole = await fast(await file(content), COMMA);
+      const whole = await fast(await file(content), COMMA, 1);
       if (whole === 'gave up') continue;
       compared += 1;
-      const records: string[][] = [];
-      const scanner = new RecordScanner(',', true, (record) => records.push(record));
-      const readAll = [...content].every((char) => scanner.push(char, false)) && scanner.push('', true);
+      const records: ColumnRecord[] = [];
+      const scanner = new ColumnScanner(',', true, 1, (...record) => records.push(record));
+      const readAll = [...Buffer.from(content)].every((byte) => scanner.push(Buffer.from([byte]), false)) && scanner.push(Buffer.alloc(0), true);
       expect(readAll ? records : 'gave up', JSON.stringify(content)).toEqual(whole);
     }
     expect(compared).toBeGreaterThan(100);
@@ -123,8 +151,16 @@ describe('the fast CSV reader', () => {
     const next = random(5);
     const line = (i: number) => `user${i}@example.org,"${'x'.repeat(Math.floor(next() * 300))}""${i}""\r\nmore",${i}`;
     const path = await file(`${Array.from({ length: 12_000 }, (_, i) => line(i)).join('\r\n')}\r\n`);
-    const ours = await fast(path, COMMA);
+    const { ours, theirs } = await bothWays(path, COMMA);
+    expect(ours[0]).not.toBe('gave up');
+    expect(ours).toEqual(theirs);
+  });
+
+  it('decodes the column as UTF-8 however the pieces cut its characters', async () => {
+    const rows = Array.from({ length: 40_000 }, (_, i) => `${i},jürgen.${i}@bücher.example,ÿ`);
+    const path = await file(`id,email,x\n${rows.join('\n')}\n`);
+    const ours = await fast(path, COMMA, 1);
     expect(ours).not.toBe('gave up');
-    expect(ours).toEqual(await slow(path, COMMA));
+    expect((ours as ColumnRecord[]).slice(1).map(([value]) => value)).toEqual(rows.map((_, i) => `jürgen.${i}@bücher.example`));
   });
 });
