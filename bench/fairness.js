@@ -4,7 +4,8 @@
  * 10-address job at a host nobody else uses, submitted to completed, median of a few, idle and
  * then while another user's backlog of 4,000, 20,000 or 200,000 addresses is pending (inserted
  * through the store directly, as a quick way to a large backlog; the service's runner picks it up
- * as it would a submitted job). Each backlog on a fresh service and store.
+ * as it would a submitted job). Each backlog on a fresh service and store. Beside each, a single
+ * `POST /v1/verify` at the same host, idle and busy, median of five (it must stay as fast as idle).
  *
  * And greylisting: one job of 2,000 addresses at a domain whose host greylists every first RCPT
  * (the retry after 1 s passes), against one delay plus twice the time of the same job at a domain
@@ -17,13 +18,14 @@ import { createBenchDatabase } from './lib/postgres.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { startWorldFixture } from './engine/world-fixture.js';
-import { submit, untilCompleted } from './service/api.js';
+import { call, submit, untilCompleted } from './service/api.js';
 import { startMailverify } from './service/processes.js';
 
 const SECTION = 'fairness';
 const NEEDED = ['../dist/server/store/open-store.js', '../dist/cli/commands/serve.js'];
 const SIZES = { full: { backlogs: [4_000, 20_000, 200_000], samples: 3 }, quick: { backlogs: [4_000], samples: 1 } };
 const SMALL_JOB = 10;
+const SINGLE_VERIFIES = 5;
 /** The API's largest list: the backlog is inserted as jobs of at most this many. */
 const JOB_SIZE = 50_000;
 /** The runner looks for work it was not woken for every second: by then it has taken the backlog on. */
@@ -51,6 +53,17 @@ async function smallJobs(service, domain, samples, label) {
   return median(times);
 }
 
+/** Median time of single verifications at `domain`, each of an address not asked before. */
+async function singleVerifies(service, domain, label) {
+  const times = [];
+  for (let sample = 0; sample < SINGLE_VERIFIES; sample++) {
+    const started = performance.now();
+    await call(`${service.url}/v1/verify`, { method: 'POST', token: service.token, body: { email: `${label}-single${sample}@${domain.name}` } });
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
 /** Another user's jobs of `size` addresses in all, written straight into the service's store. */
 async function insertBacklog(service, domains, size, databaseUrl) {
   const { openStore } = await import('../dist/server/store/open-store.js');
@@ -67,24 +80,30 @@ async function insertBacklog(service, domains, size, databaseUrl) {
   }
 }
 
-const metricOf = (backlog, storeName) => `${SMALL_JOB}-address job while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (${storeName})`;
+const metricOf = (backlog, storeName, what = `${SMALL_JOB}-address job`) =>
+  `${what} while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (${storeName})`;
 
 /** One backlog size on a fresh service: on SQLite, or on a fresh PostgreSQL database when `postgres`. */
 async function busyAgainstIdle(fixture, backlog, samples, postgres) {
   const { small, backlog: backlogDomains } = splitWorld(fixture.world);
   const storeName = postgres ? 'PostgreSQL' : 'SQLite';
   const database = postgres ? await createBenchDatabase() : undefined;
-  if (database?.missing) return missingRow(SECTION, metricOf(backlog, storeName), TARGET, database.missing);
+  if (database?.missing) return [missingRow(SECTION, metricOf(backlog, storeName), TARGET, database.missing)];
   fixture.reset();
   try {
     const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'], [], database?.url);
     try {
       await smallJobs(service, small, 1, 'warm');
       const idle = await smallJobs(service, small, samples, 'idle');
+      const idleSingle = await singleVerifies(service, small, 'idle');
       await insertBacklog(service, backlogDomains, backlog, database?.url);
       await new Promise((resolve) => setTimeout(resolve, TAKEN_ON_MS));
       const busy = await smallJobs(service, small, samples, 'busy');
-      return row({ section: SECTION, metric: metricOf(backlog, storeName), unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET });
+      const busySingle = await singleVerifies(service, small, 'busy');
+      return [
+        row({ section: SECTION, metric: metricOf(backlog, storeName), unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET }),
+        row({ section: SECTION, metric: metricOf(backlog, storeName, 'single POST /v1/verify'), unit: 'ms', ours: busySingle, baselineName: 'idle', baseline: idleSingle, target: TARGET }),
+      ];
     } finally {
       await service.stop();
     }
@@ -131,7 +150,7 @@ export async function run({ quick = false } = {}) {
   try {
     const rows = [];
     for (const postgres of [false, true]) {
-      for (const backlog of backlogs) rows.push(await busyAgainstIdle(fixture, backlog, samples, postgres));
+      for (const backlog of backlogs) rows.push(...(await busyAgainstIdle(fixture, backlog, samples, postgres)));
     }
     rows.push(await greylistedAgainstPlain(fixture));
     return rows;
