@@ -10,7 +10,12 @@ const QUOTE = 0x22;
 /** Bytes from here on belong to characters beyond ASCII: only decoding tells whether one is a space. */
 const BEYOND_ASCII = 0x80;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-/** A record longer than this is left to csv-parse (and re-joining it per piece would grow quadratic). */
+/** csv-parse's `bom` option reads a file starting so as UTF-16 LE (not-text.ts refuses such a list before any read). */
+const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
+/**
+ * A record still unfinished with this much carried over is left to csv-parse (re-reading it at
+ * every piece would grow quadratic); checked per piece, so records up to a piece longer get through.
+ */
 const MAX_CARRY = 1024 * 1024;
 /** Pieces the file is read in: larger ones were no faster on the 1M-row list, and raised peak RSS. */
 const PIECE_BYTES = 256 * 1024;
@@ -70,6 +75,7 @@ export class ColumnScanner {
         return true;
       }
       this.started = true;
+      if (bytes.subarray(0, UTF16LE_BOM.length).equals(UTF16LE_BOM)) return false;
       if (bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM)) at = UTF8_BOM.length;
     }
     while (at < bytes.length) {

@@ -113,6 +113,8 @@ describe('the fast CSV reader', () => {
     for (const content of ['a,5" tall\n', 'a,"b"c\n', 'a\rb\n', 'a\r\nb\n', 'a\nb\r\n', 'a,"open\nmore\n', 'a\nb\rc\n']) {
       expect(await fast(await file(content), COMMA), JSON.stringify(content)).toBe('gave up');
     }
+    // csv-parse reads a file starting with FF FE as UTF-16 LE.
+    expect(await fast(await file(Buffer.from('\uFEFFa,b\n', 'utf16le')), COMMA)).toBe('gave up');
   });
 
   it('agrees with csv-parse on every random file it reads, and reads none csv-parse refuses', async () => {
