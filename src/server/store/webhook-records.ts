@@ -34,6 +34,15 @@ export interface DueRow {
   secret: string;
 }
 
+/** What settling a leased delivery returns: its event and endpoint. */
+export interface SettledRow {
+  event_id: string;
+  endpoint_id: string;
+}
+
+/** A settled delivery as the attempt flow wants it; undefined when the lease held nothing any more. */
+export const settled = (row: SettledRow | undefined) => row && { eventId: row.event_id, endpointId: row.endpoint_id };
+
 /** How many attempts are kept per endpoint: what the list shows, with room; older ones are pruned as new ones come. */
 export const ATTEMPTS_KEPT = 20;
 

@@ -27,18 +27,28 @@ export function* announceCompletion(steps: AnnounceSteps, jobId: string, now: Da
   for (const endpoint of endpoints) yield* step(steps.enqueueDelivery(endpoint, event));
 }
 
+/** What a settled delivery's `outcome` column says: how it ended, or why it was stopped. */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'disabled' | 'removed';
+
+/** The delivery this lease held (its event and endpoint), or undefined when the lease no longer holds it. */
+type Settled = { eventId: string; endpointId: string } | undefined;
+
 /** The statements of recording an attempt, inside one transaction. */
 export interface AttemptSteps {
-  /** Reschedules or ends the delivery this lease holds, freeing it; its event and endpoint, or undefined when the lease no longer holds it. */
-  settle(lease: string, next: AttemptRecord['next']): Awaitable<{ eventId: string; endpointId: string } | undefined>;
+  /** Counts the attempt and makes the delivery due again in `retryInMs`, freeing its lease. */
+  retry(lease: string, retryInMs: number): Awaitable<Settled>;
+  /** Counts the attempt and ends the delivery with `outcome`, freeing its lease. */
+  finish(lease: string, outcome: DeliveryOutcome, at: string): Awaitable<Settled>;
   logAttempt(endpointId: string, attempt: WebhookAttempt): Awaitable<void>;
-  /** Stops every delivery to the endpoint (it answered 410 Gone). */
+  /** Stops every delivery to the endpoint (it answered 410 Gone): the endpoint disabled, its deliveries ended as `disabled`. */
   disableEndpoint(endpointId: string, at: string): Awaitable<void>;
 }
 
 /** See WebhookStore.recordAttempt. */
 export function* recordAttempt(steps: AttemptSteps, { lease, attempt, next }: AttemptRecord, at: string): Flow<boolean> {
-  const held = yield* step(steps.settle(lease, next));
+  const held = yield* step(
+    next.kind === 'retry' ? steps.retry(lease, next.retryInMs) : steps.finish(lease, next.kind === 'disable' ? 'disabled' : next.kind, at),
+  );
   if (!held) return false;
   yield* step(steps.logAttempt(held.endpointId, { ...attempt, eventId: held.eventId, attemptedAt: at }));
   if (next.kind === 'disable') yield* step(steps.disableEndpoint(held.endpointId, at));

@@ -3,12 +3,10 @@ import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
 import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow } from '../webhook-records.js';
+import { ATTEMPTS_KEPT, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { JobRecords } from './jobs.js';
 
-/** What a settled delivery's `outcome` column says, by what followed its last attempt. */
-const OUTCOME = { delivered: 'delivered', failed: 'failed', disable: 'disabled' } as const;
 const FREE_LEASE = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
 const STOP_DELIVERIES = `UPDATE webhook_deliveries SET done_at = $1, outcome = $2, ${FREE_LEASE} WHERE endpoint_id = $3 AND done_at IS NULL`;
 
@@ -46,21 +44,22 @@ export class WebhookRecords {
 
   private attemptSteps(sql: Statements): AttemptSteps {
     return {
-      settle: async (lease, next) => {
-        const row =
-          next.kind === 'retry'
-            ? await sql.row<{ event_id: string; endpoint_id: string }>(
-                `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = $1, ${FREE_LEASE}
-                 WHERE lease_token = $2 AND done_at IS NULL RETURNING event_id, endpoint_id`,
-                [(await this.db.leaseClock(sql)) + next.retryInMs, lease],
-              )
-            : await sql.row<{ event_id: string; endpoint_id: string }>(
-                `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = $1, outcome = $2, ${FREE_LEASE}
-                 WHERE lease_token = $3 AND done_at IS NULL RETURNING event_id, endpoint_id`,
-                [this.db.timestamp(), OUTCOME[next.kind], lease],
-              );
-        return row && { eventId: row.event_id, endpointId: row.endpoint_id };
-      },
+      retry: async (lease, retryInMs) =>
+        settled(
+          await sql.row<SettledRow>(
+            `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = $1, ${FREE_LEASE}
+             WHERE lease_token = $2 AND done_at IS NULL RETURNING event_id, endpoint_id`,
+            [(await this.db.leaseClock(sql)) + retryInMs, lease],
+          ),
+        ),
+      finish: async (lease, outcome, at) =>
+        settled(
+          await sql.row<SettledRow>(
+            `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = $1, outcome = $2, ${FREE_LEASE}
+             WHERE lease_token = $3 AND done_at IS NULL RETURNING event_id, endpoint_id`,
+            [at, outcome, lease],
+          ),
+        ),
       logAttempt: async (endpointId, { eventId, attemptedAt, status, latencyMs, error }) => {
         await sql.run(
           'INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',

@@ -3,12 +3,9 @@ import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
 import { runNow } from '../flows/flow.js';
 import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow } from '../webhook-records.js';
+import { ATTEMPTS_KEPT, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import type { Connection } from './database.js';
 import type { JobRecords } from './jobs.js';
-
-/** What a settled delivery's `outcome` column says, by what followed its last attempt. */
-const OUTCOME = { delivered: 'delivered', failed: 'failed', disable: 'disabled' } as const;
 
 /** Webhook endpoints and the leased deliveries of events to them, on SQLite. */
 export class WebhookRecords {
@@ -52,11 +49,11 @@ export class WebhookRecords {
          RETURNING lease_token, id, event_id, event_type, payload, attempts, endpoint_id`,
       ),
       endpointsById: prepare<{ id: string; url: string; secret: string }>('SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))'),
-      retry: prepare<{ event_id: string; endpoint_id: string }>(
+      retry: prepare<SettledRow>(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, ${freeLease}
          WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
       ),
-      finish: prepare<{ event_id: string; endpoint_id: string }>(
+      finish: prepare<SettledRow>(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = ?, outcome = ?, ${freeLease}
          WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
       ),
@@ -80,13 +77,8 @@ export class WebhookRecords {
       enqueueDelivery: (endpointId, event) => this.enqueue(endpointId, event),
     };
     this.attemptSteps = {
-      settle: (lease, next) => {
-        const row =
-          next.kind === 'retry'
-            ? this.sql.retry.get(this.nowMs() + next.retryInMs, lease)
-            : this.sql.finish.get(this.connection.timestamp(), OUTCOME[next.kind], lease);
-        return row && { eventId: row.event_id, endpointId: row.endpoint_id };
-      },
+      retry: (lease, retryInMs) => settled(this.sql.retry.get(this.nowMs() + retryInMs, lease)),
+      finish: (lease, outcome, at) => settled(this.sql.finish.get(at, outcome, lease)),
       logAttempt: (endpointId, { eventId, attemptedAt, status, latencyMs, error }) => {
         this.sql.logAttempt.run(endpointId, eventId, attemptedAt, status, latencyMs, error);
         this.sql.pruneAttempts.run(endpointId, endpointId);
