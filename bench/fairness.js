@@ -6,6 +6,8 @@
  * through the store directly, as a quick way to a large backlog; the service's runner picks it up
  * as it would a submitted job). Each backlog on a fresh service and store. Beside each, a single
  * `POST /v1/verify` at the same host, idle and busy, median of five (it must stay as fast as idle).
+ * Last, the largest backlog on PostgreSQL with the bulk work in a `worker` process beside
+ * `serve --no-worker`, the arrangement that keeps it off the API's process.
  *
  * And greylisting: one job of 2,000 addresses at a domain whose host greylists every first RCPT
  * (the retry after 1 s passes), against one delay plus twice the time of the same job at a domain
@@ -19,7 +21,7 @@ import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { startWorldFixture } from './engine/world-fixture.js';
 import { call, submit, untilCompleted } from './service/api.js';
-import { startMailverify } from './service/processes.js';
+import { startMailverify, startWorker } from './service/processes.js';
 
 const SECTION = 'fairness';
 const NEEDED = ['../dist/server/store/open-store.js', '../dist/cli/commands/serve.js'];
@@ -83,16 +85,22 @@ async function insertBacklog(service, domains, size, databaseUrl) {
 const metricOf = (backlog, storeName, what = `${SMALL_JOB}-address job`) =>
   `${what} while another user's ${backlog.toLocaleString('en-US')} addresses are pending vs idle (${storeName})`;
 
-/** One backlog size on a fresh service: on SQLite, or on a fresh PostgreSQL database when `postgres`. */
-async function busyAgainstIdle(fixture, backlog, samples, postgres) {
+/**
+ * One backlog size on a fresh service: on SQLite, or on a fresh PostgreSQL database when `postgres`;
+ * with `worker`, the jobs are worked by a `worker` process beside `serve --no-worker`.
+ */
+async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = false }) {
   const { small, backlog: backlogDomains } = splitWorld(fixture.world);
-  const storeName = postgres ? 'PostgreSQL' : 'SQLite';
+  const storeName = `${postgres ? 'PostgreSQL' : 'SQLite'}${worker ? ', serve --no-worker + 1 worker' : ''}`;
   const database = postgres ? await createBenchDatabase() : undefined;
   if (database?.missing) return [missingRow(SECTION, metricOf(backlog, storeName), TARGET, database.missing)];
   fixture.reset();
+  const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
   try {
-    const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'], [], database?.url);
+    const service = await startMailverify(worker ? [...engineArgs, '--no-worker'] : engineArgs, [], database?.url);
+    const workers = [];
     try {
+      if (worker) workers.push(await startWorker(service.storeArgs, engineArgs));
       await smallJobs(service, small, 1, 'warm');
       const idle = await smallJobs(service, small, samples, 'idle');
       const idleSingle = await singleVerifies(service, small, 'idle');
@@ -105,6 +113,7 @@ async function busyAgainstIdle(fixture, backlog, samples, postgres) {
         row({ section: SECTION, metric: metricOf(backlog, storeName, 'single POST /v1/verify'), unit: 'ms', ours: busySingle, baselineName: 'idle', baseline: idleSingle, target: TARGET }),
       ];
     } finally {
+      await Promise.all(workers.map((each) => each.stop()));
       await service.stop();
     }
   } finally {
@@ -150,8 +159,9 @@ export async function run({ quick = false } = {}) {
   try {
     const rows = [];
     for (const postgres of [false, true]) {
-      for (const backlog of backlogs) rows.push(...(await busyAgainstIdle(fixture, backlog, samples, postgres)));
+      for (const backlog of backlogs) rows.push(...(await busyAgainstIdle(fixture, backlog, samples, { postgres })));
     }
+    rows.push(...(await busyAgainstIdle(fixture, backlogs.at(-1), samples, { postgres: true, worker: true })));
     rows.push(await greylistedAgainstPlain(fixture));
     return rows;
   } finally {

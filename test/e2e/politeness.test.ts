@@ -83,8 +83,11 @@ describe.each(STORE_KINDS)('three workers on one $name store, forty domains at o
     const { api, token, workers } = await cluster(await kind.create(), [LOG_CHUNKS, LOG_CHUNKS, LOG_CHUNKS]);
     const elapsedMs = await verifyAll(api, token, emailsOf('shared'));
     expect(mx.peakSessions()).toBe(PER_HOST);
-    // Every worker had sessions to open there: the limit was shared, not merely left to one of them.
-    for (const worker of workers) expect(worker.stderr()).toContain('verifying a chunk of a bulk job');
+    // Several workers had sessions to open there: the limit was shared, not merely left to one of them.
+    // Not always all three: on SQLite nothing wakes the others, and the first to look may take most of the
+    // job before the last looks (a second later); seen once in CI under load.
+    const working = workers.filter((worker) => worker.stderr().includes('verifying a chunk of a bulk job'));
+    expect(working.length).toBeGreaterThanOrEqual(2);
     console.info(`${kind.name}: 3 workers, one egress: ${DOMAINS.length * PER_DOMAIN} addresses in ${elapsedMs} ms, peak ${mx.peakSessions()} sessions`);
   });
 });

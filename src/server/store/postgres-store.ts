@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ChangeCounter } from './postgres/changes.js';
+import { ChangeNotices } from './postgres/changes.js';
 import { DashboardRecords } from './postgres/dashboard.js';
 import { clientConfig, createPool, Database } from './postgres/database.js';
 import { IdempotencyRecords } from './postgres/idempotency.js';
@@ -37,7 +37,7 @@ async function signingSecret(db: Database): Promise<Uint8Array> {
 export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions): Promise<Store> {
   const config = clientConfig(databaseUrl, options.timeoutMs);
   const pool = createPool(databaseUrl, options.timeoutMs);
-  const changes = new ChangeCounter(config);
+  const changes = new ChangeNotices(config);
   try {
     await migrate(pool);
     await changes.listen();
@@ -60,6 +60,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     dashboard: new DashboardRecords(db),
     install: {
       dataVersion: async () => changes.version,
+      onNewWork: async (listener) => changes.onNewWork(listener),
       signingSecret: () => signingSecret(db),
       ping: async () => void (await db.sql.run('SELECT 1')),
     },

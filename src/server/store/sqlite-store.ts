@@ -42,6 +42,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       // SQLite's own counter of commits by other connections, other processes included; no table is
       // read, though it costs about what a small query does (the authenticator reads it sparingly).
       dataVersion: async () => dataVersion.get()!,
+      // Nothing tells one process of another's commit: runners on a shared data dir look every second.
+      onNewWork: async () => undefined,
       signingSecret: async () => loadOrCreateSigningSecret(dataDir),
       ping: async () => void db.prepare('SELECT 1').get(),
     },

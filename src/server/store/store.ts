@@ -299,6 +299,12 @@ export interface InstallStore {
    */
   dataVersion(): Promise<number>;
   /**
+   * Calls `listener` whenever another node may have created a job (and when what it missed is
+   * unknown), so that a runner takes a small job at once rather than at its next look, a second
+   * later. PostgreSQL notifies its listeners; on SQLite nothing does, and runners look every second.
+   */
+  onNewWork(listener: () => void): Promise<void>;
+  /**
    * The secret login JWTs are signed with, made on first use and the same for every node on this
    * store, so that each accepts the JWTs of all the others.
    */

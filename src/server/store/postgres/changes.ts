@@ -2,18 +2,22 @@ import type pg from 'pg';
 import { LastingSession } from './lasting-session.js';
 
 /** The channel the schema's triggers notify when a cached identity changed (see migrations.ts). */
-const CHANNEL = 'mailverify_identity';
+const IDENTITY_CHANNEL = 'mailverify_identity';
+/** The channel a node notifies when it created a job (jobs.ts), so that every runner looks at once. */
+export const WORK_CHANNEL = 'mailverify_work';
 /** Pause before listening again after the listening connection was lost. */
 const RELISTEN_MS = 1_000;
 
 /**
- * Store.dataVersion on PostgreSQL: a count of the change notifications this node received on a
- * connection of its own. Commits that revoke a token or change a rate limit (on any node, or by
- * `admin`) notify; the count moves as their notification arrives, within milliseconds. A lost
- * connection counts as a change (what it missed is unknown) and is replaced.
+ * What other nodes tell this one, on a connection of its own. Store.dataVersion: a count of the
+ * identity notifications (commits that revoke a token or change a rate limit, on any node or by
+ * `admin`); the count moves as they arrive, within milliseconds. Store.onNewWork: the listeners are
+ * called when any node created a job. A lost connection counts as both (what it missed is
+ * unknown) and is replaced.
  */
-export class ChangeCounter {
+export class ChangeNotices {
   private count = 0;
+  private readonly workListeners: (() => void)[] = [];
   private readonly session: LastingSession;
 
   constructor(config: pg.ClientConfig) {
@@ -21,15 +25,26 @@ export class ChangeCounter {
       config,
       RELISTEN_MS,
       async (client) => {
-        client.on('notification', () => this.count++);
-        await client.query(`LISTEN ${CHANNEL}`);
+        client.on('notification', ({ channel }) => (channel === WORK_CHANNEL ? this.newWork() : this.count++));
+        await client.query(`LISTEN ${IDENTITY_CHANNEL}; LISTEN ${WORK_CHANNEL}`);
       },
-      () => this.count++,
+      () => {
+        this.count++;
+        this.newWork();
+      },
     );
   }
 
   get version(): number {
     return this.count;
+  }
+
+  onNewWork(listener: () => void): void {
+    this.workListeners.push(listener);
+  }
+
+  private newWork(): void {
+    for (const listener of this.workListeners) listener();
   }
 
   /** Resolves once listening, so a change committed after it is counted. */

@@ -18,6 +18,7 @@ import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records
 import type { Database, Statements } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';
+import { WORK_CHANNEL } from './changes.js';
 
 /** Bulk jobs, their items and the results the runner stores for them. */
 export class JobRecords {
@@ -41,12 +42,15 @@ export class JobRecords {
           id, userId, name, fresh, total, createdAt, completedAt,
         ])),
       // One statement for the whole list, its order giving the positions.
-      insertItems: async (jobId, emails, domains) =>
-        void (await sql.run(
+      insertItems: async (jobId, emails, domains) => {
+        await sql.run(
           `INSERT INTO job_items (job_id, position, email, domain)
            SELECT $1, ordinality - 1, email, domain FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS list (email, domain)`,
           [jobId, emails, domains],
-        )),
+        );
+        // Delivered at commit (never for a rolled-back job): every node's runner looks at once (Store.onNewWork).
+        if (emails.length > 0) await sql.run(`SELECT pg_notify('${WORK_CHANNEL}', '')`);
+      },
       saveKey: (record) => this.idempotency.saveIdempotency(record, sql),
     };
   }
