@@ -93,7 +93,7 @@ async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = f
   const { small, backlog: backlogDomains } = splitWorld(fixture.world);
   const storeName = `${postgres ? 'PostgreSQL' : 'SQLite'}${worker ? ', serve --no-worker + 1 worker' : ''}`;
   const database = postgres ? await createBenchDatabase() : undefined;
-  if (database?.missing) return [missingRow(SECTION, metricOf(backlog, storeName), TARGET, database.missing)];
+  if (database?.missing) return [metricOf(backlog, storeName), metricOf(backlog, storeName, 'single POST /v1/verify')].map((metric) => missingRow(SECTION, metric, TARGET, database.missing));
   fixture.reset();
   const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
   try {

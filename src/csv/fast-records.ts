@@ -21,7 +21,7 @@ const MAX_CARRY = 1024 * 1024;
 const PIECE_BYTES = 256 * 1024;
 
 /** What the reader gives for each record: only what reading a list's addresses needs. */
-export type OnColumnRecord = (value: string, blank: boolean, lines: number) => void;
+type OnColumnRecord = (value: string, blank: boolean, lines: number) => void;
 
 /** Whether `byte` is a character String.prototype.trim removes (the ASCII ones: tab to CR, and space). */
 function isAsciiSpace(byte: number): boolean {

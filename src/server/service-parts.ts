@@ -104,7 +104,7 @@ export function startRegisteredRunner(
     // A job this node completes is announced by this node at once, not at its deliverer's next poll.
     onJobCompleted: webhooks.wake,
   });
-  // A job another node created is taken at once, not at this runner's next look.
+  // A job any node created is taken at once, not at this runner's next look (this node's own jobs wake it twice: harmless).
   void store.install.onNewWork(jobs.wake);
   return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
 }

@@ -32,6 +32,7 @@ describe.each(STORE_KINDS.filter((kind) => kind.name === 'PostgreSQL'))('new wor
       listener.on('notification', ({ channel, payload }) => (channel === CHANNEL && payload === 'end' ? resolve() : heard.push(channel))),
     );
     await listener.query(`LISTEN ${CHANNEL}`);
+    const version = await here.install.dataVersion();
     const user = await elsewhere.accounts.createUser({ email: 'owner@example.test', passwordHash: null, balance: 10, rateLimit: 20, rateWindowSeconds: 1 });
 
     // A list the balance does not cover creates no job, an empty one no work: neither tells anyone.
@@ -44,5 +45,7 @@ describe.each(STORE_KINDS.filter((kind) => kind.name === 'PostgreSQL'))('new wor
     expect(heard).toEqual([CHANNEL]);
     // The store's own listener heard the job too (and then the test's 'end').
     await expect.poll(() => told).toBe(2);
+    // New work is not a change to cached identities: the authenticator's caches stay.
+    expect(await here.install.dataVersion()).toBe(version);
   });
 });

@@ -27,7 +27,8 @@ describe('where webhooks may go', () => {
       expect(error).toBeInstanceOf(DestinationRefused);
       expect((error as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), on a private network$/);
       expect(receiver.requestCount()).toBe(0);
-      // The same request on the agent of a private install arrives: the refusal above was the guard's.
+      // The same request on the agent of a private install arrives (to 127.0.0.1, where the receiver listens;
+      // `localhost` may resolve to ::1 first): the refusal above was the guard's.
       const delivered = await request(url.replace('localhost', '127.0.0.1'), { method: 'POST', body: '{}', dispatcher: open });
       await delivered.body.text();
       expect(delivered.statusCode).toBe(200);

@@ -299,9 +299,9 @@ export interface InstallStore {
    */
   dataVersion(): Promise<number>;
   /**
-   * Calls `listener` whenever another node may have created a job (and when what it missed is
-   * unknown), so that a runner takes a small job at once rather than at its next look, a second
-   * later. PostgreSQL notifies its listeners; on SQLite nothing does, and runners look every second.
+   * Calls `listener` whenever a node (this one included) may have created a job, and when what it
+   * missed is unknown, so that a runner takes a small job at once rather than at its next look, a
+   * second later. PostgreSQL notifies its listeners; on SQLite nothing does, and runners look every second.
    */
   onNewWork(listener: () => void): Promise<void>;
   /**

@@ -28,7 +28,7 @@ export function* announceCompletion(steps: AnnounceSteps, jobId: string, now: Da
 }
 
 /** What a settled delivery's `outcome` column says: how it ended, or why it was stopped. */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'disabled' | 'removed';
+type DeliveryOutcome = 'delivered' | 'failed' | 'disabled' | 'removed';
 
 /** The delivery this lease held (its event and endpoint), or undefined when the lease no longer holds it. */
 type Settled = { eventId: string; endpointId: string } | undefined;
