@@ -67,7 +67,7 @@ export class ColumnScanner {
   /** Reads the next piece of the file (the last with `final`); false once the file is not one this reader reads. */
   push(piece: Buffer, final: boolean): boolean {
     if (this.delimiter === -1) return false;
-    let bytes = this.carry.length === 0 ? piece : Buffer.concat([this.carry, piece]);
+    const bytes = this.carry.length === 0 ? piece : Buffer.concat([this.carry, piece]);
     let at = 0;
     if (!this.started) {
       if (bytes.length < UTF8_BOM.length && !final) {
@@ -85,8 +85,7 @@ export class ColumnScanner {
       at = next;
     }
     // A copy, so that the carried tail does not keep the whole piece it came from.
-    bytes = Buffer.from(bytes.subarray(at));
-    this.carry = bytes;
+    this.carry = Buffer.from(bytes.subarray(at));
     return this.carry.length <= MAX_CARRY;
   }
 

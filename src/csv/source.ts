@@ -207,26 +207,28 @@ export interface AddressRow extends RowPlace {
  * The row is the same object every time, filled anew.
  */
 export async function forEachAddress(source: ListSource, start: () => (row: AddressRow) => void): Promise<void> {
-  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv', column: source.column.index };
+  const { index } = source.column;
   const row: AddressRow = { address: '', line: 0, record: 0, blank: false };
-  const numbered = rowNumbering(source);
-  let onRow = start();
-  const read = await scanColumn(source.path, options, (value, blank, lines) => {
-    row.blank = blank;
-    if (!numbered(row, blank, lines)) return;
-    row.address = value.trim();
-    onRow(row);
-  });
-  if (read) return;
-  onRow = start();
-  const toRow = dataRows(source);
+  /** What either reader gives per record (the column's field, blank, lines spanned), numbered afresh for each read. */
+  const read = () => {
+    const numbered = rowNumbering(source);
+    const onRow = start();
+    return (value: string, blank: boolean, lines: number) => {
+      row.blank = blank;
+      if (!numbered(row, blank, lines)) return;
+      row.address = value.trim();
+      onRow(row);
+    };
+  };
+  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv', column: index };
+  if (await scanColumn(source.path, options, read())) return;
+  const onRecord = read();
   await pipeRecords(source, [
     new Writable({
       objectMode: true,
       write(record: string[], _encoding, done) {
         try {
-          const data = toRow(record);
-          if (data) onRow({ address: addressOf(source, data), line: data.line, record: data.record, blank: data.blank });
+          onRecord(record[index] ?? '', isBlank(record), linesSpanned(record));
           done();
         } catch (error) {
           done(error as Error);
