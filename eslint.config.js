@@ -1,6 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Fails an import from `files` whose relative path climbs into one of the `forbidden` folders. */
+function layerRule(files, forbidden, why) {
+  const regex = `^(\\.\\./)+(${forbidden})(/|\\.js$)`;
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns: [{ regex, message: why }] }] } };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/.work/'] },
   js.configs.recommended,
@@ -16,6 +22,10 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  // The layers of docs/architecture.md "Layers", as lint rules: an import that runs back up fails `npm run lint`.
+  layerRule(['src/engine/**'], 'cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'),
+  layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
+  layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
   {
     // The dashboard's one browser script.
     files: ['web/static/**/*.js'],

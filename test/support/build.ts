@@ -31,5 +31,11 @@ export default function setup(): void {
   const sources = Math.max(newestSource(join(ROOT, 'src')), statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs);
   if (builtAt() >= sources) return;
   console.warn('dist/ is older than src/: building it first (npm run build)');
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });
+  } catch {
+    // tsc still writes what it could: the unit tests need no build, and an e2e test of a broken
+    // build fails on its own. CI builds with `npm run build` first, which fails on a type error.
+    console.warn('the build has type errors (above); the tests go on with what tsc wrote');
+  }
 }

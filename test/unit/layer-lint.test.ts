@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layers of docs/architecture.md "Layers" are lint rules: a copy of the sources with an import
+ * planted that runs back up must fail `eslint` with the layer's message, and the copy as it is must pass.
+ */
+const root = resolve(import.meta.dirname, '../..');
+let copy: string;
+
+async function lint(...files: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['node_modules/eslint/bin/eslint.js', ...files], { cwd: copy });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, output: failed.stdout };
+  }
+}
+
+beforeAll(() => {
+  copy = mkdtempSync(join(tmpdir(), 'mailverify-layers-'));
+  cpSync(join(root, 'src'), join(copy, 'src'), { recursive: true });
+  cpSync(join(root, 'eslint.config.js'), join(copy, 'eslint.config.js'));
+  cpSync(join(root, 'package.json'), join(copy, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+});
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+describe('the layer rules', () => {
+  it('pass on the sources as they are', async () => {
+    expect(await lint('src/engine', 'src/client', 'src/csv')).toEqual({ code: 0, output: '' });
+  });
+
+  it.each([
+    ['src/engine/smtp/planted.ts', "import { buildApp } from '../../server/app.js';", 'the engine imports nothing'],
+    ['src/engine/planted.ts', "import { addressKey } from '../text/address.js';", 'the engine imports nothing'],
+    ['src/client/planted.ts', "import type { Store } from '../server/store/store.js';", 'over HTTP only'],
+    ['src/csv/planted.ts', "import { main } from '../cli/main.js';", 'never imports the CLI'],
+  ])('fail on %s importing back up', async (file, line, message) => {
+    writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
+    try {
+      const { code, output } = await lint(file);
+      expect(code).toBe(1);
+      expect(output).toContain('no-restricted-imports');
+      expect(output).toContain(message);
+    } finally {
+      rmSync(join(copy, file));
+    }
+  });
+});
