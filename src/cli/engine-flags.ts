@@ -64,8 +64,8 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'greylistRetryMs', flag: '--greylist-retry <ms>', env: 'MAILVERIFY_GREYLIST_RETRY', description: 'delay before a greylisted address is retried (0 = off)', parse: milliseconds },
   { key: 'greylistBudgetMs', flag: '--greylist-budget <ms>', env: 'MAILVERIFY_GREYLIST_BUDGET', description: 'total time greylisted addresses may be retried for', parse: milliseconds },
   { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
-  { key: 'proxy', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl },
-  { key: 'sourceAddress', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address', parse: ipAddress },
+  { key: 'proxies', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port, repeatable: each proxy is one egress of the pool (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl, list: true },
+  { key: 'sourceAddresses', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address, repeatable: each address is one egress of the pool (with --proxy: one address, the one proxies are reached from)', parse: ipAddress, list: true },
   { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
   { key: 'providerRulesFile', flag: '--provider-rules <file>', env: 'MAILVERIFY_PROVIDER_RULES', description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)', parse: text },
 ];

@@ -11,7 +11,8 @@ import { describeDnsFailure, DnsClient } from './dns/resolver.js';
 import { checkResolver, RESOLVER_CANARIES, untruthfulResolverReason } from './dns/sanity.js';
 import { dialerFor, DialError, type Dialer } from './net/egress.js';
 import { isPrivateAddress } from './net/private-address.js';
-import { describeProxy, parseProxyUrl } from './net/proxy-url.js';
+import { egressPool, type Egress } from './net/egress-pool.js';
+import { describeProxy } from './net/proxy-url.js';
 import { blockedPortReason } from './net/port25.js';
 import { SmtpConnection } from './smtp/connection.js';
 import { SmtpError } from './smtp/errors.js';
@@ -108,19 +109,26 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], option
   return problem(check, `no mail host answered: ${failures}`);
 }
 
-async function diagnoseProxy(dial: Dialer, options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
-  if (options.proxy === null) return skipped('proxy', 'not set: SMTP connections go out directly');
-  const proxy = parseProxyUrl(options.proxy);
-  const name = `${describeProxy(proxy)}${proxy.username === undefined ? '' : ' (with username and password)'}`;
+/** Each proxy of the pool, through its own dialer: one line, a problem if any proxy fails. */
+async function diagnoseProxy(egresses: readonly Egress[], options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
+  const proxied = egresses.filter((egress) => egress.settings.proxy !== null);
+  if (proxied.length === 0) return skipped('proxy', 'not set: SMTP connections go out directly');
   const target = targets.find((each): each is { host: string; address: string } => 'address' in each);
-  if (!target) return problem('proxy', `${name} cannot be tried: no mail host address to ask it for`);
-  try {
-    const socket = await dial(target.address, options.smtpPort, options.connectTimeoutMs);
-    socket.destroy();
-    return ok('proxy', `${name} relays to ${target.host} (${target.address}) port ${options.smtpPort}`);
-  } catch (error) {
-    return problem('proxy', (error as Error).message);
-  }
+  const findings = await Promise.all(
+    proxied.map(async (egress): Promise<Diagnosis> => {
+      const proxy = egress.settings.proxy!;
+      const name = `${describeProxy(proxy)}${proxy.username === undefined ? '' : ' (with username and password)'}`;
+      if (!target) return problem('proxy', `${name} cannot be tried: no mail host address to ask it for`);
+      try {
+        const socket = await dialerFor(egress)(target.address, options.smtpPort, options.connectTimeoutMs);
+        socket.destroy();
+        return ok('proxy', `${name} relays to ${target.host} (${target.address}) port ${options.smtpPort}`);
+      } catch (error) {
+        return problem('proxy', (error as Error).message);
+      }
+    }),
+  );
+  return { check: 'proxy', status: findings.some((each) => each.status === 'problem') ? 'problem' : 'ok', detail: findings.map((each) => each.detail).join('; ') };
 }
 
 async function diagnoseHelo(dns: DnsClient, heloName: string): Promise<Diagnosis> {
@@ -147,13 +155,15 @@ async function diagnoseMailFrom(dns: DnsClient, mailFrom: string): Promise<Diagn
 export async function diagnoseNetwork(options: EngineOptions, diagnose: DiagnoseOptions = {}): Promise<Diagnosis[]> {
   const dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
   const servers = options.dnsServers.length > 0 ? options.dnsServers : new Resolver().getServers();
-  const dial = dialerFor(options);
+  const egresses = egressPool(options);
+  // Port 25 is tried through the first egress; each proxy has its own line below.
+  const dial = dialerFor(egresses[0]!);
   const targets = await mailTargets(dns, options, diagnose.mailHosts);
   return Promise.all([
     diagnoseResolver(dns, servers),
     diagnoseSmtpPort(dial, targets, options),
     diagnoseHelo(dns, options.heloName),
     diagnoseMailFrom(dns, options.mailFrom),
-    diagnoseProxy(dial, options, targets),
+    diagnoseProxy(egresses, options, targets),
   ]);
 }

@@ -8,6 +8,7 @@ export type { Checks, EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver,
 export { NOTHING_CHECKED, VERDICTS } from './types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export { egressKey } from './net/egress-key.js';
+export { egressPool, type Egress, type EgressSpec } from './net/egress-pool.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 export { providerOfMxHost } from './lists/providers.js';
 

@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { parseProxyUrl } from './net/proxy-url.js';
+import { egressPool } from './net/egress-pool.js';
 import { loadProviderRules } from './rules/provider-rules.js';
 import type { EngineOptions } from './types.js';
 
@@ -19,8 +18,8 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   webCheck: true,
   webPorts: [443, 80],
   allowPrivateNetworks: false,
-  proxy: null,
-  sourceAddress: null,
+  proxies: [],
+  sourceAddresses: [],
   providerRulesFile: null,
 };
 
@@ -45,14 +44,8 @@ export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): Engi
       throw new RangeError(`engine option ${limit} must be a whole number of at least 1, got ${options[limit]}`);
     }
   }
-  try {
-    if (options.proxy !== null) parseProxyUrl(options.proxy);
-  } catch (error) {
-    throw new RangeError(`engine option proxy: ${(error as Error).message}`);
-  }
-  if (options.sourceAddress !== null && isIP(options.sourceAddress) === 0) {
-    throw new RangeError(`engine option sourceAddress must be an IP address, got ${options.sourceAddress}`);
-  }
+  // The proxies, the source addresses and how they combine, checked whole (a RangeError naming the option).
+  egressPool(options);
   // Read now, so that a bad file is said before anything starts (a ProviderRulesError naming its line).
   loadProviderRules(options.providerRulesFile);
   return options;

@@ -113,10 +113,16 @@ export interface EngineOptions {
   webPorts: number[];
   /** Off by default: hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are not contacted. */
   allowPrivateNetworks: boolean;
-  /** `socks5://[user:pass@]host:port`: SMTP connections go through this proxy (the web check does not); null for none. */
-  proxy: string | null;
-  /** Local IP address SMTP connections are made from; null lets the system choose. */
-  sourceAddress: string | null;
+  /**
+   * `socks5://[user:pass@]host:port` each: SMTP connections go through these proxies (the web check
+   * does not), each one egress of the pool (net/egress-pool.ts); empty for none.
+   */
+  proxies: string[];
+  /**
+   * Local IP addresses SMTP connections are made from: each one egress without proxies, the one
+   * address the proxies are reached from with them; empty lets the system choose.
+   */
+  sourceAddresses: string[];
   /** The operator's provider rules file, over the built-in data/provider-rules.json; null for the built-in rules alone. */
   providerRulesFile: string | null;
 }

@@ -45,7 +45,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
     const proxy = proxyOf();
     smtp.reset();
     proxy.relayed.length = 0;
-    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: proxy.url })));
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxies: [proxy.url] })));
     expect(Object.fromEntries([...results].map(([email, result]) => [email, result.result]))).toEqual(EXPECTED);
     expect(smtp.sessionCount()).toBeGreaterThan(0);
     // Every connection the SMTP server saw came from the proxy, asked for by address, never by name.
@@ -56,7 +56,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
   it('gives unknown with a reason naming the proxy (and never the password) when it refuses our login', async () => {
     smtp.reset();
     const wrong = loginProxy.url.replace(encodeURIComponent('s3cret:@pass'), 'wrong');
-    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: wrong })));
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxies: [wrong] })));
     expect(results.size).toBe(ADDRESSES.length);
     for (const result of results.values()) {
       expect(result.result).toBe('unknown');
@@ -71,7 +71,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
 
   it('keeps the private-network guard: a domain whose MX is on loopback is not contacted through the proxy either', async () => {
     openProxy.relayed.length = 0;
-    const guarded = createVerifier({ ...fixtureOptions(dns, smtp.port, { proxy: openProxy.url }), allowPrivateNetworks: false });
+    const guarded = createVerifier({ ...fixtureOptions(dns, smtp.port, { proxies: [openProxy.url] }), allowPrivateNetworks: false });
     const result = await guarded.verify('alice@egress.test');
     expect(result.result).toBe('unknown');
     expect(result.reason).toMatch(/private network/);
@@ -83,7 +83,7 @@ describe('SMTP through a SOCKS5 proxy', () => {
 describe('--source-address', () => {
   it('makes every SMTP connection from the given address', async () => {
     smtp.reset();
-    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { sourceAddress: SOURCE })));
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [SOURCE] })));
     expect(results.get('alice@egress.test')?.result).toBe('valid');
     expect(smtp.clientAddresses().length).toBeGreaterThan(0);
     expect(new Set(smtp.clientAddresses())).toEqual(new Set([SOURCE]));
@@ -92,7 +92,7 @@ describe('--source-address', () => {
   it('is used for the connection to the proxy when both are set', async () => {
     openProxy.clients.length = 0;
     openProxy.relayed.length = 0;
-    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxy: openProxy.url, sourceAddress: SOURCE })));
+    const results = await verdicts(createVerifier(fixtureOptions(dns, smtp.port, { proxies: [openProxy.url], sourceAddresses: [SOURCE] })));
     expect(results.get('alice@egress.test')?.result).toBe('valid');
     expect(openProxy.relayed.length).toBeGreaterThan(0);
     expect(new Set(openProxy.clients)).toEqual(new Set([SOURCE]));

@@ -28,14 +28,14 @@ describe('resolveEngineOptions', () => {
 
 describe('proxy and source address options', () => {
   it('accepts a socks5 URL and an IP address', () => {
-    const options = resolveEngineOptions({ proxy: 'socks5://user:pass@127.0.0.1:1080', sourceAddress: '192.0.2.10' });
-    expect(options).toMatchObject({ proxy: 'socks5://user:pass@127.0.0.1:1080', sourceAddress: '192.0.2.10' });
+    const options = resolveEngineOptions({ proxies: ['socks5://user:pass@127.0.0.1:1080'], sourceAddresses: ['192.0.2.10'] });
+    expect(options).toMatchObject({ proxies: ['socks5://user:pass@127.0.0.1:1080'], sourceAddresses: ['192.0.2.10'] });
   });
 
   it.each([
-    [{ proxy: 'http://127.0.0.1:3128' }, /only socks5:\/\/ proxies/],
-    [{ proxy: 'not a url' }, /must be a URL/],
-    [{ sourceAddress: 'eth0' }, /sourceAddress must be an IP address/],
+    [{ proxies: ['http://127.0.0.1:3128'] }, /only socks5:\/\/ proxies/],
+    [{ proxies: ['not a url'] }, /must be a URL/],
+    [{ sourceAddresses: ['eth0'] }, /sourceAddresses: eth0 is not an IP address/],
   ])('refuses %j', (given, message) => {
     expect(() => resolveEngineOptions(given)).toThrow(message);
   });
@@ -57,8 +57,8 @@ describe('--proxy and --source-address flags', () => {
   };
 
   it('take the flag, else the environment', () => {
-    expect(parsed(['--proxy', 'socks5://127.0.0.1:1080', '--source-address', '127.0.0.5'])).toMatchObject({ proxy: 'socks5://127.0.0.1:1080', sourceAddress: '127.0.0.5' });
-    expect(parsed([], { MAILVERIFY_PROXY: 'socks5://u:p@127.0.0.1:1080', MAILVERIFY_SOURCE_ADDRESS: '::1' })).toMatchObject({ proxy: 'socks5://u:p@127.0.0.1:1080', sourceAddress: '::1' });
+    expect(parsed(['--proxy', 'socks5://127.0.0.1:1080', '--source-address', '127.0.0.5'])).toMatchObject({ proxies: ['socks5://127.0.0.1:1080'], sourceAddresses: ['127.0.0.5'] });
+    expect(parsed([], { MAILVERIFY_PROXY: 'socks5://u:p@127.0.0.1:1080', MAILVERIFY_SOURCE_ADDRESS: '::1' })).toMatchObject({ proxies: ['socks5://u:p@127.0.0.1:1080'], sourceAddresses: ['::1'] });
   });
 
   it('refuse a password on the command line, where every user of the machine can read it', () => {

@@ -4,6 +4,7 @@ import { DnsClient } from '../dns/resolver.js';
 import { mailTargets } from '../diagnose.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor, type Dialer } from '../net/egress.js';
+import { egressPool, type Egress } from '../net/egress-pool.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { Counts } from '../counts.js';
@@ -63,6 +64,8 @@ export class VerifierContext {
   /** What this verifier has found out about its network (a blocked port, a lying resolver). */
   readonly network = new NetworkStatusBoard();
   private readonly port25: Port25Watch;
+  /** The ways out (net/egress-pool.ts); sessions go out through the first. */
+  readonly egresses: readonly Egress[];
 
   /** Told of every SMTP session and RCPT answer, when someone watches. */
   readonly observer?: SmtpObserver;
@@ -76,6 +79,7 @@ export class VerifierContext {
     this.sharedHostSlots = hooks.sharedHostSlots;
     this.port25 = new Port25Watch(options.smtpPort, this.network);
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
+    this.egresses = egressPool(options);
     this.sessionOptions = {
       port: options.smtpPort,
       heloName: options.heloName,
@@ -83,9 +87,7 @@ export class VerifierContext {
       connectTimeoutMs: options.connectTimeoutMs,
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
-      dial: this.port25.watch(
-        dialerFor(options),
-      ),
+      dial: this.port25.watch(dialerFor(this.egresses[0]!)),
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
@@ -97,7 +99,7 @@ export class VerifierContext {
     if (proxy === undefined) return this.sessionOptions;
     let dial = this.ruleDialers.get(proxy);
     if (!dial) {
-      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: this.options.sourceAddress }));
+      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: this.egresses[0]!.sourceAddress }));
       this.ruleDialers.set(proxy, dial);
     }
     return { ...this.sessionOptions, dial };

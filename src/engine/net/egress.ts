@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { SocksClient } from 'socks';
-import type { EngineOptions } from '../types.js';
+import type { EgressSpec } from './egress-pool.js';
 import { describeProxy, parseProxyUrl, type ProxySettings } from './proxy-url.js';
 
 /** How SMTP connections leave this host: directly or through a SOCKS5 proxy, from a chosen address or any. */
@@ -81,7 +81,7 @@ export function createDialer(settings: EgressSettings): Dialer {
   return settings.proxy ? dialThroughProxy(settings.proxy, settings.sourceAddress) : dialDirect(settings.sourceAddress);
 }
 
-/** The dialer the engine's options ask for (`proxy` as given by the user, checked by validateOptions). */
-export function dialerFor(options: Pick<EngineOptions, 'proxy' | 'sourceAddress'>): Dialer {
-  return createDialer({ proxy: options.proxy === null ? null : parseProxyUrl(options.proxy), sourceAddress: options.sourceAddress });
+/** The dialer of one egress (its `proxy` as given by the user, checked by resolveEngineOptions). */
+export function dialerFor(egress: EgressSpec): Dialer {
+  return createDialer({ proxy: egress.proxy === null ? null : parseProxyUrl(egress.proxy), sourceAddress: egress.sourceAddress });
 }
