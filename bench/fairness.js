@@ -13,7 +13,11 @@
  * (the retry after 1 s passes), against one delay plus twice the time of the same job at a domain
  * that does not greylist (every address is asked twice there), on one SQLite `serve`.
  *
- *   node bench/fairness.js [--quick]
+ * And a small job of ten addresses at ten hosts while another user's 20,000-address job at five
+ * other hosts starts and runs (its addresses wait for those hosts' sessions; the small job's must
+ * not wait behind them).
+ *
+ *   node bench/fairness.js [--quick] [--part starting: only that last case]
  */
 import { existsSync } from 'node:fs';
 import { createBenchDatabase } from './lib/postgres.js';
@@ -33,8 +37,15 @@ const JOB_SIZE = 50_000;
 /** The runner looks for work it was not woken for every second: by then it has taken the backlog on. */
 const TAKEN_ON_MS = 2_000;
 const TARGET = { on: 'ratio', op: '<=', value: 2 };
+const TARGET_STARTING = { on: 'ratio', op: '<=', value: 1.5 };
 const LATENCY = { smtpLatencyMs: 20, dnsLatencyMs: 5, slowFactor: 1 };
 const GREYLIST = { addresses: 2_000, retryMs: 1_000 };
+/**
+ * A small job at hosts a starting large job does not use: the large job's addresses at a few
+ * hosts (their sessions wait for those hosts), the small job's one address at a domain of each of
+ * ten other hosts.
+ */
+const STARTING = { largeJob: 20_000, largeHosts: 5, smallHosts: 10, worldDomains: 300 };
 
 /** The small jobs' domain (an ordinary one) and the backlog's domains: none on the small jobs' host. */
 function splitWorld(world) {
@@ -121,6 +132,75 @@ async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = f
   }
 }
 
+/** Domains of the plain kind on distinct hosts, grouped by host. */
+function domainsByHost(world) {
+  const byHost = new Map();
+  for (const domain of world.domains) {
+    if (domain.kind !== 'normal') continue;
+    byHost.set(domain.host.ip, [...(byHost.get(domain.host.ip) ?? []), domain]);
+  }
+  return [...byHost.values()];
+}
+
+/**
+ * The small job of ten addresses at ten hosts, idle and then while another user's 20,000-address
+ * job at five other hosts starts (submitted through the API just before; a new user's for each
+ * sample) and runs (2 s later).
+ */
+async function smallJobBesideStartingJob(fixture, samples, { postgres }) {
+  const storeName = postgres ? 'PostgreSQL' : 'SQLite';
+  const metric = (when) =>
+    `${SMALL_JOB}-address job at ${STARTING.smallHosts} hosts while another user's ${STARTING.largeJob.toLocaleString('en-US')}-address job at ${STARTING.largeHosts} others ${when} vs idle (${storeName})`;
+  const database = postgres ? await createBenchDatabase() : undefined;
+  if (database?.missing) return ['starts', 'runs'].map((when) => missingRow(SECTION, metric(when), TARGET_STARTING, database.missing));
+  fixture.reset();
+  const hosts = domainsByHost(fixture.world);
+  const large = hosts.slice(0, STARTING.largeHosts).flat();
+  const small = hosts.slice(STARTING.largeHosts, STARTING.largeHosts + STARTING.smallHosts).map((domains) => domains[0]);
+  if (small.length < STARTING.smallHosts) throw new Error(`the world has ${hosts.length} plain hosts, too few`);
+  const smallEmails = (label) => Array.from({ length: SMALL_JOB }, (_, index) => `${label}-${index}@${small[index % small.length].name}`);
+  const timed = async (service, label) => {
+    const started = performance.now();
+    await untilCompleted(service, await submit(service, smallEmails(label)), { pollMs: 20 });
+    return performance.now() - started;
+  };
+  const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
+  try {
+    const service = await startMailverify(engineArgs, [], database?.url);
+    try {
+      await timed(service, 'warm');
+      const idleTimes = [];
+      for (let sample = 0; sample < samples; sample++) idleTimes.push(await timed(service, `idle${sample}`));
+      const idle = median(idleTimes);
+      // Other users' (the same user's jobs share its slots, and waiting behind one's own work is
+      // fair): each sample just after another user's large job was created, the first on an idle service.
+      const startsTimes = [];
+      let other;
+      let largeJob;
+      for (let sample = 0; sample < samples; sample++) {
+        other = { url: service.url, token: await service.addUser(`large${sample}@mailverify.test`) };
+        const largeEmails = Array.from({ length: STARTING.largeJob }, (_, index) => `large${sample}-${index}@${large[index % large.length].name}`);
+        largeJob = await submit(other, largeEmails);
+        startsTimes.push(await timed(service, `starts${sample}`));
+      }
+      const starts = median(startsTimes);
+      await new Promise((resolve) => setTimeout(resolve, TAKEN_ON_MS));
+      const runsTimes = [];
+      for (let sample = 0; sample < samples; sample++) runsTimes.push(await timed(service, `runs${sample}`));
+      const progress = await call(`${service.url}/v1/bulk-verify/${largeJob}/progress`, { token: other.token });
+      const note = progress.status === 'completed' ? 'the last large job had completed before the last sample' : undefined;
+      return [
+        row({ section: SECTION, metric: metric('starts'), unit: 'ms', ours: starts, baselineName: 'idle', baseline: idle, target: TARGET_STARTING }),
+        row({ section: SECTION, metric: metric('runs'), unit: 'ms', ours: median(runsTimes), baselineName: 'idle', baseline: idle, target: TARGET_STARTING, note }),
+      ];
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await database?.drop();
+  }
+}
+
 /** A job at one domain of `kind`, submitted to completed. */
 async function jobAt(service, world, kind, label) {
   const domain = world.domains.find((candidate) => candidate.kind === kind);
@@ -151,17 +231,23 @@ async function greylistedAgainstPlain(fixture) {
   }
 }
 
-export async function run({ quick = false } = {}) {
+export async function run({ quick = false, part } = {}) {
+  const onlyStarting = part === 'starting';
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) return [missingRow(SECTION, 'small job under a backlog', TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
   const { backlogs, samples } = quick ? SIZES.quick : SIZES.full;
-  const fixture = await startWorldFixture({ addresses: 2_000, domains: 200 }, LATENCY);
+  const fixture = await startWorldFixture({ addresses: 2_000, domains: STARTING.worldDomains }, LATENCY);
   try {
     const rows = [];
+    if (onlyStarting) {
+      for (const postgres of [false, true]) rows.push(...(await smallJobBesideStartingJob(fixture, samples, { postgres })));
+      return rows;
+    }
     for (const postgres of [false, true]) {
       for (const backlog of backlogs) rows.push(...(await busyAgainstIdle(fixture, backlog, samples, { postgres })));
     }
     rows.push(...(await busyAgainstIdle(fixture, backlogs.at(-1), samples, { postgres: true, worker: true })));
+    for (const postgres of [false, true]) rows.push(...(await smallJobBesideStartingJob(fixture, samples, { postgres })));
     rows.push(await greylistedAgainstPlain(fixture));
     return rows;
   } finally {

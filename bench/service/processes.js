@@ -64,7 +64,7 @@ function waitForReady(child, ready = LISTENING) {
  * @param {string[]} engineArgs e.g. ['--dns-server', '127.0.0.1:5353', '--smtp-port', '25'], or more `serve` flags ('--no-worker')
  * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
  * @param {string} [databaseUrl] a PostgreSQL database for the store instead of SQLite in the data dir
- * @returns {Promise<{ url: string, token: string, storeArgs: string[], dataDir: string, pid: number, stop(): Promise<void>, kill(): Promise<void> }>}
+ * @returns {Promise<{ url: string, token: string, addUser(email: string): Promise<string>, storeArgs: string[], dataDir: string, pid: number, stop(): Promise<void>, kill(): Promise<void> }>}
  *   `stop` shuts down gracefully (and so writes a CPU profile); `kill` does not wait for running jobs;
  *   `storeArgs` point `worker` and `admin` at the same store.
  */
@@ -86,9 +86,14 @@ export async function startMailverify(engineArgs, nodeFlags = [], databaseUrl) {
   try {
     const url = await waitForReady(child);
     const admin = (args) => run(process.execPath, [BIN, 'admin', ...storeArgs, ...args], { env });
-    await admin(['user', 'add', USER, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
-    const { stdout } = await admin(['token', 'create', USER, '--name', 'bench']);
-    return { url, token: stdout.trim(), storeArgs, dataDir, pid: child.pid, stop, kill: stopWith('SIGKILL') };
+    /** Another user with ample credits and rate limit; resolves with an API token of theirs. */
+    const addUser = async (email) => {
+      await admin(['user', 'add', email, '--credits', String(PLENTY), '--rate-limit', String(PLENTY)]);
+      const { stdout } = await admin(['token', 'create', email, '--name', 'bench']);
+      return stdout.trim();
+    };
+    const token = await addUser(USER);
+    return { url, token, addUser, storeArgs, dataDir, pid: child.pid, stop, kill: stopWith('SIGKILL') };
   } catch (error) {
     await stop();
     throw error;

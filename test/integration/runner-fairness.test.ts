@@ -5,7 +5,7 @@ import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { Store } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
 import { fixtureOptions } from '../support/engine-fixtures.js';
-import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { SessionCounter, freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 import { STORE_KINDS } from '../support/stores.js';
 
 // Issue 22 item 3, "fair all the way down": the job runner with the real engine and a real store,
@@ -20,6 +20,13 @@ const BACKLOG_DOMAINS = 200;
 const BACKLOG_JOBS = 4;
 const BACKLOG_PER_JOB = 50_000;
 const GREYLIST_DELAY_MS = 2_000;
+/** A large job whose chunks wait for sessions at two slow hosts, and a small one at ten other hosts. */
+const BUSY_HOSTS = ['127.0.0.136', '127.0.0.137'];
+const BUSY_DOMAINS = 100;
+const IDLE_HOSTS = Array.from({ length: 10 }, (_, index) => `127.0.0.${140 + index}`);
+/** Long enough that sessions at the idle hosts overlap if, and only if, they are opened together. */
+const IDLE_HOST_REPLY_MS = 300;
+const idleSessions = new SessionCounter();
 
 const silentLog = { info: () => {}, error: () => {} };
 const mx = (host: string): ZoneBehaviour => ({ records: [{ type: 'MX', exchange: `mx.${host}.fair.test`, priority: 10 }] });
@@ -31,7 +38,7 @@ let servers: SmtpFixture[];
 const cleanup: Array<() => unknown> = [];
 
 beforeAll(async () => {
-  const hosts = [...BACKLOG_HOSTS, SMALL_JOB_HOST, GREYLISTING_HOST, PLAIN_HOST];
+  const hosts = [...BACKLOG_HOSTS, SMALL_JOB_HOST, GREYLISTING_HOST, PLAIN_HOST, ...BUSY_HOSTS, ...IDLE_HOSTS];
   port = await freePort(hosts);
   // Nobody has a mailbox (every RCPT is a 550): the catch-all probe is refused, so every address is asked.
   servers = await Promise.all([
@@ -39,12 +46,16 @@ beforeAll(async () => {
     startSmtpServer({ host: SMALL_JOB_HOST, port, replyDelayMs: 50 }),
     startSmtpServer({ host: GREYLISTING_HOST, port, greylist: { times: 1 } }),
     startSmtpServer({ host: PLAIN_HOST, port }),
+    ...BUSY_HOSTS.map((host) => startSmtpServer({ host, port, replyDelayMs: 500 })),
+    ...IDLE_HOSTS.map((host) => startSmtpServer({ host, port, replyDelayMs: IDLE_HOST_REPLY_MS, sessions: idleSessions })),
   ]);
   const zones: Record<string, ZoneBehaviour> = Object.fromEntries(hosts.map((host) => [`mx.${host}.fair.test`, { records: [{ type: 'A', address: host }] }]));
   for (let index = 0; index < BACKLOG_DOMAINS; index++) zones[backlogDomain(index)] = mx(BACKLOG_HOSTS[index % BACKLOG_HOSTS.length]!);
   for (const name of ['warm', 'idle0', 'idle1', 'idle2', 'busy0', 'busy1', 'busy2']) zones[`${name}.small.fair.test`] = mx(SMALL_JOB_HOST);
   zones['grey.fair.test'] = mx(GREYLISTING_HOST);
   zones['plain.fair.test'] = mx(PLAIN_HOST);
+  for (let index = 0; index < BUSY_DOMAINS; index++) zones[`busy${index}.fair.test`] = mx(BUSY_HOSTS[index % BUSY_HOSTS.length]!);
+  for (const host of IDLE_HOSTS) zones[`at-${host}.fair.test`] = mx(host);
   dns = await startDnsServer(zones);
 });
 
@@ -129,6 +140,30 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
 
     expect(busyMs, `idle ${idleMs.toFixed(0)} ms, busy ${busyMs.toFixed(0)} ms`).toBeLessThanOrEqual(2 * idleMs);
   }, 180_000);
+
+  it("claims a small job's chunks at idle hosts together while another user's chunks wait for busy hosts", async () => {
+    const store = await freshStore();
+    let chunksInFlight = 0;
+    const metrics = { leases: () => {}, inFlight: (chunks: number) => (chunksInFlight = chunks) };
+    const runner = startJobRunner({ queue: store.work, verifier: verifierWith({ perHostConcurrency: 2 }), log: silentLog, metrics });
+    cleanup.unshift(() => runner.stop());
+    const wake = () => runner.wake();
+
+    // A hundred domains at two hosts of two sessions each: most of the large job's chunks wait for a
+    // session there, and fill the runner's chunks waiting for a first answer.
+    const largeUser = await newUser(store, 3 * BUSY_DOMAINS);
+    await createJob(store, largeUser, Array.from({ length: 3 * BUSY_DOMAINS }, (_, index) => `large${index}@busy${index % BUSY_DOMAINS}.fair.test`));
+    wake();
+    await waitFor('the runner to be full of the large job', async () => chunksInFlight >= 32, 30_000);
+    idleSessions.reset();
+
+    // Ten chunks of one address, one at each idle host. Claimed one at a time (one each time the
+    // large job's chunks made room, or the last of the small job's ended), their sessions would
+    // follow one another; claimed together, all ten hosts are in conversation at once.
+    await timeJob(store, wake, IDLE_HOSTS.map((host, index) => `someone${index}-${kind.name}@at-${host}.fair.test`));
+
+    expect(idleSessions.peak).toBeGreaterThanOrEqual(IDLE_HOSTS.length);
+  }, 120_000);
 
   it('finishes a job at a greylisting host within one greylist delay of the same work at a host that does not greylist', async () => {
     const store = await freshStore();

@@ -90,8 +90,8 @@ const DOMAIN_TAIL_ITEMS = 20;
  * session slot because the engine is busy. Beyond this many (or beyond maxItemsInFlight) the
  * runner is full: it takes on what its engine can start (its share, when several runners share a
  * store) rather than everything claimable, and claims again as answers come in. A full runner
- * still claims for a user with nothing in it, one chunk each, so that a newcomer's small job does
- * not wait for another user's backlog to drain (the engine's slots are shared fairly by user too).
+ * still claims for a user holding less than an even share of it, so that a newcomer's small job
+ * does not wait for another user's backlog to drain (the engine's slots are shared fairly by user too).
  */
 const MAX_STARTING_CHUNKS = 32;
 
@@ -210,8 +210,25 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
   const busyDomains = () => [...new Set([...held.values()].filter((entry) => asking(entry) > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
   const full = () => itemsInFlight >= maxItemsInFlight || starting() >= MAX_STARTING_CHUNKS;
-  /** When full, the users with work in this runner are not claimed for (see MAX_STARTING_CHUNKS). */
-  const usersToSkip = () => (full() ? [...new Set([...held.values()].map((entry) => entry.chunk.userId))] : []);
+  /**
+   * When full, the users holding their share of the runner or more are not claimed for: of its
+   * starting chunks or of its items in flight, split evenly between the users with work in it (see
+   * MAX_STARTING_CHUNKS). A user's chunks waiting for a session at busy hosts then fill that user's
+   * share, never another's: a small job's chunks at idle hosts are all claimed at once, not one each
+   * time one of the large job's chunks gets its first answer.
+   */
+  function usersToSkip(): number[] {
+    if (!full()) return [];
+    const byUser = new Map<number, { starting: number; items: number }>();
+    for (const entry of held.values()) {
+      const user = byUser.get(entry.chunk.userId) ?? { starting: 0, items: 0 };
+      if (!entry.started) user.starting += 1;
+      user.items += entry.chunk.items.length;
+      byUser.set(entry.chunk.userId, user);
+    }
+    const [startingShare, itemsShare] = [MAX_STARTING_CHUNKS / byUser.size, maxItemsInFlight / byUser.size];
+    return [...byUser].filter(([, user]) => user.starting >= startingShare || user.items >= itemsShare).map(([userId]) => userId);
+  }
 
   /** The chunk's first answer (the engine has room for more) and its tail (its domain is free again) are moments to claim. */
   function progressed(entry: HeldChunk): void {
