@@ -40,8 +40,19 @@ export interface ServiceVerifier {
   verifyMany(emails: Iterable<string>, onResult: (result: VerificationResult) => void | Promise<void>, options?: VerifyManyOptions & Asker): Promise<void>;
 }
 
-/** A kept verdict handed out for another request: the address as asked, and when the verdict was found. */
-const reused = (email: string, cached: CachedResult): VerificationResult => ({ ...cached.result, email, verifiedAt: cached.verifiedAt });
+/** The UTC midnight that began the day of an ISO time. */
+const dayOf = (iso: string): string => `${iso.slice(0, 10)}T00:00:00.000Z`;
+
+/**
+ * A kept verdict handed out for another request: the address as asked, and when the verdict was
+ * found: exactly when the asker's own job found it, to the day when another account's did (the
+ * moment would tell one customer when another verified the address; README "The result cache").
+ */
+const reused = (email: string, cached: CachedResult, owner: number | undefined): VerificationResult => ({
+  ...cached.result,
+  email,
+  verifiedAt: cached.userId === owner ? cached.verifiedAt : dayOf(cached.verifiedAt),
+});
 
 /**
  * The verifier with a result cache in the store before it: a verdict found lately (within its
@@ -56,7 +67,9 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
   async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<Map<string, CachedResult>> {
     if (fresh || owner === undefined || emails.length === 0) return new Map();
     try {
-      return await cache.recall([...new Set(emails.map(addressKey))], Date.now(), policy.scope === 'account' ? owner : undefined);
+      const found = await cache.recall([...new Set(emails.map(addressKey))], Date.now(), policy.scope === 'account' ? owner : undefined);
+      // A verdict kept under a key an older rule made (Unicode folded, `Kate@` with a Kelvin sign as `kate@`) is not this address's.
+      return new Map([...found].filter(([key, cached]) => addressKey(cached.result.email) === key));
     } catch (error) {
       onError(error);
       return new Map();
@@ -88,7 +101,7 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
     ...verifier,
     async verify(email: string, options: VerifyOptions & Asker = {}) {
       const cached = (await recall([email], options)).get(addressKey(email));
-      if (cached) return reused(email, cached);
+      if (cached) return reused(email, cached, options.owner);
       const result = await verifier.verify(email, options);
       const entry = entryFor(result, options.owner);
       if (entry) await keep([entry]);
@@ -100,7 +113,7 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
       const rest: string[] = [];
       for (const email of list) {
         const hit = cached.get(addressKey(email));
-        if (hit) await onResult(reused(email, hit));
+        if (hit) await onResult(reused(email, hit, options.owner));
         else rest.push(email);
       }
       if (rest.length === 0) return;

@@ -55,7 +55,8 @@ export const verificationResultSchema = {
     verifiedAt: {
       type: 'string',
       format: 'date-time',
-      description: 'When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh.',
+      description:
+        'When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh: exact when your own request found it, the day (UTC midnight) when another account\'s did.',
     },
   },
 } as const;

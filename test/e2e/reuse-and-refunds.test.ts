@@ -12,6 +12,9 @@ import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-ser
 
 const HOST = '127.0.17.41';
 const DOMAINS = ['a.reuse.test', 'b.reuse.test', 'c.reuse.test', 'd.reuse.test'];
+/** A domain whose only mailbox is `kate@`: the spelling with U+212A KELVIN SIGN is refused (the fixture offers SMTPUTF8). */
+const KATE = 'kate@kelvin.reuse.test';
+const KELVIN_KATE = '\u212aate@kelvin.reuse.test';
 /** A remote host's pace: every reply of the fixture waits this long (real ones take 50-300 ms). */
 const REPLY_MS = 10;
 const LIST_SIZE = 5_000;
@@ -38,10 +41,10 @@ beforeAll(async () => {
     host: HOST,
     port,
     replyDelayMs: REPLY_MS,
-    mailboxes: everyList.filter(isValid),
+    mailboxes: [...everyList.filter(isValid), KATE],
     greylist: { times: 1_000_000, addresses: everyList.filter(isUnknown) },
   });
-  dns = await startDnsServer(Object.assign({}, ...DOMAINS.map((domain) => mxZones(domain, { [`mx.${domain}`]: HOST }))));
+  dns = await startDnsServer(Object.assign({}, ...[...DOMAINS, 'kelvin.reuse.test'].map((domain) => mxZones(domain, { [`mx.${domain}`]: HOST }))));
   engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
 });
 
@@ -132,6 +135,41 @@ describe('the result cache', () => {
     const asked = await call(service.baseUrl, 'POST', '/v1/verify', { token: first, json: { email: emails[0], fresh: true } });
     expect(asked.body.verifiedAt).toBeUndefined();
     expect(askedAbout([emails[0]!])).toBe(1);
+  });
+
+  it('keys verdicts by the address as asked: a Kelvin-sign spelling is not `kate@`; another account sees only the day it was verified', { timeout: 60_000 }, async () => {
+    const service = await serve();
+    const ann = await service.createUser('ann-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
+    const bob = await service.createUser('bob-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
+    const verify = async (token: string, email: string) => (await call(service.baseUrl, 'POST', '/v1/verify', { token, json: { email } })).body as unknown as Result;
+
+    expect(await verify(ann, KELVIN_KATE)).toMatchObject({ email: KELVIN_KATE, result: 'invalid' });
+    expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
+    // Ann's verdict about the Kelvin spelling is no verdict about kate@: Bob's is asked, and valid.
+    const bobsKate = await verify(bob, KATE);
+    expect(bobsKate).toMatchObject({ email: KATE, result: 'valid' });
+    expect(bobsKate.verifiedAt).toBeUndefined();
+    expect(smtp.rcptCount(KATE)).toBe(1);
+
+    // Reused: Ann sees only the day Bob verified kate@; each sees their own verdict's exact time.
+    const today = `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`;
+    const annsKate = await verify(ann, KATE);
+    expect(annsKate).toMatchObject({ result: 'valid', verifiedAt: today });
+    expect((await verify(bob, KATE)).verifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect((await verify(bob, KATE)).verifiedAt).not.toBe(today);
+    expect((await verify(ann, KELVIN_KATE)).verifiedAt).not.toBe(today);
+    expect(smtp.rcptCount(KATE)).toBe(1);
+    expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
+
+    // A list holding both spellings holds two addresses, each with its own verdict.
+    const job = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token: bob, json: { emails: [KATE, KELVIN_KATE, 'KATE@Kelvin.Reuse.Test'] } });
+    expect(job.body).toMatchObject({ queued: 2 });
+    await pollProgress(service.baseUrl, job.body.jobId as string, bob, (progress) => progress.status === 'completed');
+    const results = await resultsOf(service, bob, job.body.jobId as string);
+    expect(results.map((result) => [result.email, result.result])).toEqual([
+      [KATE, 'valid'],
+      [KELVIN_KATE, 'invalid'],
+    ]);
   });
 
   it('with --cache-scope account reuses only what the same account found; --cache-ttl 0 reuses nothing', { timeout: 60_000 }, async () => {

@@ -87,6 +87,12 @@ const ENHANCED_CODE_PREFIX = /^\d\.\d{1,3}\.\d{1,3} /;
 const REPLY_LINE = /^(\d{3}) (.*)$/;
 const RCPT_ADDRESS = /^RCPT TO:\s*<([^>]*)>/i;
 
+/**
+ * Addresses are compared as a mail server does: ASCII letters in any case, every other character
+ * as sent (U+212A KELVIN SIGN is not `k`, though `toLowerCase()` makes it one).
+ */
+const foldCase = (address: string) => address.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
 /** An error whose reply code smtp-server sends as is. */
 function smtpReply(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
@@ -145,7 +151,7 @@ class FixtureState {
       Object.entries(options.replies ?? {}).map(([address, line]) => {
         const [, code, text] = REPLY_LINE.exec(line) ?? [];
         if (code === undefined || text === undefined) throw new Error(`not a reply line: ${line}`);
-        return [address.toLowerCase(), [Number(code), text]];
+        return [foldCase(address), [Number(code), text]];
       }),
     );
   }
@@ -175,17 +181,18 @@ class FixtureState {
 
   recordCommand(line: string): void {
     this.commands.push(line);
-    const address = RCPT_ADDRESS.exec(line)?.[1]?.toLowerCase();
+    const sent = RCPT_ADDRESS.exec(line)?.[1];
+    const address = sent === undefined ? undefined : foldCase(sent);
     if (address !== undefined) this.rcpts.set(address, (this.rcpts.get(address) ?? 0) + 1);
   }
 
   /** The reply to a RCPT TO, as an error to reject with, or null to accept (250). */
   rcptVerdict(address: string, session: SMTPServerSession): Error | null {
     const { options } = this;
-    const key = address.toLowerCase();
+    const key = foldCase(address);
     if (options.block) return smtpReply(554, blockedText(session));
     // smtp-server closes the connection after any 421 it sends.
-    if (options.closeSessionAt?.some((a) => a.toLowerCase() === key)) {
+    if (options.closeSessionAt?.some((a) => foldCase(a) === key)) {
       return smtpReply(421, '4.7.0 Try again later, closing connection.');
     }
     const scripted = this.scripted.get(key);
@@ -197,14 +204,14 @@ class FixtureState {
         `4.2.0 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`,
       );
     }
-    const exists = options.catchAll || (options.mailboxes ?? []).some((m) => m.toLowerCase() === key);
+    const exists = options.catchAll || (options.mailboxes ?? []).some((m) => foldCase(m) === key);
     return exists ? null : smtpReply(550, options.unknownUserText ?? `5.1.1 <${address}>: Recipient address rejected: User unknown`);
   }
 
   private isGreylisted(key: string): boolean {
     const greylist = this.options.greylist;
     if (!greylist) return false;
-    if (greylist.addresses && !greylist.addresses.some((a) => a.toLowerCase() === key)) return false;
+    if (greylist.addresses && !greylist.addresses.some((a) => foldCase(a) === key)) return false;
     const hits = this.greylistHits.get(key) ?? 0;
     this.greylistHits.set(key, hits + 1);
     return hits < greylist.times;
@@ -404,7 +411,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     rcptCount: (address) =>
       address === undefined
         ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0)
-        : (state.rcpts.get(address.toLowerCase()) ?? 0),
+        : (state.rcpts.get(foldCase(address)) ?? 0),
     commands: state.commands,
     reset: () => state.reset(),
     close,

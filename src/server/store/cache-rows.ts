@@ -4,6 +4,7 @@ import type { CachedResult, CacheEntry } from './model.js';
 /** A result_cache row as both dialects read it. */
 export interface CacheRow {
   address_key: string;
+  user_id: number;
   result: string;
   verified_at: string;
 }
@@ -14,7 +15,7 @@ export function newestPerAddress(rows: readonly CacheRow[]): Map<string, CachedR
   for (const row of rows) {
     const held = newest.get(row.address_key);
     if (held && held.verifiedAt >= row.verified_at) continue;
-    newest.set(row.address_key, { result: JSON.parse(row.result) as VerificationResult, verifiedAt: row.verified_at });
+    newest.set(row.address_key, { result: JSON.parse(row.result) as VerificationResult, verifiedAt: row.verified_at, userId: row.user_id });
   }
   return newest;
 }

@@ -121,10 +121,11 @@ export interface SavePolicy {
   refundUnknown?: boolean;
 }
 
-/** A verdict kept for reuse (see ResultCacheStore), with when it was found. */
+/** A verdict kept for reuse (see ResultCacheStore), with when and by whose job it was found. */
 export interface CachedResult {
   result: VerificationResult;
   verifiedAt: string;
+  userId: number;
 }
 
 /** A verdict to keep for reuse: whose job found it, and until when (epoch ms) it may be reused. */

@@ -10,7 +10,7 @@ export class ResultCacheRecords {
   async recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>> {
     if (addressKeys.length === 0) return new Map();
     const rows = await this.db.sql.rows<CacheRow>(
-      `SELECT address_key, result, verified_at FROM result_cache
+      `SELECT address_key, user_id, result, verified_at FROM result_cache
        WHERE address_key = ANY ($1::text[]) AND fresh_until > $2 AND ($3::integer IS NULL OR user_id = $3)`,
       [addressKeys, now, userId ?? null],
     );

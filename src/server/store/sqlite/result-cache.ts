@@ -11,7 +11,7 @@ export class ResultCacheRecords {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
       recall: prepare<CacheRow>(
-        `SELECT address_key, result, verified_at FROM result_cache
+        `SELECT address_key, user_id, result, verified_at FROM result_cache
          WHERE address_key IN (SELECT value FROM json_each(@keys)) AND fresh_until > @now AND (@userId IS NULL OR user_id = @userId)`,
       ),
       // `WHERE true`: SQLite needs it to read ON CONFLICT after a SELECT as the upsert clause.
