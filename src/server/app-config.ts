@@ -25,4 +25,13 @@ export interface AppConfig {
   allowPrivateNetworks?: boolean;
   /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /**
+   * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (`--trust-proxy`):
+   * their addresses (CIDR ranges too), or how many hops in front of us are ours. None when not given:
+   * the headers then count for nothing, since any client can send them.
+   */
+  trustProxy?: TrustProxy;
 }
+
+/** Fastify's `trustProxy` as `--trust-proxy` gives it: the proxies' addresses, or a hop count. */
+export type TrustProxy = readonly string[] | number;

@@ -23,6 +23,12 @@ import { webhookRoutes } from './routes/webhooks.js';
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** `--trust-proxy` as fastify takes it: the addresses as one list, a hop count as "the first n hops" (what proxy-addr makes of a number). */
+function trustedProxies(trust: AppConfig['trustProxy']): string | ((address: string, hop: number) => boolean) | undefined {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust?.join(',');
+}
+
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.
  * Routes outside the guarded scope (login, health, OpenAPI) need no token; the dashboard's pages
@@ -35,6 +41,8 @@ export function buildApp(config: AppConfig): FastifyInstance {
     serverFactory: httpServerFactory(timeouts),
     clientErrorHandler: clientErrorHandler(timeouts),
     logger: config.log ? loggerOptions(config.log) : false,
+    // request.ip and request.protocol from X-Forwarded-* only when sent by a proxy we were told to trust.
+    trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: MAX_BODY_BYTES,
     ajv: {
       customOptions: {

@@ -1,6 +1,7 @@
 import type { NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
+import type { TrustProxy } from './app-config.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import type { MetricsListener } from './metrics/listener.js';
@@ -16,6 +17,8 @@ export interface ServerOptions extends StoreLocation, ServicePolicy {
   logLevel: string;
   /** The HTTP server's timeouts where not the defaults. */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** The reverse proxies to believe (`--trust-proxy`), if any. */
+  trustProxy?: TrustProxy;
   /** Run a job runner beside the API (`serve`), or the API alone (`serve --no-worker`, with `worker`s elsewhere). */
   worker: boolean;
   /** How long the runner's claims on work last unless renewed. */
@@ -58,6 +61,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onJobCreated: () => runner?.wake(),
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
+    trustProxy: options.trustProxy,
     allowPrivateNetworks: options.engine.allowPrivateNetworks,
   });
   const runner = options.worker

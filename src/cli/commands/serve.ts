@@ -6,6 +6,7 @@ import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
 import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
+import { parseTrustProxy } from '../trust-proxy.js';
 
 interface ServeFlags extends StoreFlags, PolicyFlags {
   host: string;
@@ -17,6 +18,7 @@ interface ServeFlags extends StoreFlags, PolicyFlags {
   leaseSeconds?: string;
   metricsPort?: string;
   metricsHost?: string;
+  trustProxy?: string;
   /** False with --no-worker. */
   worker: boolean;
 }
@@ -65,6 +67,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const engine = await resolvedEngineOptions(command, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const httpTimeouts = parseHttpTimeouts(flags);
+  const trustProxy = parseTrustProxy(flags.trustProxy, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
   const policy = parseServicePolicy(flags, env);
@@ -72,7 +75,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const shutdown = firstShutdownSignal();
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
-  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, worker: flags.worker, leaseMs, metrics };
+  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: flags.worker, leaseMs, metrics };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);

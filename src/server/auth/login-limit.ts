@@ -40,7 +40,8 @@ export interface LoginAttempt {
  * limit, then waits the account's delay. The attempt is counted before the password is checked,
  * so that parallel guesses cannot slip past the limit together; a success takes it back, so that
  * only failures count. The counts live in the store, shared by every instance. Behind a reverse
- * proxy every client has the proxy's address unless fastify is told to trust it.
+ * proxy every client has the proxy's address unless the service trusts it (`--trust-proxy`, which
+ * makes the client address the one the proxy read in X-Forwarded-For).
  */
 export async function admitLoginAttempt(limits: LimitStore, email: string, clientAddress: string, reply: FastifyReply, nowMs = Date.now()): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);

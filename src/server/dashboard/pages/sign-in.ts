@@ -3,7 +3,7 @@ import { ProblemError } from '../../errors.js';
 import { checkCsrf } from '../csrf.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
-import { cookieValue, endSession, randomSecret, setCookie, signedInUser, startSession } from '../sessions.js';
+import { cookieValue, endSession, hostCookie, randomSecret, setCookie, signedInUser, startSession } from '../sessions.js';
 
 /** Before sign-in there is no session to hold a CSRF secret: the sign-in form's token is also set in this cookie. */
 const SIGN_IN_CSRF_COOKIE = 'mv_sign_in';
@@ -19,13 +19,14 @@ const signInSchema = {
 export function signInPages(app: FastifyInstance, { store, checkCredentials }: DashboardConfig): void {
   app.get('/sign-in', async (request, reply) => {
     if (await signedInUser(store, request)) return reply.redirect('/', 303);
-    const token = cookieValue(request, SIGN_IN_CSRF_COOKIE) ?? randomSecret();
-    setCookie(request, reply, { name: SIGN_IN_CSRF_COOKIE, value: token, sameSite: 'strict' });
+    const name = hostCookie(request, SIGN_IN_CSRF_COOKIE);
+    const token = cookieValue(request, name) ?? randomSecret();
+    setCookie(request, reply, { name, value: token, sameSite: 'strict' });
     return renderPage(request, reply, 'sign-in', { title: 'Sign in', signInCsrf: token, email: '', message: '' });
   });
 
   app.post<{ Body: { email: string; password: string } }>('/sign-in', { schema: signInSchema }, async (request, reply) => {
-    const token = cookieValue(request, SIGN_IN_CSRF_COOKIE);
+    const token = cookieValue(request, hostCookie(request, SIGN_IN_CSRF_COOKIE));
     checkCsrf(request, token);
     try {
       const user = await checkCredentials(request.body.email, request.body.password, request.ip, reply);
