@@ -33,7 +33,9 @@ beforeAll(async () => {
       ...mxZones('outlook.com', { 'outlook-com.olc.protection.outlook.com': SMTP_HOST }),
       ...mxZones('yahoo.com', { 'mta5.am0.yahoodns.net': SMTP_HOST }),
       ...mxZones('doctor.test', { 'mx.doctor.test': SMTP_HOST }),
-      'probe.doctor.test': { records: [{ type: 'A', address: '127.0.13.41' }] },
+      // Our HELO name is the PTR name of the address the mail host sees (the proxy connects from 127.0.0.1) and resolves back to it.
+      'probe.doctor.test': { records: [{ type: 'A', address: '127.0.13.41' }, { type: 'A', address: '127.0.0.1' }] },
+      '1.0.0.127.in-addr.arpa': { records: [{ type: 'PTR', domain: 'probe.doctor.test' }] },
     },
     { host: '127.0.13.5' },
   );
@@ -155,7 +157,9 @@ describe('mailverify doctor', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', 'service', 'token', 'clock']);
+    const egress = `SOCKS5 proxy 127.0.13.6:${new URL(proxy.url).port}`;
+    const standing = ['blocklists', 'reverse dns', 'helo and ptr'].map((check) => `${check} ${egress}`);
+    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', ...standing, 'service', 'token', 'clock']);
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     expect(stdout).toContain('signed in as doctor@example.org, balance 7');
     expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);
@@ -171,7 +175,7 @@ describe('mailverify doctor', () => {
     const report = JSON.parse(stdout) as { ok: boolean; checks: { check: string; status: string; detail: string }[] };
     expect(Object.keys(report).sort()).toEqual(['checks', 'ok']);
     expect(report.ok).toBe(true);
-    expect(report.checks).toHaveLength(8);
+    expect(report.checks).toHaveLength(11);
     for (const check of report.checks) {
       expect(Object.keys(check).sort()).toEqual(['check', 'detail', 'status']);
       expect(check.status).toBe('ok');

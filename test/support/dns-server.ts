@@ -25,7 +25,9 @@ export type RecordSpec =
   | { type: 'A'; address: string }
   | { type: 'AAAA'; address: string }
   | { type: 'MX'; exchange: string; priority: number }
-  | { type: 'TXT'; data: string | string[] };
+  | { type: 'TXT'; data: string | string[] }
+  /** Reverse DNS: set on the `in-addr.arpa` (or `ip6.arpa`) name of an address. */
+  | { type: 'PTR'; domain: string };
 
 export interface ZoneBehaviour {
   records?: RecordSpec[];

@@ -91,6 +91,14 @@ export class DnsClient {
   }
 
   /**
+   * PTR records of a name (`5.113.0.203.in-addr.arpa`), for the egress's standing (net/standing.ts).
+   * A query, not `reverse()`: that answers from /etc/hosts first, and reverse DNS is what the world sees.
+   */
+  ptr(name: string): Promise<DnsAnswer<string>> {
+    return this.lookup('PTR', name, (resolver) => resolver.resolvePtr(name));
+  }
+
+  /**
    * A and AAAA together, IPv4 first. Records if either has some; otherwise the more telling
    * failure: a real failure beats NODATA, which beats NXDOMAIN (a name with an AAAA only exists).
    */

@@ -1,6 +1,7 @@
 import type { Dialer } from '../net/egress.js';
 import { SmtpConnection } from './connection.js';
 import { SmtpError } from './errors.js';
+import { peerAddressIn } from './peer-address.js';
 import type { SmtpReply } from './reply.js';
 
 export interface SessionOptions {
@@ -34,6 +35,12 @@ function extensionsOf(reply: SmtpReply): Set<string> {
   return new Set(reply.lines.slice(1).map((line) => line.split(' ')[0]!.toUpperCase()));
 }
 
+/** What the server said to our EHLO (HELO): its extensions, and the address it says we come from, if it says one. */
+interface Hello {
+  extensions: Set<string>;
+  seenAs: string | null;
+}
+
 /**
  * An SMTP session up to an open mail transaction: greeting, EHLO (HELO when EHLO is refused),
  * STARTTLS when offered, MAIL FROM. Then any number of RCPT TO, new transactions, and QUIT.
@@ -43,7 +50,27 @@ export class SmtpSession {
     private readonly connection: SmtpConnection,
     private readonly options: SessionOptions,
     private readonly extensions: Set<string>,
+    /** The address the server said we come from (peer-address.ts), null when it said none. */
+    readonly seenAs: string | null,
   ) {}
+
+  /**
+   * Greeting and EHLO, then QUIT: no transaction. Says what address the host sees us come from,
+   * for the egress's standing (net/standing.ts); throws an SmtpError as `open` does.
+   */
+  static async introduce(target: SessionTarget, options: SessionOptions): Promise<{ seenAs: string | null }> {
+    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial);
+    try {
+      const greeting = await connection.readReply(options.commandTimeoutMs);
+      if (greeting.code !== 220) throw refused('greeting', greeting);
+      const { seenAs } = await SmtpSession.hello(connection, target, options);
+      void connection.quit();
+      return { seenAs };
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
 
   /** Opens a session; when the TLS handshake fails, once more in plain text (we probe, we do not deliver). */
   static async open(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
@@ -60,15 +87,15 @@ export class SmtpSession {
     try {
       const greeting = await connection.readReply(options.commandTimeoutMs);
       if (greeting.code !== 220) throw refused('greeting', greeting);
-      let extensions = await SmtpSession.hello(connection, options);
-      if (options.startTls && extensions.has('STARTTLS')) {
+      let hello = await SmtpSession.hello(connection, target, options);
+      if (options.startTls && hello.extensions.has('STARTTLS')) {
         const reply = await connection.command('STARTTLS', options.commandTimeoutMs);
         if (reply.code === 220) {
           await connection.upgradeToTls(target.hostname, options.commandTimeoutMs);
-          extensions = await SmtpSession.hello(connection, options);
+          hello = await SmtpSession.hello(connection, target, options);
         }
       }
-      const session = new SmtpSession(connection, options, extensions);
+      const session = new SmtpSession(connection, options, hello.extensions, hello.seenAs);
       await session.mailFrom();
       return session;
     } catch (error) {
@@ -77,12 +104,12 @@ export class SmtpSession {
     }
   }
 
-  private static async hello(connection: SmtpConnection, options: SessionOptions): Promise<Set<string>> {
+  private static async hello(connection: SmtpConnection, target: SessionTarget, options: SessionOptions): Promise<Hello> {
     const ehlo = await connection.command(`EHLO ${options.heloName}`, options.commandTimeoutMs);
-    if (isPositive(ehlo)) return extensionsOf(ehlo);
+    if (isPositive(ehlo)) return { extensions: extensionsOf(ehlo), seenAs: peerAddressIn(ehlo, target.address) };
     const helo = await connection.command(`HELO ${options.heloName}`, options.commandTimeoutMs);
     if (!isPositive(helo)) throw refused('HELO', helo);
-    return new Set();
+    return { extensions: new Set(), seenAs: peerAddressIn(helo, target.address) };
   }
 
   /** Whether the server takes internationalised (UTF-8) addresses (RFC 6531). */
