@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 if [ "${1:-start}" = stop ]; then
   bash test/support/mtas/setup.sh stop || true
   bash test/support/postfix/setup.sh stop || true
+  bash test/support/dropped-smtp.sh stop || true
   exit 0
 fi
 
@@ -33,4 +34,5 @@ fi
 
 bash test/support/postfix/setup.sh
 bash test/support/mtas/setup.sh
+bash test/support/dropped-smtp.sh
 echo "test:setup: chromium, iptables, zsh, fish, postgresql installed; Postfix, Exim and OpenSMTPD running"

@@ -66,6 +66,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
   { key: 'proxies', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port, repeatable: each proxy is one egress of the pool (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl, list: true },
   { key: 'sourceAddresses', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address, repeatable: each address is one egress of the pool (with --proxy: one address, the one proxies are reached from)', parse: ipAddress, list: true },
+  { key: 'port25CheckHosts', flag: '--port25-check-host <host>', env: 'MAILVERIFY_PORT25_CHECK_HOSTS', description: "mail host that confirms a suspected blocked port 25, repeatable (default: the providers' mail hosts; never a customer's)", parse: text, list: true },
   { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
   { key: 'providerRulesFile', flag: '--provider-rules <file>', env: 'MAILVERIFY_PROVIDER_RULES', description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)', parse: text },
 ];

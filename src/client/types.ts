@@ -16,14 +16,8 @@ export type { VerificationResult };
  */
 export type JobPage = Omit<FromSchema<typeof jobPageSchema>, 'results'> & { results: VerificationResult[] };
 
-/** A network condition of the service's engine, as `/healthz` reports it. */
-export interface HealthState {
-  state: string;
-  reason?: string;
-}
-
-/** `GET /healthz`: the service is up, and what its engine found out about its network (for `mailverify doctor`). */
+/** `GET /healthz`: the service is up, and whether its engine can verify now (for `mailverify doctor`); why not is its operator's to read. */
 export interface Health {
   status: 'ok';
-  details?: { port25: HealthState; resolver: HealthState };
+  details?: { canVerify: boolean };
 }

@@ -56,9 +56,13 @@ async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: bool
   return { host, address };
 }
 
-/** The given hosts, else the first MX host of each provider the resolver knows. */
+/**
+ * The given hosts, else the operator's port-25 check hosts, else the first MX host of each provider
+ * the resolver knows: hosts no customer picks (docs/architecture.md "Egress").
+ */
 export async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<Target[]> {
-  const hosts = given ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
+  const named = given ?? (options.port25CheckHosts.length > 0 ? options.port25CheckHosts : undefined);
+  const hosts = named ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
     const route = await findMailRoute(dns, domain);
     return route.kind === 'mx' ? route.hosts[0]! : null;
   }))).filter((host): host is string => host !== null);

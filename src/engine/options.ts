@@ -20,6 +20,7 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   allowPrivateNetworks: false,
   proxies: [],
   sourceAddresses: [],
+  port25CheckHosts: [],
   providerRulesFile: null,
 };
 

@@ -123,6 +123,11 @@ export interface EngineOptions {
    * address the proxies are reached from with them; empty lets the system choose.
    */
   sourceAddresses: string[];
+  /**
+   * Mail hosts (names or addresses) that confirm a suspected blocked port 25 (net/port25.ts): hosts
+   * no customer picks. Empty: the providers' mail hosts (the MX of gmail.com, outlook.com, yahoo.com).
+   */
+  port25CheckHosts: string[];
   /** The operator's provider rules file, over the built-in data/provider-rules.json; null for the built-in rules alone. */
   providerRulesFile: string | null;
 }

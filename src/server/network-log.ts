@@ -21,6 +21,8 @@ export function logNetworkChanges(network: NetworkWatch, log: Logger): () => voi
   return network.onChange((status) => {
     const problems = networkProblems(status);
     if (problems.length > 0) log.warn({ network: status }, `network: ${problems.join('; ')}`);
+    // Customers' hosts timing out prove nothing yet: the check hosts are asked (docs/architecture.md "Egress").
+    else if (status.port25.state === 'suspect') log.warn({ network: status }, `network: port 25 suspected blocked (${status.port25.reason ?? 'mail hosts timed out'}); confirming against the check hosts`);
     else log.info({ network: status }, 'network: SMTP connections get out and the resolver tells the truth');
   });
 }

@@ -118,10 +118,10 @@ describe('a service behind a resolver that denies every name', () => {
       const ready = await fetch(`${broken.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ code: 'cannot_verify' });
-      // doctor on a healthy machine, against that service: the service is the problem, and says why.
+      // doctor on a healthy machine, against that service: the service is the problem; why is its operator's to read.
       const doctor = await runCli(['doctor', ...healthyArgs()], { env: { ...env, MAILVERIFY_PROXY: proxy.url } });
       expect(doctor.code).toBe(1);
-      expect(doctor.stdout).toMatch(/^problem\s+service\s+.* answers but cannot verify: its resolver does not answer truthfully/m);
+      expect(doctor.stdout).toMatch(/^problem\s+service\s+.* answers but cannot verify now \(its outbound SMTP or its resolver fails\); its operator must fix that/m);
     } finally {
       await broken.stop();
       await rm(dir, { recursive: true, force: true });
@@ -157,9 +157,7 @@ describe('mailverify doctor', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    const egress = `SOCKS5 proxy 127.0.13.6:${new URL(proxy.url).port}`;
-    const standing = ['blocklists', 'reverse dns', 'helo and ptr'].map((check) => `${check} ${egress}`);
-    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', ...standing, 'service', 'token', 'clock']);
+    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', 'service', 'token', 'clock']);
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     expect(stdout).toContain('signed in as doctor@example.org, balance 7');
     expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);

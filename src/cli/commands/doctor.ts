@@ -33,24 +33,24 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
 }
 
 /**
- * The service answers; whether it can verify is its own network's business: what its `/healthz`
- * says of its port 25 and resolver. A service that cannot verify is a problem its operator fixes.
+ * The service answers; whether it can verify is its own network's business: its `/healthz` says
+ * only whether it can (why not is for its operator: the node's log, metrics and doctor there).
  */
 async function serviceNetwork(client: ReturnType<Session['client']>, baseUrl: string): Promise<Diagnosis> {
   const details = (await client.health().catch(() => undefined))?.details;
-  const failing = [
-    details?.resolver.state === 'untruthful' ? `its resolver does not answer truthfully (${details.resolver.reason ?? 'it denies well-known names'})` : undefined,
-    details?.port25.state === 'blocked' ? `its outbound port 25 is blocked (${details.port25.reason ?? 'no connection gets out'})` : undefined,
-  ].filter((each): each is string => each !== undefined);
-  if (failing.length > 0) return { check: 'service', status: 'problem', detail: `${baseUrl} answers but cannot verify: ${failing.join('; ')}; its operator must fix that` };
+  if (details?.canVerify === false) {
+    return { check: 'service', status: 'problem', detail: `${baseUrl} answers but cannot verify now (its outbound SMTP or its resolver fails); its operator must fix that (the node's log and \`mailverify doctor\` there say why)` };
+  }
   return { check: 'service', status: 'ok', detail: `${baseUrl} answers` };
 }
 
-async function diagnoseToken(session: Session, tokenSource: Session['settings']['tokenSource']): Promise<Diagnosis> {
-  if (session.settings.token === undefined) return { check: 'token', status: 'skipped', detail: 'not logged in (run `mailverify login` to use the service)' };
+async function diagnoseToken(session: Session): Promise<Diagnosis> {
+  const { profile, token, tokenUnavailable } = session.settings;
+  if (tokenUnavailable !== undefined) return { check: 'token', status: 'problem', detail: `the token of profile ${profile} is in the OS keyring, which does not answer: ${tokenUnavailable}` };
+  if (token === undefined) return { check: 'token', status: 'skipped', detail: `not logged in (profile ${profile}; run \`mailverify login\` to use the service)` };
   try {
     const { email, balance } = await session.authenticatedClient().account();
-    return { check: 'token', status: 'ok', detail: `signed in as ${email}, balance ${balance} (token from ${tokenSource === 'environment' ? 'MAILVERIFY_TOKEN' : 'the config file'})` };
+    return { check: 'token', status: 'ok', detail: `signed in as ${email}, balance ${balance} (profile ${profile}, token from ${tokenOrigin(session.settings)})` };
   } catch (error) {
     return { check: 'token', status: 'problem', detail: `the service refuses the token: ${(error as Error).message} (run \`mailverify login\`)` };
   }
@@ -81,10 +81,8 @@ export async function runDoctor(command: Command): Promise<void> {
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
     const options = await resolvedEngineOptions(command, session.env);
     const flags = command.opts<DoctorFlags>();
-    const { checkStanding } = await import('../../engine/net/standing.js');
-    // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.
-    const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), checkStanding(options, flags.mxHost), diagnoseService(session)]);
-    const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];
+    const [network, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), diagnoseService(session)]);
+    const diagnoses = [...network, ...service];
     const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
     session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
     if (problems.length > 0) {

@@ -77,9 +77,9 @@ export class VerifierContext {
   ) {
     this.observer = hooks.observer;
     this.sharedHostSlots = hooks.sharedHostSlots;
-    this.port25 = new Port25Watch(options.smtpPort, this.network);
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     this.egresses = egressPool(options);
+    this.port25 = this.port25Watch(this.egresses[0]!);
     this.sessionOptions = {
       port: options.smtpPort,
       heloName: options.heloName,
@@ -87,10 +87,25 @@ export class VerifierContext {
       connectTimeoutMs: options.connectTimeoutMs,
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
-      dial: this.port25.watch(dialerFor(this.egresses[0]!)),
+      dial: this.port25.dial,
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
+  }
+
+  /**
+   * The port-25 watch of one egress (net/port25.ts): its own dialer, watched, and confirmed against
+   * the hosts no customer picks (the operator's check hosts, else the providers' mail hosts).
+   */
+  private port25Watch(egress: Egress): Port25Watch {
+    const { smtpPort, connectTimeoutMs } = this.options;
+    return new Port25Watch({
+      port: smtpPort,
+      connectTimeoutMs,
+      dial: dialerFor(egress),
+      checkTargets: () => mailTargets(this.dns, this.options, undefined),
+      board: this.network,
+    });
   }
 
   /** How to open a session at a host: through the proxy its provider rule names, else as the options say. */
@@ -127,24 +142,13 @@ export class VerifierContext {
 
   /**
    * What `serve` and `worker` ask at start, so that an operator hears of a broken network before the
-   * first paid address does: whether the resolver tells the truth and, when it does, whether the
-   * providers' mail hosts can be reached on the SMTP port, the way the probes reach them (their
-   * provider rule's proxy, if any, and the watched dialer: three timed-out hosts mark the port
-   * blocked; one connection marks it open). A host that cannot be tried (no address, a private
-   * one) leaves the port's state as it was.
+   * first paid address does: whether the resolver tells the truth and, when it does (or the operator
+   * named check hosts), the port-25 confirmation: the check hosts dialled on the SMTP port through
+   * the egress, as a suspicion's confirmation does (net/port25.ts). A host that cannot be tried (no
+   * address, a private one) leaves the port's state as it was.
    */
   async checkNetwork(): Promise<NetworkStatus> {
-    if ((await this.resolverSanity()).truthful) {
-      const targets = await mailTargets(this.dns, this.options, undefined);
-      await Promise.all(
-        targets.flatMap((target) => ('address' in target ? [{ hostname: target.host, address: target.address }] : [])).map((target) =>
-          this.sessionFor(target).dial(target.address, this.options.smtpPort, this.options.connectTimeoutMs).then(
-            (socket) => socket.destroy(),
-            () => undefined,
-          ),
-        ),
-      );
-    }
+    if ((await this.resolverSanity()).truthful || this.options.port25CheckHosts.length > 0) await this.port25.confirm();
     return this.network.status();
   }
 

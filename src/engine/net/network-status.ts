@@ -3,7 +3,8 @@
  * service's /healthz and its log): whether SMTP connections get out, whether the resolver tells
  * the truth. Listeners hear of changes only, so a blocked port is logged once, not per address.
  */
-export type Port25State = 'unknown' | 'open' | 'blocked';
+/** `suspect`: customers' hosts timed out, not yet confirmed against hosts no customer picks (net/port25.ts). */
+export type Port25State = 'unknown' | 'open' | 'suspect' | 'blocked';
 export type ResolverState = 'unknown' | 'truthful' | 'untruthful';
 
 export interface NetworkStatus {

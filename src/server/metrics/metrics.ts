@@ -90,12 +90,12 @@ export class Metrics {
     const registry = this.registry;
     new Gauge({
       name: 'mailverify_port25_state',
-      help: 'Outbound SMTP as the engine found it (1 on the current state)',
+      help: 'Outbound SMTP as the engine found it (1 on the current state; suspect: customers\' hosts timed out, being confirmed against the check hosts)',
       labelNames: ['state'],
       registers: [registry],
       collect() {
         const now = network.status().port25.state;
-        for (const state of ['unknown', 'open', 'blocked']) this.set({ state }, state === now ? 1 : 0);
+        for (const state of ['unknown', 'open', 'suspect', 'blocked']) this.set({ state }, state === now ? 1 : 0);
       },
     });
     new Gauge({

@@ -1,13 +1,5 @@
-const stateSchema = (states: readonly string[]) =>
-  ({
-    type: 'object',
-    required: ['state'],
-    additionalProperties: false,
-    properties: { state: { type: 'string', enum: [...states] }, reason: { type: 'string' } },
-  }) as const;
-
 export const healthSchema = {
-  summary: 'Liveness: answers once the service is ready; details say whether outbound SMTP and the resolver work',
+  summary: 'Liveness: answers once the service is ready; details say whether this node can verify now',
   response: {
     200: {
       type: 'object',
@@ -17,13 +9,10 @@ export const healthSchema = {
         status: { type: 'string', enum: ['ok'] },
         details: {
           type: 'object',
-          description: 'What the engine has found out about its network so far ("unknown" until it has tried).',
-          required: ['port25', 'resolver'],
+          description: "Whether this node can verify now: its outbound SMTP is not confirmed blocked and its resolver tells the truth. Which hosts and why are the operator's (log, metrics, doctor), never said here.",
+          required: ['canVerify'],
           additionalProperties: false,
-          properties: {
-            port25: stateSchema(['unknown', 'open', 'blocked']),
-            resolver: stateSchema(['unknown', 'truthful', 'untruthful']),
-          },
+          properties: { canVerify: { type: 'boolean' } },
         },
       },
     },
