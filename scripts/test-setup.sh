@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up every part of the machine some tests need (docs/architecture.md "Tests and benchmarks"):
-# Debian's chromium, iptables, zsh, fish and postgresql packages when missing, and the real MTAs on
-# loopback (Postfix + dnsmasq, Exim + OpenSMTPD + dnsmasq). Needs root and apt. Idempotent.
+# Debian's chromium, iptables, zsh, fish, postgresql, gnome-keyring, dbus-daemon and libsecret-tools
+# packages when missing, and the real MTAs on loopback (Postfix + dnsmasq, Exim + OpenSMTPD +
+# dnsmasq). Needs root and apt. Idempotent.
 #   npm run test:setup          set up and start (the daemons keep running)
 #   npm run test:setup -- stop  stop the daemons it started
 set -euo pipefail
@@ -26,6 +27,10 @@ command -v iptables >/dev/null || missing+=(iptables)
 command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
 dpkg-query -W -f='${Status}' postgresql 2>/dev/null | grep -q 'install ok installed' || missing+=(postgresql)
+# A Secret Service for the keyring tests: each test starts its own D-Bus session and gnome-keyring.
+command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
+command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
+command -v secret-tool >/dev/null || missing+=(libsecret-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   # apt-get update only when the package lists are missing or stale (the first install fails).
   apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||
@@ -35,4 +40,4 @@ fi
 bash test/support/postfix/setup.sh
 bash test/support/mtas/setup.sh
 bash test/support/dropped-smtp.sh
-echo "test:setup: chromium, iptables, zsh, fish, postgresql installed; Postfix, Exim and OpenSMTPD running"
+echo "test:setup: chromium, iptables, zsh, fish, postgresql, gnome-keyring installed; Postfix, Exim and OpenSMTPD running"

@@ -50,6 +50,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .description('Verify whether email addresses are deliverable: a CLI, an HTTP service and the engine behind both.')
     .version(VERSION, '-V, --version')
     .option('--base-url <url>', 'service URL [env MAILVERIFY_BASE_URL] (default http://127.0.0.1:8025)')
+    .option('--profile <name>', 'which stored service and token to use [env MAILVERIFY_PROFILE] (default: the one of `profile use`, else "default")')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'print only data and errors')
     .option('--no-color', 'no colours [env NO_COLOR]')
@@ -102,6 +103,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--with-token', 'read an API token (mv_...) or a JWT from stdin')
     .option('--email <email>', 'log in as this account; the password is asked for, or read with --password-stdin')
     .option('--password-stdin', 'read the password from stdin (for scripts)')
+    .option('--insecure-storage', 'keep the token in the config file (mode 0600), not in the OS keyring')
     .action(lazy(async () => (await import('./commands/login.js')).runLogin));
   program
     .command('logout')
@@ -111,6 +113,22 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .command('whoami')
     .description('show the account, balance, rate limit, service and where the token comes from')
     .action(lazy(async () => (await import('./commands/whoami.js')).runWhoami));
+
+  const profile = program.command('profile').description('the services this CLI is logged in to, each with its own URL and token');
+  profile
+    .command('list')
+    .description('list the profiles: which is current, their service, where their token is (--json for an array)')
+    .action(lazy(async () => (await import('./commands/profile.js')).runProfileList));
+  profile
+    .command('use')
+    .description('make a profile the current one (--profile and MAILVERIFY_PROFILE still choose another for one command)')
+    .argument('<name>', 'a profile (made by `login --profile <name>`)')
+    .action(lazy(async () => (await import('./commands/profile.js')).runProfileUse));
+  profile
+    .command('remove')
+    .description('forget a profile and its token (revoked when this CLI created it)')
+    .argument('<name>', 'the profile')
+    .action(lazy(async () => (await import('./commands/profile.js')).runProfileRemove));
 
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
   const submit = bulk

@@ -3,7 +3,8 @@ import { createApiClient, type ApiClient } from '../client/api-client.js';
 import { ApiError, RateLimitedError } from '../client/errors.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
-import { loadSettings, type Settings } from '../config/settings.js';
+import { PROFILE_NAME } from '../config/config-store.js';
+import { loadSettings, type Settings, type TokenSource } from '../config/settings.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import { until } from './format.js';
@@ -12,6 +13,7 @@ import { createIo, waitNotice, type Io } from './io.js';
 /** The program-wide flags of src/cli/main.ts. */
 export interface ProgramFlags {
   baseUrl?: string;
+  profile?: string;
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
@@ -45,6 +47,8 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborts requests and retry waits (Ctrl-C during long commands). */
   signal?: AbortSignal;
+  /** A profile named with --profile or MAILVERIFY_PROFILE may be one not made yet (login makes it). */
+  newProfile?: boolean;
 }
 
 /** Not a documented option: lets tests (and impatient scripts) bound the retries. */
@@ -82,6 +86,50 @@ export function announceWait(io: Io, ms: number, what: string, then = 'trying ag
 
 const BASE_URL_ORIGIN = { flag: '--base-url', environment: 'MAILVERIFY_BASE_URL', config: 'the config file', default: 'the default' } as const;
 
+const TOKEN_ORIGIN: Record<TokenSource, (configPath: string) => string> = {
+  environment: () => 'the environment (MAILVERIFY_TOKEN)',
+  keyring: () => 'the OS keyring',
+  config: (configPath) => `the config file (${configPath})`,
+};
+
+/** Where the token in use came from, in words (whoami and doctor). */
+export function tokenOrigin(settings: Settings): string {
+  return settings.tokenSource === null ? 'nowhere (not logged in)' : TOKEN_ORIGIN[settings.tokenSource](settings.configPath);
+}
+
+/** The profile named with --profile or MAILVERIFY_PROFILE, checked before anything reads the config. */
+function checkProfileNamed(flags: ProgramFlags, env: NodeJS.ProcessEnv): void {
+  const named: [string | undefined, string][] = [
+    [flags.profile, '--profile'],
+    [env.MAILVERIFY_PROFILE, 'MAILVERIFY_PROFILE'],
+  ];
+  for (const [raw, origin] of named) {
+    const name = raw?.trim();
+    if (name !== undefined && name !== '' && !PROFILE_NAME.test(name)) {
+      throw new UsageError(`${origin}: "${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
+    }
+  }
+}
+
+/** A named profile that does not exist is most likely a typo: going on would send nothing, or to the wrong service. */
+function checkProfileExists(settings: Settings, options: SessionOptions): void {
+  if (settings.profileExists || options.newProfile || settings.profileSource === 'default' || settings.profileSource === 'config') return;
+  const origin = settings.profileSource === 'flag' ? '--profile' : 'MAILVERIFY_PROFILE';
+  throw new UsageError(`no profile named "${settings.profile}" (from ${origin})`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${settings.profile}\` makes it`);
+}
+
+/** "not logged in to …" with the profile named when there are several to choose from. */
+function notLoggedIn(settings: Settings): NotAuthenticatedError {
+  const profile = settings.profileSource === 'default' ? '' : ` (profile ${settings.profile})`;
+  if (settings.tokenUnavailable !== undefined) {
+    return new NotAuthenticatedError(
+      `the token for ${settings.baseUrl}${profile} is in the OS keyring, which does not answer: ${settings.tokenUnavailable}`,
+      'unlock the keyring, set MAILVERIFY_TOKEN, or log in again (`mailverify login --insecure-storage` keeps the token in the config file)',
+    );
+  }
+  return new NotAuthenticatedError(`not logged in to ${settings.baseUrl}${profile}`, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
+}
+
 function checkBaseUrl(settings: Settings): void {
   let protocol: string | undefined;
   try {
@@ -102,8 +150,10 @@ export function createSession(command: Command, options: SessionOptions = {}): S
     throw new UsageError('--timeout takes a number of milliseconds above 0');
   }
   const retry = retryFrom(env);
+  checkProfileNamed(flags, env);
   const config = openConfigStore(env);
-  const settings = loadSettings({ baseUrlFlag: flags.baseUrl }, env, config);
+  const settings = loadSettings({ baseUrlFlag: flags.baseUrl, profileFlag: flags.profile }, env, config);
+  checkProfileExists(settings, options);
   checkBaseUrl(settings);
   const clients: ApiClient[] = [];
 
@@ -128,9 +178,7 @@ export function createSession(command: Command, options: SessionOptions = {}): S
     env,
     client,
     authenticatedClient() {
-      if (settings.token === undefined) {
-        throw new NotAuthenticatedError(`not logged in to ${settings.baseUrl}`, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
-      }
+      if (settings.token === undefined) throw notLoggedIn(settings);
       return client({ token: settings.token });
     },
     notice(message) {

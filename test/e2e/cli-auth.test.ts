@@ -41,7 +41,7 @@ async function sandbox(): Promise<CliSandbox> {
 function runInTerminal(cli: CliSandbox, args: string[], answers: [prompt: string, typed: string][]): Promise<{ screen: string; code: number | null }> {
   const command = [process.execPath, BIN, ...args].map((part) => `'${part}'`).join(' ');
   // Not in CI, whatever runs the tests: CI means nobody types, and the CLI then never asks.
-  const env = { ...process.env, CI: '', NO_COLOR: '1', MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir };
+  const env = { ...process.env, CI: '', NO_COLOR: '1', MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir, DBUS_SESSION_BUS_ADDRESS: '' };
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -58,7 +58,8 @@ function runInTerminal(cli: CliSandbox, args: string[], answers: [prompt: string
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 async function storedToken(cli: CliSandbox): Promise<string | undefined> {
-  const token = (await cli.config())?.token;
+  const profiles = (await cli.config())?.profiles as Record<string, { token?: string }> | undefined;
+  const token = profiles?.default?.token;
   if (typeof token === 'string') secrets.add(token);
   return token as string | undefined;
 }
@@ -95,6 +96,7 @@ describe('login --with-token, whoami, logout', () => {
       rateLimit: { limit: expect.any(Number), windowSeconds: expect.any(Number) },
       refundUnknown: false,
       baseUrl: service.baseUrl,
+      profile: 'default',
       tokenSource: 'config',
     });
     const fromEnv = await cli.run(['whoami', '--json'], { env: { MAILVERIFY_TOKEN: adminToken } });
@@ -162,7 +164,7 @@ describe('login --email --password-stdin', () => {
     const token = await storedToken(cli);
     expect(token).toMatch(/^mv_[A-Za-z0-9]+$/);
     expect(token).not.toBe(adminToken);
-    expect(await cli.config()).toMatchObject({ baseUrl: service.baseUrl, tokenId: expect.any(String) });
+    expect(await cli.config()).toMatchObject({ profiles: { default: { baseUrl: service.baseUrl, tokenId: expect.any(String) } } });
 
     const listed = await fetch(`${service.baseUrl}/v1/tokens`, { headers: { authorization: `Bearer ${token}` } });
     const { tokens } = (await listed.json()) as { tokens: { name: string }[] };

@@ -3,7 +3,7 @@ import type { Diagnosis } from '../../engine/diagnose.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
-import { createSession, type Session } from '../session.js';
+import { createSession, tokenOrigin, type Session } from '../session.js';
 
 interface DoctorFlags {
   mxHost?: string[];
@@ -16,7 +16,7 @@ const STATUS_COLOR = { ok: 'green', problem: 'red', skipped: 'gray' } as const;
 
 /** The service half: reachable, the token accepted, the clocks agreeing. Skipped when no service is set up. */
 async function diagnoseService(session: Session): Promise<Diagnosis[]> {
-  const { baseUrl, baseUrlSource, token, tokenSource } = session.settings;
+  const { baseUrl, baseUrlSource, token } = session.settings;
   if (baseUrlSource === 'default' && token === undefined) {
     const why = 'no service set up (no --base-url, MAILVERIFY_BASE_URL, config or token); verify --local needs none';
     return [{ check: 'service', status: 'skipped', detail: why }, { check: 'token', status: 'skipped', detail: 'no service set up' }, { check: 'clock', status: 'skipped', detail: 'no service set up' }];
@@ -29,7 +29,7 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
     const detail = `${baseUrl} does not answer: ${(error as Error).message}`;
     return [{ check: 'service', status: 'problem', detail }, { check: 'token', status: 'skipped', detail: 'the service does not answer' }, { check: 'clock', status: 'skipped', detail: 'the service does not answer' }];
   }
-  return [await serviceNetwork(anonymous, baseUrl), await diagnoseToken(session, tokenSource), clockDiagnosis(offsetMs)];
+  return [await serviceNetwork(anonymous, baseUrl), await diagnoseToken(session), clockDiagnosis(offsetMs)];
 }
 
 /**

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
+import { saveLogin } from '../../config/credentials.js';
 import { NotAuthenticatedError, UsageError } from '../errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
 import { canAsk, type Io } from '../io.js';
@@ -11,6 +12,7 @@ interface LoginFlags {
   withToken?: boolean;
   email?: string;
   passwordStdin?: boolean;
+  insecureStorage?: boolean;
 }
 
 /** A token about to be stored; `revoke` undoes its creation when the check fails. */
@@ -81,15 +83,19 @@ async function checkToken(session: Session, credential: Credential): Promise<Acc
 
 export async function runLogin(command: Command): Promise<void> {
   const flags = command.opts<LoginFlags>();
-  const session = createSession(command);
+  // login makes the profile it is told to use.
+  const session = createSession(command, { newProfile: true });
   try {
     checkFlags(flags, session.io);
     const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
     const account = await checkToken(session, credential);
-    const { baseUrl, configPath, tokenSource } = session.settings;
-    session.config.saveLogin({ baseUrl, token: credential.token, tokenId: credential.tokenId });
-    session.notice(`Logged in to ${baseUrl} as ${account.email}; the token is stored in ${configPath}`);
-    if (tokenSource === 'environment') session.warn('MAILVERIFY_TOKEN is set and is used instead of the stored token until you unset it');
+    const { baseUrl, configPath, profile } = session.settings;
+    const stored = saveLogin(session.config, profile, { baseUrl, token: credential.token, tokenId: credential.tokenId }, { insecure: flags.insecureStorage });
+    const where = stored.in === 'keyring' ? 'the OS keyring' : configPath;
+    // Said even with --quiet: the user chose the keyring by not choosing, and it is not there.
+    if (stored.in === 'file' && stored.fallback !== undefined) session.warn(`no OS keyring (${stored.fallback}), so the token is stored in ${configPath}, readable only by you`);
+    session.notice(`Logged in to ${baseUrl} as ${account.email} (profile ${profile}); the token is stored in ${where}`);
+    if (session.settings.tokenSource === 'environment') session.warn('MAILVERIFY_TOKEN is set and is used instead of the stored token until you unset it');
   } finally {
     await session.close();
   }

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { NotFoundError, UnauthorizedError } from '../../client/errors.js';
+import { forgetToken, readToken } from '../../config/credentials.js';
+import { CliError, ExitCode } from '../errors.js';
 import { createSession, type Session } from '../session.js';
 
 /**
@@ -21,16 +23,31 @@ async function revoke(session: Session, login: { baseUrl: string; token: string;
   }
 }
 
+/**
+ * Before a profile's token is forgotten: revokes it when this CLI created it. Returns the service it
+ * was for and whether it was revoked, or undefined when the profile holds no token.
+ */
+export async function revokeStoredToken(session: Session, name: string): Promise<{ baseUrl: string; revoked: boolean } | undefined> {
+  const profile = session.config.read().profiles[name];
+  if (profile?.baseUrl === undefined) return undefined;
+  const { token, unavailable } = readToken(session.config, name, profile);
+  if (unavailable !== undefined) {
+    throw new CliError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`, ExitCode.failure, 'run this where the keyring is unlocked');
+  }
+  if (token === undefined) return undefined;
+  return { baseUrl: profile.baseUrl, revoked: await revoke(session, { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId }) };
+}
+
 export async function runLogout(command: Command): Promise<void> {
   const session = createSession(command);
   try {
-    const { baseUrl, token, tokenId } = session.config.read();
-    if (token === undefined || baseUrl === undefined) {
-      session.notice('Not logged in: no token is stored');
+    const { profile } = session.settings;
+    const forgotten = await revokeStoredToken(session, profile);
+    if (forgotten === undefined) {
+      session.notice(`Not logged in: no token is stored (profile ${profile})`);
     } else {
-      const revoked = await revoke(session, { baseUrl, token, tokenId });
-      session.config.forgetLogin();
-      session.notice(`Logged out of ${baseUrl}${revoked ? '; the token was revoked' : ''}`);
+      forgetToken(session.config, profile);
+      session.notice(`Logged out of ${forgotten.baseUrl} (profile ${profile})${forgotten.revoked ? '; the token was revoked' : ''}`);
     }
     if (session.settings.tokenSource === 'environment') {
       session.warn('MAILVERIFY_TOKEN is still set, so commands keep using that token until you unset it');

@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
-import type { TokenSource } from '../../config/settings.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { counted, ratePhrase } from '../format.js';
-import { createSession } from '../session.js';
-
-const TOKEN_SOURCE_TEXT: Record<TokenSource, (configPath: string) => string> = {
-  environment: () => 'the environment (MAILVERIFY_TOKEN)',
-  config: (configPath) => `the config file (${configPath})`,
-};
+import { createSession, tokenOrigin } from '../session.js';
 
 /** Who the token belongs to and where things come from; never the token itself. */
 export async function runWhoami(command: Command): Promise<void> {
@@ -15,9 +9,9 @@ export async function runWhoami(command: Command): Promise<void> {
   try {
     const { io, settings } = session;
     const { email, balance, rateLimit, refundUnknown } = await session.authenticatedClient().account();
-    const { baseUrl, tokenSource, configPath } = settings;
+    const { baseUrl, tokenSource, profile } = settings;
     if (io.json) {
-      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, refundUnknown, baseUrl, tokenSource })}\n`);
+      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, refundUnknown, baseUrl, profile, tokenSource })}\n`);
       return;
     }
     const { limit, windowSeconds } = rateLimit;
@@ -28,8 +22,8 @@ export async function runWhoami(command: Command): Promise<void> {
       // Said only by a service that says it: another server of the contract may not.
       ...(refundUnknown === undefined ? [] : [['unknowns', refundUnknown ? 'refunded (an unknown result costs nothing)' : 'charged like any result'] as [string, string]]),
       ['service', baseUrl],
-      // authenticatedClient() succeeded, so there is a token and it has a source.
-      ['token from', TOKEN_SOURCE_TEXT[tokenSource!](configPath)],
+      ['profile', profile],
+      ['token from', tokenOrigin(settings)],
     ];
     for (const [label, value] of rows) io.stdout.write(`${io.color.dim(label.padEnd(11))}${terminalSafe(value)}\n`);
   } finally {
