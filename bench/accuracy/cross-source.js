@@ -70,21 +70,26 @@ function kindUnder(rules, reply, fallback) {
 /**
  * Share (%) of replies whose `smtpStatus` is right when their group is held out, over all groups;
  * and the same with the whole table (the in-sample figure). `entries` carry `parsed` and `status`.
+ * `statusOf(kind, entry)`, when given, is what the engine makes of a kind for that reply (the
+ * postmaster control); `scored` has each entry with the status it got held out.
  */
-export function crossSourceAccuracy({ rules, statusOfKind, fallbackKind }, entries, groupOf) {
+export function crossSourceAccuracy({ rules, statusOfKind, fallbackKind, statusOf = (kind) => statusOfKind(kind) }, entries, groupOf) {
   const split = credit(rules, entries);
   const groups = new Map();
   for (const entry of entries) groups.set(groupOf(entry), [...(groups.get(groupOf(entry)) ?? []), entry]);
   let right = 0;
   let inSample = 0;
   const missed = [];
+  const scored = [];
   for (const [group, members] of groups) {
     const table = without(split, group, groupOf);
     for (const entry of members) {
-      if (statusOfKind(kindUnder(rules, entry.parsed, fallbackKind)) === entry.status) inSample += 1;
-      if (statusOfKind(kindUnder(table, entry.parsed, fallbackKind)) === entry.status) right += 1;
-      else missed.push({ group, reply: entry.reply, expected: entry.status });
+      if (statusOf(kindUnder(rules, entry.parsed, fallbackKind), entry) === entry.status) inSample += 1;
+      const status = statusOf(kindUnder(table, entry.parsed, fallbackKind), entry);
+      scored.push({ entry, status });
+      if (status === entry.status) right += 1;
+      else missed.push({ group, reply: entry.reply, expected: entry.status, got: status });
     }
   }
-  return { percent: (100 * right) / entries.length, inSamplePercent: (100 * inSample) / entries.length, groups: groups.size, missed };
+  return { percent: (100 * right) / entries.length, inSamplePercent: (100 * inSample) / entries.length, groups: groups.size, missed, scored };
 }

@@ -14,7 +14,7 @@ export const REASON_CODES = {
   mailbox_not_found: 'the server says the mailbox does not exist',
   mailbox_disabled: 'the server says the mailbox is disabled, closed or inactive',
   not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied, accepts no mail)",
-  unreadable_refusal: 'a permanent refusal of the address that names no cause; most such refusals mean the mailbox is not served there',
+  unreadable_refusal: 'a permanent refusal of the address that names no cause, while postmaster at the domain is accepted (or not asked): the refusal is about the address',
   // risky
   disposable: 'the domain is a disposable (temporary) address provider',
   role: 'the local part is a role (admin, info, support, ...), not a person',
@@ -28,10 +28,10 @@ export const REASON_CODES = {
   greylisted: 'the server greylisted us and the retry budget ran out',
   rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',
   temporary_failure: 'the server deferred the answer (a 4xx, or a 5xx saying "temporarily")',
-  server_error: 'the server reported a fault of its own (system error, service unavailable)',
-  ip_blocked: 'the server refuses our IP address (DNSBL, reverse DNS, reputation)',
+  server_error: 'the server reported a fault of its own or of the session (system error, service unavailable, commands out of sequence)',
+  ip_blocked: 'the server refuses our IP address or host name (DNSBL, reverse DNS, HELO, reputation)',
   policy_refused: 'refused by a policy (content, authentication, recipient preferences), not about the mailbox',
-  sender_refused: 'the server refused our envelope sender (MAIL FROM)',
+  sender_refused: 'the server refused us, not the address: our envelope sender (MAIL FROM), or a refusal no row reads that postmaster at the domain got too',
   smtputf8_unsupported: 'the server does not take internationalised addresses',
   // unknown: no answer from the recipient's server
   timeout: 'a mail host did not answer in time',

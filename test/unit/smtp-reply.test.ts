@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { codeOfKind, describeReply, REPLY_RULES, replyKind, ruleOf, statusOfKind, type ReplyKind } from '../../src/engine/smtp/reply-table.js';
+import { CONTROLLED_KIND, controlledOutcome, postmasterAnswerOf } from '../../src/engine/smtp/postmaster-control.js';
 import { parseReply, SmtpProtocolError } from '../../src/engine/smtp/reply.js';
 import type { SmtpStatus } from '../../src/engine/types.js';
 
@@ -135,5 +136,62 @@ describe('the table against real replies', () => {
     expect(CORPUS.some((entry) => ruleOf(reply(entry.reply)) === row), 'a real reply of the corpus decided by the same row').toBe(true);
     expect(replyKind(reply(line))).toBe(kind);
     expect(statusOfKind(kind)).toBe(status);
+  });
+});
+
+describe('refusals about the sender', () => {
+  // The unseen real replies that were read as "no such mailbox" before: each about us, none `invalid`.
+  it.each([
+    ['554 smtp-fw-9107.amazon.com; SBRS score too low: http://www.senderbase.org/', 'blocked'],
+    ['550 black ip.', 'blocked'],
+    ['550 you are not allowed to send mail to <someone@example.org>', 'policy'],
+    ['504 5.5.2 <localhost>: Helo command rejected: need fully-qualified hostname', 'blocked'],
+    ['550 5.5.0 Authentification requise. Authentication Required. LPN105_402', 'policy'],
+    ['503 Improper sequence of commands', 'server-error'],
+    ['550 coolexample.com From: Domain is invalid. Provide a valid From: IB506', 'sender-rejected'],
+    ['552 Too much mail data recipient-mailbox-is-full@docomo.ne.jp', 'mailbox-full'],
+  ] as const)('%s → %s, unknown', (line, kind) => {
+    expect(replyKind(reply(line))).toBe(kind);
+    expect(statusOfKind(kind)).toBe('unknown');
+  });
+
+  it('reads a 552 by its code whatever its words', () => {
+    expect(replyKind(reply('552 5.1.1 Postfach voll'))).toBe('mailbox-full');
+    expect(replyKind(reply('552 Speicherplatz überschritten'))).toBe('mailbox-full');
+  });
+
+  it('leaves a refusal in words no row reads to the postmaster control', () => {
+    expect(replyKind(reply('550 Odmowa przyjęcia wiadomości'))).toBe(CONTROLLED_KIND);
+  });
+});
+
+describe('the postmaster control', () => {
+  const refusal = reply('550 Odmowa przyjęcia wiadomości');
+  it('keeps the table reading when not asked or unanswered', () => {
+    expect(controlledOutcome(refusal, null, 'a.test', 'mx.a.test').outcome).toMatchObject({ status: 'invalid', code: 'unreadable_refusal' });
+  });
+
+  it('calls the refusal ours when postmaster is refused too', () => {
+    const answer = postmasterAnswerOf(reply('550 Odmowa'), 'a.test');
+    expect(answer).toMatchObject({ accepted: false });
+    expect(controlledOutcome(refusal, answer, 'a.test', 'mx.a.test')).toEqual({
+      outcome: {
+        status: 'unknown',
+        code: 'sender_refused',
+        reason: 'refused for the sender, not the address: 550 Odmowa przyjęcia wiadomości; postmaster@a.test was refused too: 550 Odmowa',
+      },
+      kind: 'sender-rejected',
+    });
+  });
+
+  it('lets the refusal stand when postmaster is accepted, and names where an earlier answer came from', () => {
+    const answer = postmasterAnswerOf(reply('250 2.1.5 Ok'), 'b.test');
+    const { outcome } = controlledOutcome(refusal, answer, 'a.test', 'mx.a.test');
+    expect(outcome).toMatchObject({ status: 'invalid', code: 'unreadable_refusal' });
+    expect(outcome.reason).toMatch(/postmaster@b\.test at mx\.a\.test was accepted, so the refusal is about the address$/);
+  });
+
+  it('learns nothing from a 4xx', () => {
+    expect(postmasterAnswerOf(reply('450 4.7.1 try later'), 'a.test')).toBeNull();
   });
 });

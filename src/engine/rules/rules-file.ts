@@ -17,6 +17,12 @@ export interface ProviderRule {
   skipCatchAllProbe?: boolean;
   /** False where the hosts accept every RCPT, so a 250 is no proof the mailbox exists. */
   acceptProvesMailbox?: boolean;
+  /**
+   * False where the hosts' answer for `postmaster@` says nothing about us (they take postmaster
+   * from any sender, or refuse it to all): the postmaster control is not asked there, and a
+   * refusal no reply row reads keeps the table's reading (docs/architecture.md "What a reply means").
+   */
+  postmasterProvesSender?: boolean;
   /** `socks5://host:port`: SMTP connections to these hosts go through this proxy. */
   proxy?: string;
   /** Where the knowledge comes from: a URL, a document, or "observed" / "operator experience". */
@@ -63,6 +69,7 @@ const FIELDS: Record<keyof ProviderRule, Check> = {
   pauseMs: wholeNumber(0, 3_600_000),
   skipCatchAllProbe: yesOrNo,
   acceptProvesMailbox: yesOrNo,
+  postmasterProvesSender: yesOrNo,
   proxy: proxyUrl,
   source: words,
 };

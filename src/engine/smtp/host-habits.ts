@@ -1,7 +1,7 @@
 /**
  * What sessions teach about each MX host (by address), for one verifier's life: how fast it
- * answers a RCPT, how many recipients it takes in one transaction, and how many refused RCPTs it
- * takes in one session before it slows us down or hangs up.
+ * answers a RCPT, how many recipients it takes in one transaction, how many refused RCPTs it
+ * takes in one session before it slows us down or hangs up, and whether it took postmaster from us.
  *
  * Refusals: Postfix, the most common MTA, delays every reply by a second once a session has made
  * 10 errors (smtpd_soft_error_limit, smtpd_error_sleep_time) and hangs up at 20
@@ -25,14 +25,28 @@ const REPLY_TIME_WEIGHT = 0.2;
 /** Hosts remembered; the oldest are forgotten first (one session teaches them again). */
 const HOSTS_KEPT = 10_000;
 
+/**
+ * What a host answered for `postmaster@<domain>` (RFC 5321 §4.5.1: every domain takes it) after a
+ * refusal no reply row reads: `refused`, its refusals are about us; `accepted`, about the addresses.
+ */
+export interface PostmasterAnswer {
+  accepted: boolean;
+  /** The domain it was asked for and the reply, for the reason of the results that reuse it. */
+  domain: string;
+  line: string;
+}
+
 interface Habits {
   refusalLimit: number;
   rcptsPerTransaction: number;
   replyMs?: number;
+  postmaster?: PostmasterAnswer;
 }
 
 export class HostHabits {
   private readonly hosts = new Map<string, Habits>();
+  /** Postmaster controls in flight, by host address (see askPostmaster). */
+  private readonly asking = new Map<string, Promise<PostmasterAnswer | null>>();
 
   /** Refusals after which a session at `address` ends: what the host taught, else no limit. */
   refusalLimit(address: string): number {
@@ -67,6 +81,30 @@ export class HostHabits {
   recordReply(address: string, ms: number): void {
     const habits = this.habitsOf(address);
     habits.replyMs = habits.replyMs === undefined ? ms : habits.replyMs + REPLY_TIME_WEIGHT * (ms - habits.replyMs);
+  }
+
+  /** The postmaster control's answer at `address`, once one was conclusive (docs/architecture.md "What a reply means"). */
+  postmasterAnswer(address: string): PostmasterAnswer | undefined {
+    return this.hosts.get(address)?.postmaster;
+  }
+
+  /** The control another session is asking at `address` now (null if it gets no conclusive answer), if any. */
+  postmasterAsking(address: string): Promise<PostmasterAnswer | null> | undefined {
+    return this.asking.get(address);
+  }
+
+  /**
+   * Runs `ask` as the one postmaster control in flight at `address` (sessions meeting an unreadable
+   * refusal meanwhile wait for it, so a host is asked once per run), and learns its conclusive answer.
+   */
+  async askPostmaster(address: string, ask: () => Promise<PostmasterAnswer | null>): Promise<PostmasterAnswer | null> {
+    const asked = ask();
+    const shared = asked.catch(() => null);
+    this.asking.set(address, shared);
+    void shared.finally(() => this.asking.delete(address));
+    const answer = await asked;
+    if (answer) this.habitsOf(address).postmaster = answer;
+    return answer;
   }
 
   private habitsOf(address: string): Habits {

@@ -2,8 +2,10 @@ import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } fr
 import type { MatchedRule } from '../rules/provider-rules.js';
 import type { SmtpObserver } from '../types.js';
 import { SmtpError } from './errors.js';
-import { SAFE_REFUSALS, SessionPace, type HostHabits } from './host-habits.js';
+import { SAFE_REFUSALS, SessionPace, type HostHabits, type PostmasterAnswer } from './host-habits.js';
+import { CONTROLLED_KIND, controlledOutcome, domainOf, postmasterAnswerOf, postmasterAt } from './postmaster-control.js';
 import { replyKind, type ReplyKind } from './reply-table.js';
+import type { SmtpReply } from './reply.js';
 import { SmtpSession, type SessionOptions, type SessionTarget } from './session.js';
 import type { SessionSharing, SessionTaker } from './session-sharing.js';
 
@@ -41,9 +43,9 @@ export interface SessionSlot {
 }
 
 export interface ProberOptions {
+  perHostConcurrency: number;
   /** How to open a session at a host (its rule may name a proxy). */
   sessionFor(target: SessionTarget): SessionOptions;
-  perHostConcurrency: number;
   /** Waits for a session slot at a host (its own limit, then the global one), for `pending` addresses. */
   takeSlot(target: SessionTarget, pending: number): Promise<SessionSlot>;
   /** The provider rule of an MX host, if one matches: RCPTs per session, what a 250 proves. */
@@ -59,7 +61,12 @@ export interface ProberOptions {
 
 interface Pending extends ProbeRequest {
   drops: number;
+  /** Its refusal at a host (by address), asked already, that waits for the postmaster control there (its session had no RCPT left for it). */
+  refusal?: { reply: SmtpReply; host: string };
 }
+
+/** The postmaster control's verdict on one refusal, or why there is none yet. */
+type Controlled = ProbeAnswer | { unasked: 'no-rcpt-left' } | { dropped: SmtpError; answer: ProbeAnswer };
 
 /** A session (and its slot) taken over from another domain at the same host, to go on with. */
 interface Borrowed {
@@ -76,6 +83,8 @@ interface LiveSession {
   rcpts: number;
   replies: number;
   inTransaction: number;
+  /** Domains whose postmaster this session asked already: at most one control RCPT per domain per session. */
+  postmasterAsked: Set<string>;
 }
 
 /** Whether an address needs SMTPUTF8 (RFC 6531) to be asked about. */
@@ -235,7 +244,7 @@ export class SmtpProber implements SessionTaker {
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) return false;
           this.startWorker(slot);
           const session = await this.open(target);
-          return session ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0 }, target, slot) : false;
+          return session ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0, postmasterAsked: new Set() }, target, slot) : false;
         });
       }
     });
@@ -326,42 +335,61 @@ export class SmtpProber implements SessionTaker {
         continue;
       }
       try {
-        if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) {
-          live.inTransaction = 0;
-          await session.newTransaction();
-          // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
-          if (item.cancelled?.()) {
-            answerUnasked(item);
+        let reply: SmtpReply;
+        let kind: ReplyKind;
+        let slowedDown = false;
+        const refusalsBefore = live.refusals;
+        if (item.refusal?.host === target.address) {
+          // Refused in an earlier session here that had no RCPT left for the control: only the control is asked.
+          [reply, kind] = [item.refusal.reply, CONTROLLED_KIND];
+        } else {
+          if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) {
+            await this.newTransaction(live);
+            // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
+            if (item.cancelled?.()) {
+              answerUnasked(item);
+              continue;
+            }
+          }
+          live.rcpts += 1;
+          const asked = performance.now();
+          reply = await session.rcpt(item.address);
+          const replyMs = performance.now() - asked;
+          habits.recordReply(target.address, replyMs);
+          slowedDown = pace.slowedDown(replyMs, live.refusals);
+          live.replies += 1;
+          throwIfClosing(reply);
+          live.inTransaction += 1;
+          kind = replyKind(reply);
+          if (kind === 'too-many-recipients' && live.inTransaction > 1) {
+            this.putBack(item);
+            habits.learnRcptsPerTransaction(target.address, live.inTransaction - 1);
+            live.inTransaction = Infinity;
             continue;
           }
+          if (reply.code >= 400) live.refusals += 1;
         }
-        live.rcpts += 1;
-        const asked = performance.now();
-        const reply = await session.rcpt(item.address);
-        const replyMs = performance.now() - asked;
-        habits.recordReply(target.address, replyMs);
-        const slowedDown = pace.slowedDown(replyMs, live.refusals);
-        live.replies += 1;
-        // 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox.
-        if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
-        live.inTransaction += 1;
-        const kind = replyKind(reply);
-        if (kind === 'too-many-recipients' && live.inTransaction > 1) {
+        const controlled: Controlled = kind === CONTROLLED_KIND ? await this.controlled(live, target, rule, item.address, reply) : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
+        if ('unasked' in controlled) {
+          item.refusal = { reply, host: target.address };
           this.putBack(item);
-          habits.learnRcptsPerTransaction(target.address, live.inTransaction - 1);
-          live.inTransaction = Infinity;
-          continue;
+          return 'spent';
         }
-        const outcome = weighed(outcomeOfReply(reply, kind), target, rule);
-        this.options.observer?.rcptAnswered(target.hostname, outcome.status, outcome.code);
-        item.answer({ outcome, kind });
+        const answer = 'dropped' in controlled ? controlled.answer : controlled;
+        this.options.observer?.rcptAnswered(target.hostname, answer.outcome.status, answer.outcome.code);
+        item.answer(answer);
+        if ('dropped' in controlled) {
+          session.abort();
+          if (controlled.dropped.kind === 'timeout') this.giveUpOn(target, controlled.dropped);
+          return 'dropped';
+        }
         if (slowedDown) {
           // Its answer stands; every further reply (QUIT's too) would come as slowly.
-          habits.learnRefusalLimit(target.address, live.refusals);
+          habits.learnRefusalLimit(target.address, refusalsBefore);
           session.abort();
           return 'dropped';
         }
-        if (reply.code >= 400 && ++live.refusals >= refusalLimit) return 'spent';
+        if (live.refusals >= refusalLimit) return 'spent';
         if (slot.wanted(this.pending())) return 'spent';
         // Slots freed meanwhile (the host's other domains are done) take a share of what is left.
         this.startWorker(slot);
@@ -379,6 +407,56 @@ export class SmtpProber implements SessionTaker {
       }
     }
     return false;
+  }
+
+  /** RSET and MAIL FROM again, when the transaction holds as many recipients as the host takes. */
+  private async newTransaction(live: LiveSession): Promise<void> {
+    live.inTransaction = 0;
+    await live.session.newTransaction();
+  }
+
+  /**
+   * The postmaster control for an unreadable refusal of `address` (postmaster-control.ts): the
+   * host's answer learnt earlier (any domain, any session), else `postmaster@domain` asked in
+   * this session, once per domain, within the session's RCPTs; not where a provider rule says
+   * postmaster proves nothing. A session that dies on the question answers with the table's reading.
+   */
+  private async controlled(live: LiveSession, target: SessionTarget, rule: MatchedRule | undefined, address: string, refusal: SmtpReply): Promise<Controlled> {
+    const { habits } = this.options;
+    const domain = domainOf(address);
+    const read = (answer: PostmasterAnswer | null): ProbeAnswer => controlledOutcome(refusal, answer, domain, target.hostname);
+    if (rule?.postmasterProvesSender === false) return read(null);
+    const known = habits.postmasterAnswer(target.address);
+    if (known) return read(known);
+    const asking = habits.postmasterAsking(target.address);
+    if (asking) return read(await asking);
+    if (live.postmasterAsked.has(domain)) return read(null);
+    if (live.rcpts >= (rule?.rcptsPerSession ?? Infinity)) return { unasked: 'no-rcpt-left' };
+    live.postmasterAsked.add(domain);
+    try {
+      return read(await habits.askPostmaster(target.address, () => this.askPostmaster(live, target, domain)));
+    } catch (error) {
+      if (!(error instanceof SmtpError)) throw error;
+      return { dropped: error, answer: read(null) };
+    }
+  }
+
+  /** `RCPT TO:<postmaster@domain>` in `live`, counted like any RCPT; what its reply teaches, if anything. */
+  private async askPostmaster(live: LiveSession, target: SessionTarget, domain: string): Promise<PostmasterAnswer | null> {
+    const { habits } = this.options;
+    if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) await this.newTransaction(live);
+    live.rcpts += 1;
+    const reply = await live.session.rcpt(postmasterAt(domain));
+    live.replies += 1;
+    throwIfClosing(reply);
+    live.inTransaction += 1;
+    if (reply.code >= 400) live.refusals += 1;
+    // "Too many recipients" answers nothing about us: the next RCPT opens a new transaction.
+    if (replyKind(reply) === 'too-many-recipients') {
+      live.inTransaction = Infinity;
+      return null;
+    }
+    return postmasterAnswerOf(reply, domain);
   }
 
   /**
@@ -435,6 +513,11 @@ export class SmtpProber implements SessionTaker {
 function weighed(outcome: SmtpOutcome, target: SessionTarget, rule: MatchedRule | undefined): SmtpOutcome {
   if (outcome.status !== 'valid' || rule?.acceptProvesMailbox !== false) return outcome;
   return { ...outcome, unproven: `${target.hostname} accepts every address at RCPT TO (provider rule ${rule.suffix})` };
+}
+
+/** 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox. */
+function throwIfClosing(reply: SmtpReply): void {
+  if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
 }
 
 /** An address whose caller no longer wants the answer (its chunk was lost or stopped): never sent to the host. */

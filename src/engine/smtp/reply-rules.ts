@@ -217,6 +217,41 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     ],
   },
   {
+    // The server wants our SMTP AUTH: it takes no mail from strangers, whoever the recipient is.
+    kind: 'policy',
+    text: /authentication (is )?(required|not allowed)|must (first )?authenticate/i,
+    examples: [{ reply: '550 5.5.0 Authentification requise. Authentication Required. LPN105_402', source: 'La Poste (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' }],
+  },
+  {
+    // A per-sender rule of the recipient's (members only, moderation): about who sends, not whether the mailbox exists.
+    kind: 'policy',
+    text: /not (allowed|permitted) to send (mail |e-?mail |messages? )?to\b/i,
+    examples: [{ reply: '550 you are not allowed to send mail to <someone@example.org>', source: 'issue 28 (a real reply the table had not seen)' }],
+  },
+  {
+    // Our HELO name refused (not fully qualified, no DNS, forged): about us, never the mailbox.
+    kind: 'blocked',
+    text: /\b(helo|ehlo)\b[^.;]{0,30}?\b(rejected|refused|invalid|denied|not)\b|\b(bad|invalid|forged|wrong) (helo|ehlo)\b/i,
+    examples: [
+      { reply: '504 5.5.2 <localhost>: Helo command rejected: need fully-qualified hostname', source: 'Postfix (smtpd_check.c, reject_non_fqdn_helo_hostname)' },
+    ],
+  },
+  {
+    // Our sending IP's reputation: a score, a private blocklist, whatever the wording around it.
+    kind: 'blocked',
+    text: phrases(String.raw`\bsbrs\b`, String.raw`senderbase`, String.raw`score (is )?too low`, String.raw`\b(black|bad|banned) ?ip\b`, String.raw`\bdnsbls?\b`),
+    examples: [
+      { reply: '554 smtp-fw-9107.amazon.com; SBRS score too low: http://www.senderbase.org/', source: 'Amazon (Reacher core/src/smtp/parser.rs, seen on @amazon.com)' },
+      { reply: '550 black ip.', source: 'issue 28 (a real reply the table had not seen)' },
+    ],
+  },
+  {
+    // Our sender's domain as the From: header or MAIL FROM carries it (GoDaddy's IB506).
+    kind: 'sender-rejected',
+    text: /\bfrom: ?(domain|address)\b|\bvalid from\b/i,
+    examples: [{ reply: '550 coolexample.com From: Domain is invalid. Provide a valid From: IB506', source: 'GoDaddy (sisimai lib/Sisimai/Rhost/GoDaddy.pm)' }],
+  },
+  {
     // Exchange Online's directory-based edge blocking: the recipient is not in the directory.
     kind: 'no-such-mailbox',
     code: PERMANENT,
@@ -526,8 +561,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`\b(mail|message|e-?mail) (was |is )?(rejected|refused|not accepted|rejete)`,
       String.raw`message (length|size)`,
       String.raw`filtered`,
-      String.raw`permission`,
-      String.raw`\bno permit\b`,
+      String.raw`\b(no |insufficient )?permi(t|ssion)\b`,
       String.raw`spoof`,
     ),
     examples: [
@@ -579,6 +613,15 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     examples: [{ reply: '550 5.7.0 <norelaying@libsisimai.net>: Recipient address rejected: No relaying. See https://libsisimai.org/en/reason/#norelaying', source: 'DragonFly (sisimai lhost-dragonfly-15)' }],
   },
   {
+    // RFC 5321 §4.2.2 "bad sequence of commands": our session went wrong (a MAIL FROM not taken, AUTH wanted), not the mailbox.
+    kind: 'server-error',
+    code: /^503$/,
+    examples: [
+      { reply: '503 Improper sequence of commands', source: 'sisimai set-of-emails rfc3464-29' },
+      { reply: '503 5.5.1 Error: need MAIL command', source: 'Postfix (smtpd.c)' },
+    ],
+  },
+  {
     // A 5.7.x that says the recipient address itself is refused, for no cause a row above reads
     // (Postfix's check_recipient_access prefix, which gateways keep): the address is not taken.
     // Not when it names a cause: a block, "not authorized", "temporarily", a restriction to some
@@ -601,6 +644,14 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     code: PERMANENT,
     enhanced: /^5\.7\.\d+$/,
     examples: [{ reply: '554 5.7.1 <kijitora@example.ch>: Recipient address rejected: Access denied', source: 'Postfix access(5) REJECT (sisimai lhost-exim-30)' }],
+  },
+  {
+    // RFC 5321 §4.2.2: 552 is "exceeded storage allocation", whatever language the words are in, under 5.1.1 too.
+    kind: 'mailbox-full',
+    code: /^552$/,
+    examples: [
+      { reply: '552 Too much mail data recipient-mailbox-is-full@docomo.ne.jp', source: 'NTT docomo (sisimai set-of-emails maildir/err/make-test-03)' },
+    ],
   },
   {
     // RFC 3463 X.1.x: the address itself is bad (5.1.1 bad mailbox, 5.1.10 null MX/not found, ...).
