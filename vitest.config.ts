@@ -11,5 +11,8 @@ export default defineConfig({
     // starts) the PostgreSQL server the PostgreSQL store's tests make their databases on.
     globalSetup: ['test/support/build.ts', 'test/support/postgres-server.ts'],
     reporters: ['default'],
+    // No CLI a test runs asks the npm registry for a newer version (that is the internet);
+    // test/e2e/cli-update-notice.test.ts turns the check on against a registry of its own.
+    env: { MAILVERIFY_NO_UPDATE_CHECK: '1' },
   },
 });

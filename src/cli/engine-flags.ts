@@ -49,6 +49,13 @@ const proxyUrl: Parse = (raw, name) => {
   return raw.trim();
 };
 const milliseconds = integer(0, 3_600_000);
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** `30d`, `12h`, `90m`, `45s` or plain seconds, as milliseconds, or a usage error naming the flag. */
+export function durationMs(raw: string, name: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(raw.trim());
+  if (!match) throw new UsageError(`${name}: "${raw}" is no duration; use a number with s, m, h or d (e.g. 1h)`);
+  return Number(match[1]) * UNIT_MS[match[2] || 's']!;
+}
 
 /** docs/architecture.md "The engine": these flag and environment names are fixed so that scripts can rely on them. */
 const ENGINE_FLAGS: EngineFlag[] = [
@@ -67,6 +74,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { key: 'proxies', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port, repeatable: each proxy is one egress of the pool (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl, list: true },
   { key: 'sourceAddresses', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address, repeatable: each address is one egress of the pool (with --proxy: one address, the one proxies are reached from)', parse: ipAddress, list: true },
   { key: 'port25CheckHosts', flag: '--port25-check-host <host>', env: 'MAILVERIFY_PORT25_CHECK_HOSTS', description: "mail host that confirms a suspected blocked port 25, repeatable (default: the providers' mail hosts; never a customer's)", parse: text, list: true },
+  { key: 'egressCooldownMs', flag: '--egress-cooldown <duration>', env: 'MAILVERIFY_EGRESS_COOLDOWN', description: 'how long an egress a mail provider refused for reputation is not used there while another egress is left, e.g. 30m (default 1h)', parse: durationMs },
   { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
   { key: 'providerRulesFile', flag: '--provider-rules <file>', env: 'MAILVERIFY_PROVIDER_RULES', description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)', parse: text },
 ];

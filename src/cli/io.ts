@@ -48,7 +48,7 @@ export function colorLevel(flags: GlobalFlags, env: NodeJS.ProcessEnv, isTty: bo
 }
 
 /** CI logs keep every byte written, so an animation there is only noise. */
-function inCi(env: NodeJS.ProcessEnv): boolean {
+export function inCi(env: NodeJS.ProcessEnv): boolean {
   return env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false';
 }
 

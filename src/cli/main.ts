@@ -309,13 +309,24 @@ function endAtClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
+/** The service processes run until stopped, and people read their logs, not a terminal: no update notice there. */
+const WITHOUT_UPDATE_NOTICE = new Set(['serve', 'worker']);
+
 export async function main(argv: string[] = process.argv): Promise<void> {
   endAtClosedPipe(process.stdout);
   endAtClosedPipe(process.stderr);
   const json = jsonRequested(argv);
+  let ran: Command | undefined;
   try {
-    await buildProgram({ jsonErrors: json }).parseAsync(argv);
+    await buildProgram({ jsonErrors: json })
+      .hook('preAction', (_program, action) => void (ran = action))
+      .parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error, process.stderr, json);
+  }
+  // Loaded only on a terminal, after the command (src/cli/update-notice.ts).
+  if (ran !== undefined && process.stderr.isTTY && !WITHOUT_UPDATE_NOTICE.has(ran.name())) {
+    const { json: jsonFlag, quiet } = ran.optsWithGlobals<{ json?: boolean; quiet?: boolean }>();
+    (await import('./update-notice.js')).afterCommand({ json: jsonFlag === true, quiet: quiet === true, env: process.env, stderr: process.stderr });
   }
 }

@@ -3,6 +3,8 @@ import { egressPool } from './net/egress-pool.js';
 import { loadProviderRules } from './rules/provider-rules.js';
 import type { EngineOptions } from './types.js';
 
+const MIN_EGRESS_COOLDOWN_MS = 60_000;
+
 /** Defaults chosen for probing real mail servers politely from a single host. */
 export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'> = {
   dnsServers: [],
@@ -20,6 +22,7 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   allowPrivateNetworks: false,
   proxies: [],
   sourceAddresses: [],
+  egressCooldownMs: 3_600_000,
   port25CheckHosts: [],
   providerRulesFile: null,
 };
@@ -47,6 +50,10 @@ export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): Engi
   }
   // The proxies, the source addresses and how they combine, checked whole (a RangeError naming the option).
   egressPool(options);
+  // Shorter, a bench could end before the address it rerouted is answered, and bounce it back and forth.
+  if (!Number.isInteger(options.egressCooldownMs) || options.egressCooldownMs < MIN_EGRESS_COOLDOWN_MS) {
+    throw new RangeError(`engine option egressCooldownMs must be at least ${MIN_EGRESS_COOLDOWN_MS / 60_000} minute, got ${options.egressCooldownMs} ms`);
+  }
   // Read now, so that a bad file is said before anything starts (a ProviderRulesError naming its line).
   loadProviderRules(options.providerRulesFile);
   return options;

@@ -42,6 +42,7 @@ export const REASON_CODES = {
   resolver_untruthful: 'the resolver denies well-known domains too, so its denials are not believed',
   port25_blocked: 'outbound SMTP (port 25) is blocked on the verifying host\'s network',
   proxy_failed: 'the SOCKS proxy gave no connection',
+  egress_benched: "every egress (source address or proxy) is benched at the domain's mail provider, which refused each for reputation; asked again once a cool-down ends",
   address_literal: 'an address literal (user@[192.0.2.1]) names no domain and is never probed',
   internal_error: 'a fault in the verifier itself',
 } as const;
@@ -50,10 +51,10 @@ export type ReasonCode = keyof typeof REASON_CODES;
 
 /**
  * The codes of an `unknown` caused by the verifying side's own condition, not by the address: its
- * outbound port 25 blocked, its resolver lying, its proxy failing. Such a result says nothing of the
+ * outbound port 25 blocked, its resolver lying, its proxy failing, every egress benched. Such a result says nothing of the
  * address (the CLI will not let it replace a cleaned list, and exits 9).
  */
-export const VERIFIER_CONDITIONS: ReadonlySet<string> = new Set<ReasonCode>(['port25_blocked', 'resolver_untruthful', 'proxy_failed']);
+export const VERIFIER_CONDITIONS: ReadonlySet<string> = new Set<ReasonCode>(['port25_blocked', 'resolver_untruthful', 'proxy_failed', 'egress_benched']);
 
 export const REASON_CODE_NAMES = Object.keys(REASON_CODES) as ReasonCode[];
 

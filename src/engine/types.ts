@@ -124,6 +124,11 @@ export interface EngineOptions {
    */
   sourceAddresses: string[];
   /**
+   * How long an egress stays benched at a provider that refused it for reputation, when the pool
+   * has another egress to ask through (docs/architecture.md "Egress").
+   */
+  egressCooldownMs: number;
+  /**
    * Mail hosts (names or addresses) that confirm a suspected blocked port 25 (net/port25.ts): hosts
    * no customer picks. Empty: the providers' mail hosts (the MX of gmail.com, outlook.com, yahoo.com).
    */
@@ -155,7 +160,29 @@ export interface SmtpObserver {
  * through; resolves once a slot is held, with the function that gives it back (call it once; it
  * resolves, never rejects, once the slot is free for others).
  */
-export type SharedHostSlots = (hostAddress: string, limit: number, priority: NonNullable<VerifyOptions['priority']>) => Promise<() => Promise<void>>;
+export type SharedHostSlots = (hostAddress: string, limit: number, priority: NonNullable<VerifyOptions['priority']>, egress: string) => Promise<() => Promise<void>>;
+
+/** One egress benched at one provider (docs/architecture.md "Egress"): it refused that egress for reputation. */
+export interface EgressBench {
+  /** The egress's key (net/egress-key.ts). */
+  egress: string;
+  /** The provider as benches key it: the MX host's provider rule suffix, else the host's name. */
+  provider: string;
+  /** How long from now the bench lasts; a longer bench already there stays. */
+  cooldownMs: number;
+  /** The refusal that benched it, as the server said it. */
+  reason: string;
+}
+
+/**
+ * Where egress benches are kept: in the verifier itself (the default), or shared by every process
+ * on the service's store, as host slots are. The engine asks `benched` now and then, not per session.
+ */
+export interface EgressBenches {
+  bench(bench: EgressBench): Promise<void>;
+  /** The egresses benched at `provider` now. */
+  benched(provider: string): Promise<readonly string[]>;
+}
 
 /** What a verifier is told of, or asks, beyond its options: none of them are needed. */
 export interface EngineHooks {
@@ -163,6 +190,8 @@ export interface EngineHooks {
   observer?: SmtpObserver;
   /** A per-host session limit shared with other processes, beside this verifier's own. */
   sharedHostSlots?: SharedHostSlots;
+  /** Egress benches shared with other processes; without, the verifier keeps its own. */
+  egressBenches?: EgressBenches;
 }
 
 export interface VerifyManyOptions {

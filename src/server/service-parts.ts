@@ -53,10 +53,10 @@ export async function openServiceParts(
   const metrics = options.metrics ? new Metrics() : undefined;
   const opened = await openStore(options);
   const store = metrics ? instrumentStore(opened, metrics) : opened;
-  const { createVerifier, egressPool, resolveEngineOptions } = await import('../engine/index.js');
+  const { createVerifier, resolveEngineOptions } = await import('../engine/index.js');
   const engineOptions = resolveEngineOptions(options.engine);
   const joined = await store.holders.join();
-  const sharing = shareHostSlots(store.hostSlots, { holder: joined.id, egress: egressPool(engineOptions)[0]!.key });
+  const sharing = shareHostSlots(store.hostSlots, { holder: joined.id });
   const engine = createVerifier(engineOptions, { observer: metrics?.smtp, sharedHostSlots: sharing.take });
   const reusing = options.reuse
     ? reusingResults(engine, store.resultCache, options.reuse, (error) => log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'))

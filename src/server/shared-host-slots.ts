@@ -22,12 +22,12 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * The per-host session limit of every process on one store (docs/architecture.md "Politeness
- * across processes"), as the engine asks for it: slots of `egress` at each host, as many as the
+ * across processes"), as the engine asks for it: slots of an egress at each host, as many as the
  * engine's limit there (its own, or the provider rule's), held by `holder`, renewed while held. A
  * full host is asked again after a pause with jitter, so waiting processes do not ask in step. A store that does not answer is asked again the same way: a
  * session waits rather than open beyond the limit.
  */
-export function shareHostSlots(store: HostSlotStore, { holder, egress }: { holder: string; egress: string }): HostSlotSharing {
+export function shareHostSlots(store: HostSlotStore, { holder }: { holder: string }): HostSlotSharing {
   // Renewed by id, not by holder: a slot whose release failed, or whose take committed but whose
   // answer was lost, is no one's to renew and runs out with its lease.
   const held = new Set<string>();
@@ -37,7 +37,7 @@ export function shareHostSlots(store: HostSlotStore, { holder, egress }: { holde
     if (held.size > 0) void store.renew([...held], SLOT_TTL_MS).catch(() => undefined);
   }, RENEW_EVERY_MS).unref();
 
-  async function take(host: string, limit: number, priority: 'interactive' | 'bulk'): Promise<() => Promise<void>> {
+  async function take(host: string, limit: number, priority: 'interactive' | 'bulk', egress: string): Promise<() => Promise<void>> {
     for (let wait = BULK_POLL_MS.first; !stopped; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
       const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
       if (id !== undefined) {

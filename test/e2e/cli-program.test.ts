@@ -83,6 +83,7 @@ describe('the program', () => {
 const COMMANDS = [
   [], ['verify'], ['serve'], ['worker'], ['doctor'], ['login'], ['logout'], ['whoami'], ['completion'], ['help'],
   ['bulk'], ['bulk', 'submit'], ['bulk', 'status'], ['bulk', 'results'],
+  ['profile'], ['profile', 'list'], ['profile', 'use'], ['profile', 'remove'],
   ['webhooks'], ['webhooks', 'add'], ['webhooks', 'list'], ['webhooks', 'remove'], ['webhooks', 'test'],
   ['admin'], ['admin', 'user'], ['admin', 'user', 'add'], ['admin', 'user', 'list'], ['admin', 'credits'], ['admin', 'credits', 'add'],
   ['admin', 'rate-limit'], ['admin', 'rate-limit', 'set'], ['admin', 'token'], ['admin', 'token', 'create'],

@@ -1,44 +1,16 @@
 // The engine against a real MTA: Postfix + postgrey + dnsmasq from Debian, set up on loopback by
 // test/support/postfix/setup.sh (see the README there). Nothing here is simulated.
 import { randomBytes } from 'node:crypto';
-import { Resolver } from 'node:dns/promises';
-import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
 import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/types.js';
 import { missing } from '../support/machine.js';
+import { DNS_SERVER, postfixProblem } from '../support/postfix.js';
 
-const MX_HOST = '127.0.0.25';
-const DNS_SERVER = '127.0.0.53:5353';
 /** setup.sh starts postgrey with --delay=2: a retry after 3 s passes. */
 const GREYLIST_RETRY_MS = 3_000;
-const PROBE_TIMEOUT_MS = 2_000;
 
-/** Why the fixture cannot be used, or undefined when both its DNS and its SMTP server answer. */
-async function fixtureProblem(): Promise<string | undefined> {
-  const resolver = new Resolver({ timeout: PROBE_TIMEOUT_MS, tries: 1 });
-  resolver.setServers([DNS_SERVER]);
-  try {
-    const mx = await resolver.resolveMx('mailbox.test');
-    if (mx[0]?.exchange !== 'mx.mailbox.test') return `dnsmasq on ${DNS_SERVER} gave MX ${JSON.stringify(mx)}`;
-  } catch (error) {
-    return `dnsmasq on ${DNS_SERVER} does not answer (${(error as Error).message})`;
-  }
-  return new Promise((resolve) => {
-    const socket = connect({ host: MX_HOST, port: 25, timeout: PROBE_TIMEOUT_MS });
-    const done = (problem?: string) => {
-      socket.destroy();
-      resolve(problem);
-    };
-    socket.once('data', (greeting) =>
-      done(greeting.toString().startsWith('220') ? undefined : `Postfix greeted with ${greeting.toString()}`),
-    );
-    socket.once('timeout', () => done(`Postfix on ${MX_HOST}:25 sent no greeting`));
-    socket.once('error', (error) => done(`Postfix on ${MX_HOST}:25: ${error.message}`));
-  });
-}
-
-const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture', await fixtureProblem());
+const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture', await postfixProblem());
 
 /**
  * A verifier aimed at the fixture. Every verifier gets its own envelope sender, because postgrey

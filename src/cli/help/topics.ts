@@ -27,7 +27,8 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
 
   MAILVERIFY_TOKEN        the API token (mv_…) or JWT to use instead of the stored one
   MAILVERIFY_BASE_URL     the service (--base-url), default http://127.0.0.1:8025
-  MAILVERIFY_CONFIG_DIR   where the config (token, base URL) and the bulk job records live
+  MAILVERIFY_PROFILE      the profile (--profile): which stored service and token; default the current one
+  MAILVERIFY_CONFIG_DIR   where the config (profiles), the bulk job records and the update check live
   MAILVERIFY_DATA_DIR     serve, worker, admin: the service's data directory (--data-dir)
   MAILVERIFY_DATABASE_URL serve, worker, admin: a PostgreSQL database instead of SQLite
   MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
@@ -38,7 +39,9 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
                           serve, worker, for testing only: webhook retry waits in seconds (e.g. 0,1,1)
   NO_COLOR                no colours; FORCE_COLOR=1..3 forces them
-  CI                      set (and not 0/false): no spinners, and nothing waits for typing (as --no-input)
+  CI                      set (and not 0/false): no spinners, nothing waits for typing (as --no-input), no update notice
+  NO_UPDATE_NOTIFIER, MAILVERIFY_NO_UPDATE_CHECK
+                          set: no daily check of the npm registry (npm_config_registry) for a newer version
 `,
   csv: `How lists are read (bulk submit) and written back (bulk results):
 

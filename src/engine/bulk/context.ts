@@ -5,6 +5,7 @@ import { mailTargets } from '../diagnose.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor, type Dialer } from '../net/egress.js';
 import { egressPool, type Egress } from '../net/egress-pool.js';
+import { EgressRoutes } from './egress-routes.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { Counts } from '../counts.js';
@@ -64,8 +65,11 @@ export class VerifierContext {
   /** What this verifier has found out about its network (a blocked port, a lying resolver). */
   readonly network = new NetworkStatusBoard();
   private readonly port25: Port25Watch;
-  /** The ways out (net/egress-pool.ts); sessions go out through the first. */
+  /** The ways out (net/egress-pool.ts), and which one each session takes. */
   readonly egresses: readonly Egress[];
+  private readonly routes: EgressRoutes;
+  /** How a session opens through each egress but the first (`sessionOptions`), made when first needed. */
+  private readonly egressSessions = new Map<string, SessionOptions>();
 
   /** Told of every SMTP session and RCPT answer, when someone watches. */
   readonly observer?: SmtpObserver;
@@ -91,6 +95,7 @@ export class VerifierContext {
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
+    this.routes = new EgressRoutes(this.egresses, this.rules, options.egressCooldownMs, hooks.egressBenches);
   }
 
   /**
@@ -108,17 +113,30 @@ export class VerifierContext {
     });
   }
 
-  /** How to open a session at a host: through the proxy its provider rule names, else as the options say. */
-  readonly sessionFor = (target: SessionTarget): SessionOptions => {
+  /**
+   * How to open a session at a host through an egress (the first unless said): through the proxy
+   * its provider rule names, reached from the egress's source address, else as the egress says.
+   */
+  readonly sessionFor = (target: SessionTarget, egress: Egress = this.egresses[0]!): SessionOptions => {
     const proxy = this.rules.of(target.hostname)?.proxy;
-    if (proxy === undefined) return this.sessionOptions;
-    let dial = this.ruleDialers.get(proxy);
+    if (proxy === undefined) return egress === this.egresses[0] ? this.sessionOptions : this.egressSession(egress);
+    const key = `${proxy}\n${egress.sourceAddress ?? ''}`;
+    let dial = this.ruleDialers.get(key);
     if (!dial) {
-      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: this.egresses[0]!.sourceAddress }));
-      this.ruleDialers.set(proxy, dial);
+      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: egress.sourceAddress }));
+      this.ruleDialers.set(key, dial);
     }
     return { ...this.sessionOptions, dial };
   };
+
+  private egressSession(egress: Egress): SessionOptions {
+    let session = this.egressSessions.get(egress.key);
+    if (!session) {
+      session = { ...this.sessionOptions, dial: this.port25.watch(dialerFor(egress)) };
+      this.egressSessions.set(egress.key, session);
+    }
+    return session;
+  }
 
   domainFacts(asciiDomain: string): Promise<DomainFacts> {
     return this.facts.get(asciiDomain, () =>
@@ -165,25 +183,36 @@ export class VerifierContext {
    * a host not heard from yet before any: the slowest and busiest hosts bound a run, and must not
    * queue behind other hosts' short sessions.
    */
-  readonly takeSlot = async ({ hostname, address }: SessionTarget, { priority, share, pending }: SlotRequest): Promise<SessionSlot> => {
+  readonly takeSlot = async (target: SessionTarget, { priority, share, pending }: SlotRequest): Promise<SessionSlot> => {
+    const { hostname, address } = target;
     const rule = this.rules.of(hostname);
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
-    const releaseHost = await this.sessionsPerHost.acquire(address, limit, priority, share);
+    // Each egress has its own limit at the host (EgressRoutes); a pool of one chooses without an await.
+    const egress = this.routes.only ?? (await this.routes.choose(target));
+    const hostKey = this.routes.hostKey(egress, address);
+    const leave = this.routes.enter(hostKey);
+    const localSlot = await this.sessionsPerHost.acquire(hostKey, limit, priority, share);
+    const releaseHost = () => {
+      localSlot();
+      leave();
+    };
     // Without a shared limit, no extra await: a slot is taken as before the hook existed.
-    const releaseHostSlots = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost) : releaseHost;
+    const releaseHostSlots = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost, egress.key) : releaseHost;
     await this.pauses.before(address, pauseMs);
     const claimOf = (pending: number): BulkClaim => ({ group: address, weight: this.expectedSessionMs(address, pending) });
     const releaseGlobal = await this.sessions.acquire(priority, share, claimOf(pending));
     return {
+      session: this.sessionFor(target, egress),
+      refused: (refusal) => this.routes.refused(egress, target, refusal),
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);
         releaseHostSlots();
       },
-      wanted: (left) => priority === 'bulk' && (this.sessionsPerHost.wanted(address, share) || this.sessions.wanted(share, claimOf(left))),
-      spare: () => this.sessionsPerHost.spare(address),
-      onSpare: (listener) => this.sessionsPerHost.onSpare(address, listener),
+      wanted: (left) => priority === 'bulk' && (this.sessionsPerHost.wanted(hostKey, share) || this.sessions.wanted(share, claimOf(left))),
+      spare: () => this.sessionsPerHost.spare(hostKey),
+      onSpare: (listener) => this.sessionsPerHost.onSpare(hostKey, listener),
     };
   };
 
@@ -202,10 +231,10 @@ export class VerifierContext {
    * slot: the local one only once the shared one is given back, so that the next session here
    * finds the shared slot free rather than asking while it is still held.
    */
-  private async takeSharedSlot(shared: SharedHostSlots, address: string, limit: number, priority: Priority, releaseHost: () => void): Promise<() => void> {
+  private async takeSharedSlot(shared: SharedHostSlots, address: string, limit: number, priority: Priority, releaseHost: () => void, egress: string): Promise<() => void> {
     let releaseShared: () => Promise<void>;
     try {
-      releaseShared = await shared(address, limit, priority);
+      releaseShared = await shared(address, limit, priority, egress);
     } catch (error) {
       releaseHost();
       throw error;

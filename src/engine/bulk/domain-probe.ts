@@ -92,7 +92,6 @@ export class DomainProbe {
       this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(address, resolve))));
     }
     this.prober = new SmtpProber(targets, {
-      sessionFor: context.sessionFor,
       perHostConcurrency: options.perHostConcurrency,
       takeSlot: (target, pending) => context.takeSlot(target, { priority, share, pending }),
       ruleOf: (hostname) => context.rules.of(hostname),

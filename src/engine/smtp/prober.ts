@@ -1,6 +1,7 @@
 import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
 import type { SmtpObserver } from '../types.js';
+import { EgressesBenched } from '../net/egress-benches.js';
 import { SmtpError } from './errors.js';
 import { SAFE_REFUSALS, SessionPace, type HostHabits, type PostmasterAnswer } from './host-habits.js';
 import { CONTROLLED_KIND, controlledOutcome, domainOf, postmasterAnswerOf, postmasterAt } from './postmaster-control.js';
@@ -30,8 +31,15 @@ export interface ProbeRequest {
   cancelled?(): boolean;
 }
 
-/** A session's place within the per-host and global limits. */
+/** A session's place within the per-host and global limits, at one egress (docs/architecture.md "Egress"). */
 export interface SessionSlot {
+  /** How the session in this slot is opened: through the slot's egress. */
+  session: SessionOptions;
+  /**
+   * The host refused the slot's egress for reputation (`refusal`, the address's answer): 'elsewhere'
+   * when another egress is left to ask the address through, else the address's answer.
+   */
+  refused(refusal: SmtpOutcome): Promise<SmtpOutcome | 'elsewhere'>;
   /** Gives the slot back (once). */
   release(): void;
   /** Someone with a better claim waits for this slot (`left` addresses to ask): end the session after the current answer. */
@@ -44,9 +52,10 @@ export interface SessionSlot {
 
 export interface ProberOptions {
   perHostConcurrency: number;
-  /** How to open a session at a host (its rule may name a proxy). */
-  sessionFor(target: SessionTarget): SessionOptions;
-  /** Waits for a session slot at a host (its own limit, then the global one), for `pending` addresses. */
+  /**
+   * Waits for a session slot at a host (its own limit, then the global one), for `pending`
+   * addresses; throws EgressesBenched when every egress is benched at the host's provider.
+   */
   takeSlot(target: SessionTarget, pending: number): Promise<SessionSlot>;
   /** The provider rule of an MX host, if one matches: RCPTs per session, what a 250 proves. */
   ruleOf(hostname: string): MatchedRule | undefined;
@@ -237,13 +246,17 @@ export class SmtpProber implements SessionTaker {
       while (this.hasWork()) {
         const target = this.targets[this.targetIndex];
         if (!target) return this.answerAll(this.lastFailure ?? unknownOutcome('no mail host to ask', 'connection_failed'));
-        const slot = await this.options.takeSlot(target, this.pending());
+        const slot = await this.options.takeSlot(target, this.pending()).catch((error: unknown) => {
+          if (error instanceof EgressesBenched) return this.moveOn(target, error.outcome);
+          throw error;
+        });
+        if (!slot) continue;
         await this.holding(slot, async () => {
           // While we waited, others may have emptied the queue (or it was cancelled) or given up on this host.
           this.answerCancelled();
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) return false;
           this.startWorker(slot);
-          const session = await this.open(target);
+          const session = await this.open(target, slot);
           return session ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0, postmasterAsked: new Set() }, target, slot) : false;
         });
       }
@@ -269,9 +282,9 @@ export class SmtpProber implements SessionTaker {
     }
   }
 
-  private async open(target: SessionTarget): Promise<SmtpSession | null> {
+  private async open(target: SessionTarget, slot: SessionSlot): Promise<SmtpSession | null> {
     try {
-      const session = await SmtpSession.open(target, this.options.sessionFor(target));
+      const session = await SmtpSession.open(target, slot.session);
       this.options.observer?.sessionOpened(target.hostname);
       return session;
     } catch (error) {
@@ -375,7 +388,17 @@ export class SmtpProber implements SessionTaker {
           this.putBack(item);
           return 'spent';
         }
-        const answer = 'dropped' in controlled ? controlled.answer : controlled;
+        let answer = 'dropped' in controlled ? controlled.answer : controlled;
+        if (isAboutOurEgress(answer.outcome, kind)) {
+          const routed = await slot.refused(answer.outcome);
+          if (routed === 'elsewhere') {
+            // Asked again through another egress; this one is benched at the provider, so is its session.
+            this.putBack(item);
+            if ('dropped' in controlled) session.abort();
+            return 'dropped' in controlled ? 'dropped' : 'spent';
+          }
+          answer = { ...answer, outcome: routed };
+        }
         this.options.observer?.rcptAnswered(target.hostname, answer.outcome.status, answer.outcome.code);
         item.answer(answer);
         if ('dropped' in controlled) {
@@ -492,8 +515,13 @@ export class SmtpProber implements SessionTaker {
   }
 
   private giveUpOn(target: SessionTarget, error: SmtpError): void {
+    this.moveOn(target, outcomeOfFailure(error, target));
+  }
+
+  /** The next host is asked from now on; `outcome` answers the addresses left should none be. */
+  private moveOn(target: SessionTarget, outcome: SmtpOutcome): undefined {
     if (target !== this.targets[this.targetIndex]) return; // another session already moved on
-    this.lastFailure = outcomeOfFailure(error, target);
+    this.lastFailure = outcome;
     this.withdrawFromSessions(target);
     this.targetIndex += 1;
     this.offerToSessions();
@@ -503,6 +531,14 @@ export class SmtpProber implements SessionTaker {
     for (let item = this.queue.shift(); item; item = this.queue.shift()) item.answer({ outcome, kind: null });
     this.withdrawFromSessions();
   }
+}
+
+/**
+ * A refusal of our egress rather than of the address, which another egress may not get: a block of
+ * our IP address or name (`ip_blocked`), or a refusal the postmaster control found to be about us.
+ */
+function isAboutOurEgress(outcome: SmtpOutcome, kind: ReplyKind): boolean {
+  return outcome.code === 'ip_blocked' || (kind === CONTROLLED_KIND && outcome.code === 'sender_refused');
 }
 
 /**

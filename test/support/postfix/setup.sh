@@ -71,6 +71,8 @@ configure_postfix() {
     install -m 0644 "$HERE/$map" "$MAPS_DIR/$map"
     postmap "hash:$MAPS_DIR/$map"
   done
+  # A cidr: table is read as text, no postmap.
+  install -m 0644 "$HERE/blocked_clients" "$MAPS_DIR/blocked_clients"
   # Debian's master.cf chroots the daemons, which needs copies of /etc files that only its init
   # script makes; the fixture runs them unchrooted instead.
   postconf -F '*/*/chroot = n'
@@ -114,6 +116,33 @@ check_smtp() {
     fail "Postfix did not accept both alice@mailbox.test and anyone@catchall.test: $transcript"
 }
 
+# smtp_transcript from a given local address (bash's /dev/tcp cannot choose one): node is on every
+# machine that runs the tests.
+smtp_transcript_from() {
+  local source=$1 host=$2
+  shift 2
+  node -e '
+    const [source, host, ...commands] = process.argv.slice(1);
+    const socket = require("node:net").connect({ host, port: 25, localAddress: source });
+    socket.on("data", (data) => process.stdout.write(data.toString().replace(/\r/g, "")));
+    socket.on("error", (error) => { console.log(error.message); process.exit(0); });
+    socket.on("connect", async () => {
+      for (const command of commands) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        socket.write(`${command}\r\n`);
+      }
+      setTimeout(() => socket.destroy(), 1000);
+    });
+  ' "$source" "$host" "$@" || true
+}
+
+# The blocklisted client: every RCPT from 127.0.0.77 is refused 554 naming the blocklist.
+check_blocked_client() {
+  local transcript
+  transcript=$(smtp_transcript_from 127.0.0.77 "$MX_ADDRESS" "EHLO setup.check" "MAIL FROM:<setup.check@verifier.test>" "RCPT TO:<alice@mailbox.test>" "QUIT")
+  expect_replies "Postfix on $MX_ADDRESS:25 from 127.0.0.77" "$transcript" '^220 ' '^554 5\.7\.1 .*blocked using zen\.spamhaus\.org' '^221 '
+}
+
 start_fixture() {
   install_packages
   stop_all
@@ -125,7 +154,8 @@ start_fixture() {
   wait_for_tcp "$MX_ADDRESS" 25
   check_mx_answer "$DNS_ADDRESS" "$DNS_PORT" mailbox.test
   check_smtp
-  echo "postfix fixture: ready: SMTP $MX_ADDRESS:25 (mailbox.test: alice, bob, grey greylisted ${GREYLIST_DELAY_S}s; catchall.test), DNS $DNS_ADDRESS:$DNS_PORT"
+  check_blocked_client
+  echo "postfix fixture: ready: SMTP $MX_ADDRESS:25 (mailbox.test: alice, bob, grey greylisted ${GREYLIST_DELAY_S}s; catchall.test; clients 127.0.0.77 and .78 refused as blocklisted), DNS $DNS_ADDRESS:$DNS_PORT"
 }
 
 fixture_main "$@"

@@ -1,0 +1,98 @@
+import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import { Counts } from '../counts.js';
+import { BenchBoard, EgressesBenched } from '../net/egress-benches.js';
+import type { Egress } from '../net/egress-pool.js';
+import type { ProviderRules } from '../rules/provider-rules.js';
+import type { SessionTarget } from '../smtp/session.js';
+import type { EgressBenches } from '../types.js';
+
+/**
+ * Which egress of the pool a session at a mail host goes out through (docs/architecture.md
+ * "Egress"). Each egress has its own per-host session limit (`hostKey`); a new session takes the
+ * egress with the fewest sessions held or awaited at that host among those not benched at the
+ * host's provider. A provider that refuses an egress for reputation benches it there for the
+ * cool-down while another egress is left, and the refused address is asked again through that
+ * one. With a single egress nothing is benched: there is nowhere else to ask, and its refusals
+ * are answered as the server gave them, as they always were.
+ */
+export class EgressRoutes {
+  private readonly board: BenchBoard;
+  /** Sessions held or waited for, per egress and host address: where a new session goes. */
+  private readonly load = new Counts();
+  /** The one egress of a pool of one: chosen without an await. */
+  readonly only: Egress | undefined;
+
+  constructor(
+    readonly pool: readonly Egress[],
+    private readonly rules: ProviderRules,
+    private readonly cooldownMs: number,
+    shared: EgressBenches | undefined,
+  ) {
+    this.board = new BenchBoard(shared);
+    this.only = pool.length === 1 ? pool[0] : undefined;
+  }
+
+  /**
+   * What benches are kept for: the provider rule's suffix of the MX host (every host of a provider
+   * shares its reputation judgement), else the host's own name. A registered domain would need the
+   * public suffix list; a host name benches no more than the host that refused.
+   */
+  providerOf(hostname: string): string {
+    return this.rules.of(hostname)?.suffix ?? hostname.toLowerCase().replace(/\.$/, '');
+  }
+
+  /** The key of an egress's session limit at a host address: the address alone for a pool of one, as before pools. */
+  hostKey(egress: Egress, address: string): string {
+    return this.only ? address : `${egress.key}\n${address}`;
+  }
+
+  /**
+   * The egress for a new session at `target` in a pool of several: the one with the fewest sessions
+   * held or awaited there among those not benched at the host's provider. Throws EgressesBenched
+   * when every egress is benched there.
+   */
+  async choose(target: SessionTarget): Promise<Egress> {
+    const provider = this.providerOf(target.hostname);
+    const benched = await this.board.benched(provider);
+    let best: Egress | undefined;
+    for (const egress of this.pool) {
+      if (benched.has(egress.key)) continue;
+      if (!best || this.load.of(this.hostKey(egress, target.address)) < this.load.of(this.hostKey(best, target.address))) best = egress;
+    }
+    if (!best) throw new EgressesBenched(unknownOutcome(`not asked: ${allBenchedReason(this.pool.length, provider)}`, 'egress_benched'));
+    return best;
+  }
+
+  /** Counts a session held or awaited under `hostKey` until the function returned is called (once). */
+  enter(hostKey: string): () => void {
+    this.load.add(hostKey, 1);
+    let left = false;
+    return () => {
+      if (!left) this.load.add(hostKey, -1);
+      left = true;
+    };
+  }
+
+  /**
+   * `egress` was refused at `target` for reputation (`refusal`, the address's answer there): with
+   * another egress left for the provider, it is benched there and the address is to be asked again
+   * ('elsewhere'); when it was the last, it is benched too and the address is `unknown`
+   * (`egress_benched`); a pool of one keeps the refusal as the answer.
+   */
+  async refused(egress: Egress, target: SessionTarget, refusal: SmtpOutcome): Promise<SmtpOutcome | 'elsewhere'> {
+    if (this.only) return refusal;
+    const provider = this.providerOf(target.hostname);
+    // Kept for operators (metrics, doctor): the refusal without the address it was about.
+    this.board.bench({ egress: egress.key, provider, cooldownMs: this.cooldownMs, reason: refusal.reason.replace(ADDRESS, '<address>') });
+    const benched = await this.board.benched(provider);
+    if (this.pool.some((each) => each !== egress && !benched.has(each.key))) return 'elsewhere';
+    return unknownOutcome(`${allBenchedReason(this.pool.length, provider)}; the last: ${refusal.reason}`, 'egress_benched');
+  }
+}
+
+/** Anything shaped like a mail address (`local@domain`, bracketed or not). */
+const ADDRESS = /[^\s<>@]+@[^\s<>]+/g;
+
+function allBenchedReason(count: number, provider: string): string {
+  return `${provider} refused every egress of ours (${count}) for reputation, not this address; each is benched there for a cool-down`;
+}
