@@ -56,7 +56,7 @@ export async function openServiceParts(
   const { createVerifier, resolveEngineOptions } = await import('../engine/index.js');
   const engineOptions = resolveEngineOptions(options.engine);
   const joined = await store.holders.join();
-  const sharing = shareHostSlots(store.hostSlots, { holder: joined.id });
+  const sharing = shareHostSlots(store.hostSlots, { holder: joined.id, standing: joined });
   const engine = createVerifier(engineOptions, { observer: metrics?.smtp, sharedHostSlots: sharing.take });
   const reusing = options.reuse
     ? reusingResults(engine, store.resultCache, options.reuse, (error) => log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'))
@@ -68,6 +68,8 @@ export async function openServiceParts(
   }
   const holder: Holder = {
     id: joined.id,
+    standing: () => joined.standing(),
+    onLapse: (listener) => joined.onLapse(listener),
     leave: async () => {
       sharing.stop();
       await joined.leave();
@@ -88,6 +90,7 @@ export function startRegisteredRunner(
   const webhooks = startWebhookDeliverer({
     store: store.webhooks,
     holder: holder.id,
+    standing: holder,
     allowPrivateNetworks: options.allowPrivateNetworks,
     schedule: retrySchedule(process.env),
     log: options.log,
@@ -96,6 +99,7 @@ export function startRegisteredRunner(
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
+    standing: holder,
     verifier,
     log: options.log,
     leaseMs: options.leaseMs,

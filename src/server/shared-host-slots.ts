@@ -1,4 +1,5 @@
 import type { SharedHostSlots } from '../engine/types.js';
+import { ALWAYS_STANDING, type HolderStanding } from './store/model.js';
 import type { HostSlotStore } from './store/store.js';
 
 /**
@@ -27,7 +28,10 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * full host is asked again after a pause with jitter, so waiting processes do not ask in step. A store that does not answer is asked again the same way: a
  * session waits rather than open beyond the limit.
  */
-export function shareHostSlots(store: HostSlotStore, { holder }: { holder: string }): HostSlotSharing {
+export function shareHostSlots(
+  store: HostSlotStore,
+  { holder, standing = ALWAYS_STANDING }: { holder: string; standing?: HolderStanding },
+): HostSlotSharing {
   // Renewed by id, not by holder: a slot whose release failed, or whose take committed but whose
   // answer was lost, is no one's to renew and runs out with its lease.
   const held = new Set<string>();
@@ -39,7 +43,8 @@ export function shareHostSlots(store: HostSlotStore, { holder }: { holder: strin
 
   async function take(host: string, limit: number, priority: 'interactive' | 'bulk', egress: string): Promise<() => Promise<void>> {
     for (let wait = BULK_POLL_MS.first; !stopped; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
-      const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
+      // A holder without its standing takes no slot: others may soon take over the ones it holds.
+      const id = standing.standing() ? await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined) : undefined;
       if (id !== undefined) {
         held.add(id);
         return async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import type { DueDelivery, Store, WebhookEvent } from '../../src/server/store/store.js';
+import { ABSENCE_GRACE_MS } from '../../src/server/store/postgres/holders.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // The webhook part of the store contract (store.ts WebhookStore), on both stores, each test on a fresh one.
@@ -140,7 +141,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(await claim()).toEqual([]);
   });
 
-  it('frees the deliveries of a holder that is gone in the work queue\'s rescue, at once', async () => {
+  it('frees the deliveries of a holder that is gone in the work queue\'s rescue (on PostgreSQL once missing for the grace)', async () => {
     const target = await endpoint(await owner());
     await store.webhooks.enqueue(target.id, event('msg_5'));
     const alive = await store.holders.join();
@@ -150,6 +151,10 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
       expect(await claim()).toEqual([]);
       await store.webhooks.releaseDeliveries([held!.lease]);
       expect(await claim(GONE_HOLDER)).toHaveLength(1);
+      await store.work.rescue();
+      // PostgreSQL has only noted the holder's session missing: the delivery is not free yet.
+      if (kind.name === 'PostgreSQL') expect(await claim(alive.id)).toEqual([]);
+      later(ABSENCE_GRACE_MS);
       await store.work.rescue();
       expect((await claim(alive.id)).map((delivery) => delivery.event.id)).toEqual(['msg_5']);
     } finally {

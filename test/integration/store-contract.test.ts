@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 import { HOST_SLOT_WAIT_MS } from '../../src/server/store/flows/host-slots.js';
+import { ABSENCE_GRACE_MS } from '../../src/server/store/postgres/holders.js';
 import { startCharger, STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
 // One contract, both stores: every test runs on SQLite and on PostgreSQL, each on a fresh store.
@@ -689,12 +690,28 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
     });
 
-    it('frees the slots of a holder that is gone at once, not when they run out', async () => {
+    it('frees the slots of a holder that is gone, not when they run out: at once on SQLite, after the grace on PostgreSQL', async () => {
       expect(await slotAt('192.0.2.1', GONE)).toBeDefined();
       expect(await slotAt('192.0.2.1', GONE)).toBeDefined();
+      // The first look notes the missing session; its holder is gone once missing for the grace.
+      expect(await slotAt('192.0.2.1', holder.id)).toEqual(kind.name === 'PostgreSQL' ? undefined : expect.any(String));
+      later(ABSENCE_GRACE_MS - 1);
+      if (kind.name === 'PostgreSQL') expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+      later(1);
       expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
-      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      if (kind.name === 'PostgreSQL') expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
       // Both of the gone holder's slots are taken over; the live holder's two fill the host again.
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+    });
+
+    it('keeps the slots of a live holder whatever the clock, and of a holder of another host on SQLite', async () => {
+      // A pid no process here has, on another host: nothing this process can judge.
+      const elsewhere = 'another-host:999999999:0';
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', kind.name === 'SQLite' ? elsewhere : holder.id)).toBeDefined();
+      later(ABSENCE_GRACE_MS + 1);
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+      later(ABSENCE_GRACE_MS + 1);
       expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
     });
 

@@ -1,5 +1,6 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
 import type { ServiceVerifier } from '../result-reuse.js';
+import type { HolderStanding } from '../store/model.js';
 import type { SavePolicy, WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
 import { WakeableSleep } from './wakeable-sleep.js';
@@ -18,6 +19,8 @@ export interface JobRunnerOptions {
   queue: WorkQueue;
   /** This runner's holder id (HolderRegistry.join), written on its leases so that they are taken over at once if it dies. */
   holder?: string;
+  /** The holder's standing: while lost, the runner works none of its chunks and claims none (others may take them over). */
+  standing?: HolderStanding;
   /** Where the runner reports its leases and work in flight (the metrics listener), if anywhere. */
   metrics?: RunnerMetrics;
   /** Most finished results kept in memory while the store cannot take them (the rest are verified again later). */
@@ -159,6 +162,11 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     metrics?.leases('lost', 1);
     log.info({ jobId: entry.chunk.jobId, domain: entry.chunk.domain, unanswered: entry.unanswered }, `stopped a chunk: ${why}`);
   }
+
+  // Others may soon take over every lease of a holder that lost its standing: stop asking for them all now.
+  options.standing?.onLapse(() => {
+    for (const entry of held.values()) lose(entry, 'this process could not show the store in time that it is alive');
+  });
 
   const renewEveryMs = leaseMs / 3;
   /** One renewal at a time: a slow store never gets a second one piled on the first. */
@@ -325,7 +333,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
           log.info({ items: freed }, 'took over the leases of a runner that is gone');
         }
       }
-      while (!stopped) {
+      while (!stopped && options.standing?.standing() !== false) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.
         await new Promise((resolve) => setImmediate(resolve));

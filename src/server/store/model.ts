@@ -244,13 +244,27 @@ export interface VerdictCount {
   count: number;
 }
 
+/**
+ * Whether a holder may work its leases now (docs/architecture.md "Liveness beside leases"): it
+ * loses its standing when it cannot show the store it is alive, before others may take its leases
+ * over, and has it again once it can.
+ */
+export interface HolderStanding {
+  standing(): boolean;
+  /** Calls `listener` each time the holder loses its standing: stop working its leases now. */
+  onLapse(listener: () => void): void;
+}
+
 /** A process that holds leases, registered for as long as it lives (see HolderRegistry). */
-export interface Holder {
+export interface Holder extends HolderStanding {
   /** Written on every lease it takes. */
   readonly id: string;
   /** Ends the registration (a clean stop: its leases are released separately). */
   leave(): Promise<void>;
 }
+
+/** A holder that never loses its standing: a process on the one host of a SQLite store. */
+export const ALWAYS_STANDING: HolderStanding = { standing: () => true, onLapse: () => undefined };
 
 /** A session slot wanted at a mail host (see HostSlotStore.take). */
 export interface HostSlotRequest {

@@ -4,6 +4,7 @@ import { parseRetryAfter } from '../../text/retry-after.js';
 import { VERSION } from '../../version.js';
 import type { JobRunnerLog } from '../jobs/runner.js';
 import { WakeableSleep } from '../jobs/wakeable-sleep.js';
+import type { HolderStanding } from '../store/model.js';
 import type { DueDelivery, WebhookStore } from '../store/store.js';
 import { checkDestination, deliveryAgent } from './destination.js';
 import { afterAttempt, type AttemptAnswer } from './retry-schedule.js';
@@ -33,6 +34,8 @@ export interface WebhookDelivererOptions {
   leaseMs: number;
   /** How often to look for due deliveries. */
   pollMs?: number;
+  /** The holder's standing: while lost, nothing is claimed, and a loss cuts the attempts in flight short (others may take them over). */
+  standing?: HolderStanding;
 }
 
 export interface WebhookDeliverer {
@@ -122,7 +125,7 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
   async function loop(): Promise<void> {
     while (!stopped) {
       const room = MAX_IN_FLIGHT - inFlight.size;
-      if (room > 0) {
+      if (room > 0 && options.standing?.standing() !== false) {
         try {
           for (const delivery of await store.claimDeliveries({ max: room, leaseMs, holder })) start(delivery);
         } catch (error) {
@@ -133,6 +136,9 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     }
   }
 
+  options.standing?.onLapse(() => {
+    for (const { cancel } of inFlight.values()) cancel.abort();
+  });
   const running = loop();
   return {
     wake: () => sleep.wake(),

@@ -7,6 +7,11 @@ const IDENTITY_CHANNEL = 'mailverify_identity';
 export const WORK_CHANNEL = 'mailverify_work';
 /** Pause before listening again after the listening connection was lost. */
 const RELISTEN_MS = 1_000;
+/**
+ * How often the listening connection is asked whether it still reaches the server: one dropped
+ * without a word (a NAT gateway's idle drop) would hear no revocation again.
+ */
+const LISTENER_CHECK = { statement: 'SELECT 1', everyMs: 5_000, timeoutMs: 2_000 };
 
 /**
  * What other nodes tell this one, on a connection of its own. Store.dataVersion: a count of the
@@ -32,6 +37,7 @@ export class ChangeNotices {
         this.count++;
         this.newWork();
       },
+      LISTENER_CHECK,
     );
   }
 

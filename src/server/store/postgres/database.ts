@@ -16,9 +16,17 @@ const types: pg.CustomTypesConfig = {
 };
 
 /**
+ * TCP keepalive after this much silence on a connection: well under the idle time after which NAT
+ * gateways and load balancers drop a connection without a word (minutes), which would otherwise
+ * end a holder's idle session on the server's side only (docs/architecture.md "Liveness beside leases").
+ */
+const KEEPALIVE_AFTER_MS = 10_000;
+
+/**
  * What a pool of ours is made with; the change listener's and the holders' own connections use it
  * too. Every call has `timeoutMs`: to get a connection, for a statement on the server, and for its
- * answer to arrive (a server that stopped answering mid-statement).
+ * answer to arrive (a server that stopped answering mid-statement). Every connection sends TCP
+ * keepalives.
  */
 export function clientConfig(databaseUrl: string, timeoutMs: number): pg.ClientConfig {
   return {
@@ -28,6 +36,8 @@ export function clientConfig(databaseUrl: string, timeoutMs: number): pg.ClientC
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: timeoutMs,
     query_timeout: timeoutMs + 1_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
   };
 }
 

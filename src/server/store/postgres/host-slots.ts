@@ -3,7 +3,7 @@ import { runAwaiting } from '../flows/flow.js';
 import type { HostSlotRequest } from '../model.js';
 import type { HostSlotStore } from '../store.js';
 import type { Database, Statements } from './database.js';
-import { holderIsAlive } from './holders.js';
+import { aliveAt } from './holders.js';
 
 /**
  * Host slots on PostgreSQL, for processes on any number of machines. Takes at one egress and host
@@ -31,7 +31,7 @@ export class HostSlotRecords implements HostSlotStore {
       lock: async (egress, host) => void (await sql.run('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${egress} ${host}`])),
       unexpired: (egress, host, now) =>
         sql.rows<HeldSlot>('SELECT slot, holder FROM host_slots WHERE egress = $1 AND host = $2 AND expires_at > $3', [egress, host, now]),
-      isAlive: (holder) => holderIsAlive(sql, holder),
+      isAlive: aliveAt(this.db, sql),
       interactiveWaits: async (egress, host, now) =>
         (await sql.row('SELECT 1 FROM host_slot_waits WHERE egress = $1 AND host = $2 AND waits_until > $3', [egress, host, now])) !== undefined,
       setInteractiveWait: async (egress, host, until) =>

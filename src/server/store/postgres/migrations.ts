@@ -261,6 +261,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, id);
   `,
+  // 9: liveness: since when (lease clock, epoch ms) a holder's session has been seen missing; a holder
+  // is gone once missing for the grace (postgres/holders.ts), and deletes its row while it is back.
+  `
+  CREATE TABLE holder_absences (holder TEXT PRIMARY KEY, since BIGINT NOT NULL);
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

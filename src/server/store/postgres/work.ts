@@ -5,7 +5,7 @@ import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runAwaiting } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
-import { holderIsAlive } from './holders.js';
+import { aliveAt } from './holders.js';
 import type { UserRecords } from './users.js';
 import type { WebhookRecords } from './webhooks.js';
 
@@ -56,7 +56,7 @@ export class WorkRecords {
             [now],
           )
         ).map((row) => row.lease_holder),
-      isAlive: (holder) => holderIsAlive(sql, holder),
+      isAlive: aliveAt(this.db, sql),
       releaseHeldBy: (holders) =>
         sql.run(
           `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { Holder } from '../model.js';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { ALWAYS_STANDING, type Holder } from '../model.js';
 import type { HolderRegistry } from '../store.js';
 
 /**
@@ -17,12 +18,36 @@ function processStart(pid: number): string | undefined {
   }
 }
 
-/** This process as a holder: `pid:start`. */
-export const THIS_PROCESS = `${process.pid}:${processStart(process.pid) ?? '-'}`;
+/**
+ * Where this process's pids mean something: the kernel's boot (its boot id) and the pid namespace
+ * (containers on one kernel share the boot id, not their pids); the host name where there is no
+ * /proc. Processes of the same place see each other's pids; of another (another machine, another
+ * container sharing the data dir's volume), never.
+ */
+export function pidPlace(): string {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';
+    return `${boot}.${namespace}`;
+  } catch {
+    return hostname().replaceAll(':', '.');
+  }
+}
 
-/** Whether the process a holder id names still exists (SQLite's store is on one host, so its processes are ours to see). */
+const HERE = pidPlace();
+
+/** This process as a holder: `place:pid:start`. */
+export const THIS_PROCESS = `${HERE}:${process.pid}:${processStart(process.pid) ?? '-'}`;
+
+/**
+ * Whether the process a holder id names still exists, as far as this process can tell: a holder
+ * of another place (see pidPlace) is taken to exist (its leases run out with their time), since its
+ * pid says nothing here. An id without a place (`pid:start`, written before places were) is this place's.
+ */
 export function processIsAlive(holder: string): boolean {
-  const [pidText, start] = holder.split(':');
+  const parts = holder.split(':');
+  const [place, pidText, start] = parts.length === 2 ? [HERE, ...parts] : parts;
+  if (place !== HERE) return true;
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -34,7 +59,7 @@ export function processIsAlive(holder: string): boolean {
   return start === '-' || processStart(pid) === start;
 }
 
-/** Holders on SQLite: processes of this host, alive while they run. */
+/** Holders on SQLite: processes, alive while they run; a process never loses its standing. */
 export const processHolders: HolderRegistry = {
-  join: async (): Promise<Holder> => ({ id: THIS_PROCESS, leave: async () => undefined }),
+  join: async (): Promise<Holder> => ({ id: THIS_PROCESS, leave: async () => undefined, ...ALWAYS_STANDING }),
 };
