@@ -35,6 +35,7 @@ function addServiceProcessOptions(command: Command): Command {
     .option('--lease-seconds <n>', 'how long a claim on bulk work lasts unless renewed: the bound for a runner that is alive but stuck (a dead one\'s work is taken over at once) [env MAILVERIFY_LEASE_SECONDS] (default 60)')
     .option('--metrics-port <n>', 'serve Prometheus metrics at /metrics on this port, a listener of its own (default: none) [env MAILVERIFY_METRICS_PORT]')
     .option('--metrics-host <address>', 'address of the metrics listener [env MAILVERIFY_METRICS_HOST] (default 127.0.0.1)')
+    .option('--standing-interval <duration>', 'check each egress against the DNSBL zones, its reverse DNS and the HELO name at start and this often, e.g. 30m; 0 turns it off [env MAILVERIFY_STANDING_INTERVAL] (default 30m)')
     .option('--cache-ttl <ttl>', 'how long a verdict is reused for the same address, across jobs: 0 (off), one duration (14d) or per verdict (valid=14d,invalid=30d); unknown never [env MAILVERIFY_CACHE_TTL] (default valid=14d,invalid=30d,risky=14d,catch_all=7d)')
     .option('--cache-scope <scope>', 'install: a verdict any account found is reused for all; account: each account reuses only its own [env MAILVERIFY_CACHE_SCOPE] (default install)')
     .option('--refund-unknown', 'give back the tokens of unknown results (when a job completes; a single verification at once) [env MAILVERIFY_REFUND_UNKNOWN=1]');
@@ -93,7 +94,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
 
   const doctor = program
     .command('doctor')
-    .description('check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, service, token, clock (exit 1 on a problem)')
+    .description('check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, each egress\'s standing (blocklists, reverse DNS, HELO), service, token, clock (exit 1 on a problem)')
     .option('--mx-host <host>', 'a mail host to try SMTP on, repeatable (default: the MX hosts of gmail.com, outlook.com, yahoo.com)', (raw: string, previous: string[] = []) => [...previous, raw.trim()]);
   addEngineOptions(doctor).action(lazy(async () => (await import('./commands/doctor.js')).runDoctor));
 

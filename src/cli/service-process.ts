@@ -1,8 +1,9 @@
-import type { NetworkStatus } from '../engine/index.js';
+import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
 import { networkProblems } from '../server/network-log.js';
+import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../server/standing-watch.js';
 import { LOG_LEVELS } from '../server/logging.js';
-import { integer } from './engine-flags.js';
+import { durationMs, integer } from './engine-flags.js';
 import { ExitCode, UsageError } from './errors.js';
 
 /**
@@ -50,6 +51,26 @@ export function warnAboutNetwork(check: Promise<NetworkStatus>): void {
     },
     () => undefined,
   );
+}
+
+/**
+ * Says at start, on stderr, each problem with the standing of our egresses (blocklisted, reverse DNS,
+ * HELO), with its fix: unlike the network's problems these do not stop verification, but providers
+ * refuse or mark down what comes from such an address. Not waited for.
+ */
+export function warnAboutStanding(check: Promise<readonly EgressStanding[]> | undefined): void {
+  check?.then(
+    (standings) => {
+      for (const problem of standingProblems(standings)) process.stderr.write(`mailverify: warning: ${problem}\n`);
+    },
+    () => undefined,
+  );
+}
+
+/** `--standing-interval` > MAILVERIFY_STANDING_INTERVAL > 30m: how often the egresses' standing is checked; 0 turns it off. */
+export function parseStandingIntervalMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  const raw = flag ?? (env.MAILVERIFY_STANDING_INTERVAL?.trim() || undefined);
+  return raw === undefined ? DEFAULT_STANDING_INTERVAL_MS : durationMs(raw, '--standing-interval');
 }
 
 export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {

@@ -1,4 +1,4 @@
-import type { NetworkStatus } from '../engine/index.js';
+import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
 import type { TrustProxy } from './app-config.js';
@@ -6,9 +6,10 @@ import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http-server.js';
 import type { MetricsListener } from './metrics/listener.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
+import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './standing-watch.js';
 import type { StoreLocation } from './store/open-store.js';
 
-export interface ServerOptions extends StoreLocation, ServicePolicy {
+export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   host: string;
   /** 0 picks a free port; the URL that was bound is returned. */
   port: number;
@@ -33,6 +34,8 @@ export interface RunningServer {
   metricsUrl?: string;
   /** What the engine finds of its network when asked at start (see VerifierContext.checkNetwork). */
   networkChecked: Promise<NetworkStatus>;
+  /** The egresses' standing as checked at start; none when the watch is off (standing-watch.ts). */
+  standingChecked?: Promise<EgressStanding[]>;
   /**
    * Stops taking requests, lets in-flight ones finish, stops the job runner and closes the store.
    * Engine work the runner abandoned may still hold the event loop afterwards (see `serve`).
@@ -49,6 +52,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const parts = await openServiceParts(options);
   const { store, verifier, metrics, holder } = parts;
   const { refundUnknown } = options;
+  let standing: StandingWatch | undefined;
   const jwt = await createJwtIssuer(await store.install.signingSecret());
   const app = buildApp({
     store,
@@ -74,6 +78,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // closed) and stop claiming work (the results in hand are written, the leases released); then
     // the store, which neither touches any more. Engine work in flight is abandoned, to be
     // verified again by whichever runner claims it next.
+    standing?.stop();
     const outcomes = await Promise.allSettled([app.close(), runner?.stop(), listener?.close()]);
     await holder.leave();
     await store.close();
@@ -82,7 +87,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const url = await app.listen({ host: options.host, port: options.port });
     listener = await listenForMetrics(metrics, options.metrics);
-    return { url, metricsUrl: listener?.url, networkChecked: verifier.checkNetwork(), close };
+    standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
+    return { url, metricsUrl: listener?.url, networkChecked: verifier.checkNetwork(), standingChecked: standing?.first, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,10 +1,11 @@
-import type { NetworkStatus } from '../engine/index.js';
+import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { logNetworkChanges } from './network-log.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
+import { startStandingWatch, type StandingWatchOptions } from './standing-watch.js';
 import type { StoreLocation } from './store/open-store.js';
 
-export interface WorkerOptions extends StoreLocation, ServicePolicy {
+export interface WorkerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   engine: Partial<EngineOptions>;
   /** How long a claim on work lasts unless renewed. */
   leaseMs: number;
@@ -19,6 +20,8 @@ export interface RunningWorker {
   metricsUrl?: string;
   /** What the engine finds of its network when asked at start (see VerifierContext.checkNetwork). */
   networkChecked: Promise<NetworkStatus>;
+  /** The egresses' standing as checked at start; none when the watch is off (standing-watch.ts). */
+  standingChecked?: Promise<EgressStanding[]>;
   /** Stops claiming work, writes the results in hand, releases its leases and closes the store. */
   close(): Promise<void>;
 }
@@ -33,12 +36,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const stopLogging = logNetworkChanges(verifier.network, log);
   const runner = startRegisteredRunner(parts, { log, leaseMs: options.leaseMs, refundUnknown: options.refundUnknown, allowPrivateNetworks: options.engine.allowPrivateNetworks ?? false });
   const listener = await listenForMetrics(metrics, options.metrics);
+  const standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
   return {
     metricsUrl: listener?.url,
     networkChecked: verifier.checkNetwork(),
+    standingChecked: standing?.first,
     async close() {
       try {
         stopLogging();
+        standing?.stop();
         await Promise.all([runner.stop(), listener?.close()]);
         await holder.leave();
       } finally {

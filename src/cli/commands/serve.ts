@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
 import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 import { parseTrustProxy } from '../trust-proxy.js';
@@ -18,6 +18,7 @@ interface ServeFlags extends StoreFlags, PolicyFlags {
   leaseSeconds?: string;
   metricsPort?: string;
   metricsHost?: string;
+  standingInterval?: string;
   trustProxy?: string;
   /** False with --no-worker. */
   worker: boolean;
@@ -75,7 +76,8 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   const shutdown = firstShutdownSignal();
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
-  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: flags.worker, leaseMs, metrics };
+  const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
+  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: flags.worker, leaseMs, metrics, standingIntervalMs };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);
@@ -88,6 +90,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
     process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
     if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
     warnAboutNetwork(first.networkChecked);
+    warnAboutStanding(first.standingChecked);
   }
   await runUntilSignal(shutdown, starting);
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolvedEngineOptions } from '../engine-flags.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, runUntilSignal, warnAboutNetwork } from '../service-process.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
 import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
 
@@ -9,6 +9,7 @@ interface WorkerFlags extends StoreFlags, PolicyFlags {
   leaseSeconds?: string;
   metricsPort?: string;
   metricsHost?: string;
+  standingInterval?: string;
 }
 
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
@@ -21,7 +22,8 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   const policy = parseServicePolicy(flags, env);
   const shutdown = firstShutdownSignal();
   logStrayRejections();
-  const options = { ...(await storeLocationFrom(flags, env)), ...policy, engine, logLevel, leaseMs, metrics };
+  const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
+  const options = { ...(await storeLocationFrom(flags, env)), ...policy, engine, logLevel, leaseMs, metrics, standingIntervalMs };
   const { startWorker } = await import('../../server/worker.js');
   const worker = await startWorker(options).catch((error: unknown) => {
     throw storeUnavailable(error) ?? error;
@@ -30,5 +32,6 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
   if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
   warnAboutNetwork(worker.networkChecked);
+  warnAboutStanding(worker.standingChecked);
   await runUntilSignal(shutdown, worker);
 }

@@ -10,7 +10,7 @@
  * domain can point its MX at a host that names any address.
  */
 import { askZone, IP_QUERIES_REFUSED, reversedName, reverseDnsName } from '../checks/blacklist.js';
-import { mailTargets, type Diagnosis, type Target } from '../diagnose.js';
+import { mailTargets, type Diagnosis, type DiagnosisStatus, type Target } from '../diagnose.js';
 import { describeDnsFailure, DnsClient, isDefiniteFailure } from '../dns/resolver.js';
 import { SmtpSession } from '../smtp/session.js';
 import { SmtpError } from '../smtp/errors.js';
@@ -19,6 +19,9 @@ import { dialerFor } from './egress.js';
 import { egressPool, type Egress } from './egress-pool.js';
 import { isPrivateAddress } from './private-address.js';
 
+/** The checks of an egress's standing, each one line of `doctor` (`<check> <egress>`). */
+export type StandingCheck = 'blocklists' | 'reverse dns' | 'helo and ptr';
+
 export interface EgressStanding {
   /** The egress (its key: the source address, the proxy without credentials, or `default`). */
   egress: string;
@@ -26,7 +29,9 @@ export interface EgressStanding {
   address: string | null;
   /** Per zone asked: listed or not; a zone that gave no answer (or lists domains only) is absent. */
   listed: Record<string, boolean>;
-  /** One line per check, `<check> <egress>`: blocklists, reverse dns, helo and ptr; one `standing` line when the address is not known. */
+  /** What each check found; empty when the address is not known. */
+  checks: Partial<Record<StandingCheck, DiagnosisStatus>>;
+  /** One line per check, `<check> <egress>`, with its fix; one `standing <egress>` line when the address is not known. */
   findings: Diagnosis[];
 }
 
@@ -130,21 +135,22 @@ async function standingOf(dns: DnsClient, egress: Egress, targets: readonly Targ
   const found = await publicAddress(egress, targets, options);
   if ('unknown' in found) {
     const detail = `the address mail hosts see from ${egress.key} is not known: it is no public address of this host and ${found.unknown}; blocklists and reverse DNS not checked`;
-    return { egress: egress.key, address: null, listed: {}, findings: [{ check: `standing ${egress.key}`, status: 'skipped', detail }] };
+    return { egress: egress.key, address: null, listed: {}, checks: {}, findings: [{ check: `standing ${egress.key}`, status: 'skipped', detail }] };
   }
   const { address, seenBy } = found;
   const subject = seenBy === null ? address : `${address} (as ${seenBy} said back)`;
   const [lists, reverse] = await Promise.all([blocklists(dns, address, subject, options.dnsblZones), reverseDns(dns, address, options.heloName)]);
-  const line = (check: string, finding: Omit<Diagnosis, 'check'>): Diagnosis => ({ check: `${check} ${egress.key}`, ...finding });
+  const results: [StandingCheck, Omit<Diagnosis, 'check'>][] = [
+    ['blocklists', lists.finding],
+    ['reverse dns', reverse.finding],
+    ['helo and ptr', heloAndPtr(address, reverse.names, options.heloName)],
+  ];
   return {
     egress: egress.key,
     address,
     listed: lists.listed,
-    findings: [
-      line('blocklists', lists.finding),
-      line('reverse dns', reverse.finding),
-      line('helo and ptr', heloAndPtr(address, reverse.names, options.heloName)),
-    ],
+    checks: Object.fromEntries(results.map(([check, finding]) => [check, finding.status])),
+    findings: results.map(([check, finding]) => ({ check: `${check} ${egress.key}`, ...finding })),
   };
 }
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { providerOfMxHost, type NetworkWatch } from '../../engine/index.js';
+import { providerOfMxHost, type EgressStanding, type NetworkWatch, type StandingCheck } from '../../engine/index.js';
 import type { SmtpObserver } from '../../engine/types.js';
 import type { RunnerMetrics } from '../jobs/runner.js';
 import type { WorkQueue } from '../store/store.js';
@@ -110,6 +110,37 @@ export class Metrics {
     });
   }
 
+  /**
+   * Each egress's standing as last checked (standing-watch.ts): listed per DNSBL zone, and whether
+   * each check found a problem. Labels are the configured egresses and zones: bounded.
+   */
+  watchEgressStanding(latest: () => readonly EgressStanding[]): void {
+    new Gauge({
+      name: 'mailverify_egress_listed',
+      help: 'Whether the address mail hosts see from an egress is listed in a DNSBL zone (1) or not (0), as last checked; a zone that gave no answer is left out',
+      labelNames: ['egress', 'zone'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const standing of latest()) for (const [zone, listed] of Object.entries(standing.listed)) this.set({ egress: standing.egress, zone }, listed ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'mailverify_egress_standing_problem',
+      help: 'Whether a check of an egress found a problem (1) or not (0), as last checked: blocklists, reverse_dns (FCrDNS), helo_ptr (HELO name is the PTR name); a check that could not tell is left out',
+      labelNames: ['egress', 'check'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const standing of latest()) {
+          for (const [check, status] of Object.entries(standing.checks)) {
+            if (status !== 'skipped') this.set({ egress: standing.egress, check: STANDING_CHECK_LABELS[check as StandingCheck] }, status === 'problem' ? 1 : 0);
+          }
+        }
+      },
+    });
+  }
+
   /** Addresses of every unfinished job by status, read from the store at each scrape (shared by every node). */
   watchQueue(queue: WorkQueue): void {
     new Gauge({
@@ -126,6 +157,8 @@ export class Metrics {
     });
   }
 }
+
+const STANDING_CHECK_LABELS: Record<StandingCheck, string> = { blocklists: 'blocklists', 'reverse dns': 'reverse_dns', 'helo and ptr': 'helo_ptr' };
 
 function providerLabel(host: string): string {
   return providerOfMxHost(host) ?? 'other';
