@@ -157,7 +157,9 @@ describe('mailverify doctor', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', 'service', 'token', 'clock']);
+    const egress = `SOCKS5 proxy 127.0.13.6:${new URL(proxy.url).port}`;
+    const standing = ['blocklists', 'reverse dns', 'helo and ptr'].map((check) => `${check} ${egress}`);
+    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', ...standing, 'service', 'token', 'clock']);
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     expect(stdout).toContain('signed in as doctor@example.org, balance 7');
     expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);

@@ -81,8 +81,10 @@ export async function runDoctor(command: Command): Promise<void> {
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
     const options = await resolvedEngineOptions(command, session.env);
     const flags = command.opts<DoctorFlags>();
-    const [network, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), diagnoseService(session)]);
-    const diagnoses = [...network, ...service];
+    const { checkStanding } = await import('../../engine/net/standing.js');
+    // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.
+    const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), checkStanding(options, flags.mxHost), diagnoseService(session)]);
+    const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];
     const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
     session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
     if (problems.length > 0) {
