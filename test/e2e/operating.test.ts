@@ -19,6 +19,9 @@ const SLOW_HOST = '127.0.17.41';
 const QUICK_HOST = '127.0.17.42';
 const SLOW_DOMAIN = 'slow.operating.test';
 const QUICK_DOMAIN = 'quick.operating.test';
+/** Its MX host takes no connections: every address there is `unknown`. */
+const DOWN_DOMAIN = 'down.operating.test';
+const DOWN_HOST = '127.0.17.43';
 /** Per reply at the slow host: a job there lasts long enough for a restart or a kill to land inside it. */
 const SLOW_REPLY_MS = 15;
 const CREDITS = 100_000;
@@ -41,7 +44,11 @@ beforeAll(async () => {
   );
   slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes, replyDelayMs: SLOW_REPLY_MS });
   quick = await startSmtpServer({ host: QUICK_HOST, port, mailboxes });
-  dns = await startDnsServer({ ...mxZones(SLOW_DOMAIN, { [`mx.${SLOW_DOMAIN}`]: SLOW_HOST }), ...mxZones(QUICK_DOMAIN, { [`mx.${QUICK_DOMAIN}`]: QUICK_HOST }) });
+  dns = await startDnsServer({
+    ...mxZones(SLOW_DOMAIN, { [`mx.${SLOW_DOMAIN}`]: SLOW_HOST }),
+    ...mxZones(QUICK_DOMAIN, { [`mx.${QUICK_DOMAIN}`]: QUICK_HOST }),
+    ...mxZones(DOWN_DOMAIN, { [`mx.${DOWN_DOMAIN}`]: DOWN_HOST }),
+  });
   engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
 });
 
@@ -245,5 +252,28 @@ describe('the metrics listener', () => {
     expect(metric(after, 'mailverify_port25_state', { state: 'open' })).toBe(1);
     expect(metric(after, 'mailverify_resolver_state')).toBe(1);
     expect(metric(after, 'mailverify_resolver_state', { state: 'untruthful' })).toBe(0);
+  });
+
+  it('counts every credit given back: a bulk job\'s refund of unknowns and a single verification\'s', { timeout: 60_000 }, async () => {
+    const api = await startService({ engineArgs: [...engineArgs, '--metrics-port', '0', '--refund-unknown', '--cache-ttl', '0'] });
+    running.push(api);
+    while (!api.stderr().includes('metrics on')) await sleep(20);
+    const url = /mailverify: metrics on (\S+)/.exec(api.stderr())![1]!;
+    const scrape = async () => (await fetch(url)).text();
+    const token = await api.createUser('refunds@example.test', { credits: 100, rateLimit: 1_000 });
+    const before = await scrape();
+
+    const emails = [...addresses('scrape', 10, QUICK_DOMAIN), ...addresses('gone', 7, DOWN_DOMAIN)];
+    const jobId = await submit(api, token, emails);
+    await waitForJob(api, token, jobId, (progress) => progress.status === 'completed');
+    const single = await call(api.baseUrl, 'POST', '/v1/verify', { token, json: { email: `single@${DOWN_DOMAIN}` } });
+    expect(single.body).toMatchObject({ result: 'unknown' });
+    const after = await scrape();
+    const moved = (name: string) => metric(after, name) - metric(before, name);
+
+    // The job's 7 unknowns come back when it completes (one ledger row), the single one at once.
+    expect(await balance(api, token)).toBe(100 - 18 + 8);
+    expect(moved('mailverify_credits_charged_total')).toBe(18);
+    expect(moved('mailverify_credits_refunded_total')).toBe(8);
   });
 });

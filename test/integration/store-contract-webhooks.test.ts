@@ -36,11 +36,11 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     }));
     // Each batch says how many jobs it completed: the node's deliverer is woken for that one only.
     const oneBatch = results.length === 1;
-    expect(await store.work.saveResults(results.slice(0, 1))).toBe(oneBatch ? 1 : 0);
+    expect((await store.work.saveResults(results.slice(0, 1))).completedJobs).toBe(oneBatch ? 1 : 0);
     expect(await claim()).toEqual([]);
-    expect(await store.work.saveResults(results.slice(1))).toBe(oneBatch ? 0 : 1);
+    expect((await store.work.saveResults(results.slice(1))).completedJobs).toBe(oneBatch ? 0 : 1);
     // A batch arriving after completion (a late duplicate) announces nothing more.
-    expect(await store.work.saveResults(results)).toBe(0);
+    expect((await store.work.saveResults(results)).completedJobs).toBe(0);
     return created.jobId;
   }
 

@@ -125,12 +125,27 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await expectLedgerAddsUp(user.id);
     });
 
-    it('refunds with a ledger row', async () => {
+    it('refunds a charge with a ledger row, once however often asked', async () => {
       const user = await addUser('refund@example.test', 1);
-      expect(await store.accounts.charge(user.id, 1, 'verify')).toEqual({ ok: true, balance: 0 });
+      const charged = await store.accounts.charge(user.id, 1, 'verify');
+      expect(charged).toEqual({ ok: true, balance: 0, chargeId: expect.any(Number) });
       expect(await store.accounts.charge(user.id, 1, 'verify')).toEqual({ ok: false, balance: 0, required: 1 });
-      expect(await store.accounts.refund(user.id, 1)).toBe(1);
+      const charge = { id: charged.ok ? charged.chargeId : null, amount: 1 };
+      expect(await store.accounts.refund(user.id, charge)).toEqual({ refunded: 1, balance: 1 });
+      // Asked again (its COMMIT's answer was lost, so the caller cannot know it landed): nothing more.
+      expect(await store.accounts.refund(user.id, charge)).toEqual({ refunded: 0, balance: 1 });
       expect((await store.accounts.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
+      await expectLedgerAddsUp(user.id);
+    });
+
+    it('refunds a charge asked on several connections at once exactly once', async () => {
+      const user = await addUser('refund-race@example.test', 3);
+      const charged = await store.accounts.charge(user.id, 1, 'verify');
+      const charge = { id: charged.ok ? charged.chargeId : null, amount: 1 };
+      const connections = [store, await open(), await open(), await open()];
+      const refunds = await Promise.all(connections.flatMap((each) => [each, each].map((one) => one.accounts.refund(user.id, charge))));
+      expect(refunds.reduce((sum, each) => sum + each.refunded, 0)).toBe(1);
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(3);
       await expectLedgerAddsUp(user.id);
     });
   });
@@ -282,15 +297,17 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const save = (position: number, result: VerificationResult) => ({ lease: chunk.lease, jobId, position, result });
       const policy = { refundUnknown: true };
       // a valid, b greylisted, c port25_blocked (refunded as written, whatever the policy), d and e later.
-      await store.work.saveResults([save(0, resultFor('a@x.test')), save(1, unknown('b@x.test', 'greylisted')), save(2, unknown('c@x.test', 'port25_blocked'))], policy);
+      // Each batch says what it gave back (the refund metric counts it).
+      const first = await store.work.saveResults([save(0, resultFor('a@x.test')), save(1, unknown('b@x.test', 'greylisted')), save(2, unknown('c@x.test', 'port25_blocked'))], policy);
+      expect(first).toEqual({ completedJobs: 0, refunded: 1 });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1);
-      await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy);
+      expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy)).toEqual({ completedJobs: 1, refunded: 2 });
       // Completed: b and d given back in one row naming the job (c was given back already).
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1 + 2);
       const refunds = (await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'refund');
       expect(refunds.map((entry) => [entry.delta, entry.jobId])).toEqual([[1, jobId], [2, jobId]]);
       // The same results again (a runner that lost its lease): nothing is written, nothing refunded.
-      await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure'))], policy);
+      expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure'))], policy)).toEqual({ completedJobs: 0, refunded: 0 });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(8);
       await expectLedgerAddsUp(user.id);
     });
@@ -350,7 +367,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
     it('charges a keyed request once: the first claims the key, repeats see it running, then its recorded response', async () => {
       const user = await addUser('claim@example.test', 5);
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4, chargeId: expect.any(Number) });
       expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
       await expect(store.accounts.chargeWithKey(user.id, 1, 'verify', { ...verifyKey, requestHash: 'hash-b' })).rejects.toThrow(
         expect.objectContaining({ code: 'idempotency_conflict' }),
@@ -365,10 +382,29 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const user = await addUser('release@example.test', 0);
       expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'short', balance: 0, required: 1 });
       await store.accounts.grantCredits(user.id, 1);
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+      const charged = await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey);
+      expect(charged).toEqual({ kind: 'charged', balance: 0, chargeId: expect.any(Number) });
       // The work failed: the token comes back and a retry with the key runs (and pays) afresh.
-      expect(await store.accounts.refund(user.id, 1, null, verifyKey)).toBe(1);
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0 });
+      const charge = { id: charged.kind === 'charged' ? charged.chargeId : null, amount: 1 };
+      expect(await store.accounts.refund(user.id, charge, { key: verifyKey })).toEqual({ refunded: 1, balance: 1 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 0, chargeId: expect.any(Number) });
+      await expectLedgerAddsUp(user.id);
+    });
+
+    it('records the response of a keyed request with its refund: a retry replays it and never runs free', async () => {
+      const user = await addUser('refund-key@example.test', 5);
+      const charged = await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey);
+      const charge = { id: charged.kind === 'charged' ? charged.chargeId : null, amount: 1 };
+      const response = { statusCode: 200, body: '{"result":"unknown"}' };
+      expect(await store.accounts.refund(user.id, charge, { key: verifyKey, response })).toEqual({ refunded: 1, balance: 5 });
+      // The refund asked again after a lost answer changes nothing, and leaves the response.
+      expect(await store.accounts.refund(user.id, charge, { key: verifyKey, response })).toEqual({ refunded: 0, balance: 5 });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: response });
+      // Long after a claim would count as abandoned, the retry still finds the response, not a charge to run on.
+      clock = new Date(clock.getTime() + IDEMPOTENCY_CLAIM_TTL_MS + 1);
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: response });
+      expect((await store.accounts.findUserById(user.id))!.balance).toBe(5);
+      expect((await store.accounts.ledger(user.id)).map((entry) => entry.reason)).toEqual(['grant', 'verify', 'refund']);
       await expectLedgerAddsUp(user.id);
     });
 
@@ -388,11 +424,13 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
     it("takes over the claim of a run that died, without charging again", async () => {
       const user = await addUser('takeover@example.test', 5);
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      const first = await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey);
+      expect(first).toEqual({ kind: 'charged', balance: 4, chargeId: expect.any(Number) });
       clock = new Date(clock.getTime() + IDEMPOTENCY_CLAIM_TTL_MS - 1);
       expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
       clock = new Date(clock.getTime() + 1);
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'charged', balance: 4 });
+      // The taker runs on the dead run's charge: its refund, if any, names that charge.
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual(first);
       // The new claim is the taker's: a third request sees it running.
       expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toEqual({ kind: 'running' });
       expect((await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);

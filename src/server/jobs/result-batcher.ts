@@ -62,7 +62,7 @@ export class ResultBatcher {
 
   private async write(batch: LeasedResult[]): Promise<void> {
     try {
-      if ((await this.queue.saveResults(batch, this.options.policy)) > 0) this.options.onJobCompleted?.();
+      if ((await this.queue.saveResults(batch, this.options.policy)).completedJobs > 0) this.options.onJobCompleted?.();
     } catch (error) {
       const keep = error instanceof StoreFault;
       this.options.onWriteError(error, keep);

@@ -67,7 +67,33 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
-export type ChargeOutcome = { ok: true; balance: number } | { ok: false; balance: number; required: number };
+/** A charge taken (`chargeId`: its ledger row, what a refund of it names), or the balance that fell short. */
+export type ChargeOutcome = { ok: true; balance: number; chargeId: number } | { ok: false; balance: number; required: number };
+
+/**
+ * A charge to give back: its ledger row (`id`; null only for a claim kept from before charges had
+ * one) and its amount. A charge is refunded at most once (AccountStore.refund).
+ */
+export interface PaidCharge {
+  id: number | null;
+  amount: number;
+}
+
+/**
+ * How a keyed request ends when its charge is given back, written in the refund's transaction:
+ * with `response`, that response is recorded for the key (a retry replays it and never runs on
+ * the refunded charge); without, the key's claim is dropped (a retry runs afresh and pays again).
+ */
+export interface KeyedEnd {
+  key: IdempotencyKey;
+  response?: { statusCode: number; body: string };
+}
+
+/** What a refund did: `refunded` credits given back (0 when the charge had been refunded already), and the balance after. */
+export interface Refund {
+  refunded: number;
+  balance: number;
+}
 
 /** A created job, or the job a request with the same Idempotency-Key created before (`replayed`, nothing charged). */
 export type JobCreation = { ok: true; jobId: string; queued: number; replayed: boolean } | { ok: false; balance: number; required: number };
@@ -110,6 +136,14 @@ export interface WorkChunk {
   fresh: boolean;
   domain: string;
   items: PendingItem[];
+}
+
+/** What writing a batch of results did (WorkQueue.saveResults). */
+export interface SavedResults {
+  /** Jobs the batch completed. */
+  completedJobs: number;
+  /** Credits it gave back (refunds of unknowns), for the refund metric. */
+  refunded: number;
 }
 
 /** What the owner of the work decided about writing its results. */
@@ -183,7 +217,7 @@ export interface IdempotencyKey {
 
 /** What charging for a request with an Idempotency-Key came to (see Store.chargeWithKey). */
 export type KeyedCharge =
-  | { kind: 'charged'; balance: number }
+  | { kind: 'charged'; balance: number; chargeId: number | null }
   | { kind: 'short'; balance: number; required: number }
   | { kind: 'recorded'; record: IdempotencyRecord }
   | { kind: 'running' };
@@ -196,6 +230,8 @@ export interface IdempotencyRecord {
   requestHash: string;
   statusCode: number;
   body: string;
+  /** On a claim, the ledger row of the charge the claimed request runs on (what its refund names); null on a response. */
+  chargeId?: number | null;
   createdAt: string;
 }
 

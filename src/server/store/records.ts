@@ -50,6 +50,7 @@ export interface IdempotencyRow {
   request_hash: string;
   status_code: number;
   body: string;
+  charge_id: number | null;
   created_at: string;
 }
 
@@ -96,6 +97,7 @@ export const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
   requestHash: row.request_hash,
   statusCode: row.status_code,
   body: row.body,
+  chargeId: row.charge_id,
   createdAt: row.created_at,
 });
 

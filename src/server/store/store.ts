@@ -14,12 +14,16 @@ import type {
   JobProgress,
   JobSummary,
   KeyedCharge,
+  KeyedEnd,
   LeasedResult,
   LedgerEntry,
   ListUpload,
   NewSession,
   NewUser,
+  PaidCharge,
+  Refund,
   ResultPageRequest,
+  SavedResults,
   SavePolicy,
   StoredResult,
   User,
@@ -103,19 +107,25 @@ export interface AccountStore {
    * throws StoreError `negative_balance` rather than take a balance below zero, `user_not_found` for no such user.
    */
   grantCredits(userId: number, delta: number): Promise<number>;
-  /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger. */
+  /** Takes `amount` credits if the balance covers it, else nothing; writes the ledger (the charge's row is its `chargeId`). */
   charge(userId: number, amount: number, reason: 'verify', jobId?: string | null): Promise<ChargeOutcome>;
   /**
    * `charge` for a request with an Idempotency-Key, in one transaction with claiming the key, so
    * that of identical requests (on any number of service instances) exactly one is charged and
    * runs; the others find it `running`, then `recorded` once saveIdempotency stores its response.
    * A `short` balance claims nothing. A claim older than IDEMPOTENCY_CLAIM_TTL_MS was left by a
-   * process that died after charging: it is taken over as `charged`, without a second charge.
+   * process that died after charging: it is taken over as `charged`, without a second charge (on
+   * the claim's charge, `chargeId`; a run whose charge was refunded left a response or no claim).
    * Throws StoreError `idempotency_conflict` when the key is live with another request hash.
    */
   chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): Promise<KeyedCharge>;
-  /** Gives credits back (the work they paid for failed); with `releaseKey`, drops that key's claim in the same transaction so a retry runs afresh. */
-  refund(userId: number, amount: number, jobId?: string | null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number>;
+  /**
+   * Gives a charge back (the work it paid for failed, or its result costs nothing), at most once: the
+   * refund's ledger row names the charge's (a unique key), so a refund retried after its COMMIT's
+   * answer was lost gives nothing more (`refunded` 0). With `end`, the keyed request's end is
+   * written in the same transaction (KeyedEnd): a refunded request's retry never runs free.
+   */
+  refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Promise<Refund>;
   ledger(userId: number): Promise<LedgerEntry[]>;
 }
 
@@ -192,9 +202,10 @@ export interface WorkQueue {
    * another runner is ignored), and an item keeps the first result written for it. Refunds happen
    * in the same transaction: of a result unknown because of the verifier's own condition as it is
    * written, of a completed job's other unknowns with `refundUnknown` (exactly once: a job
-   * completes in one transaction). Answers how many jobs the batch completed.
+   * completes in one transaction). Answers how many jobs the batch completed and how many credits
+   * it gave back.
    */
-  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<number>;
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<SavedResults>;
 }
 
 /**

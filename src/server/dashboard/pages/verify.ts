@@ -23,8 +23,8 @@ export function verifyPages(app: FastifyInstance, { store, verifier, refundUnkno
   app.post<{ Body: { email: string } }>('/verify', { schema: verifyFormSchema }, async (request, reply) => {
     const userId = signedIn(request).user.id;
     const email = request.body.email.trim();
-    await chargeForVerify(store.accounts, userId);
-    const result = await verifyPaid({ accounts: store.accounts, verifier, log: request.log, refundUnknown }, userId, email);
+    const charge = await chargeForVerify(store.accounts, userId);
+    const result = await verifyPaid({ accounts: store.accounts, idempotency: store.idempotency, verifier, log: request.log, refundUnknown }, userId, email, { charge });
     return renderPage(request, reply, 'verify', { title: 'Verify an address', result, checks: checkRows(result), email });
   });
 }

@@ -7,7 +7,10 @@ import {
   type JobCreation,
   type JobDetails,
   type KeyedCharge,
+  type KeyedEnd,
   type LedgerEntry,
+  type PaidCharge,
+  type Refund,
 } from '../model.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
@@ -21,12 +24,22 @@ export interface CreditSteps {
   lockUser(userId: number): Awaitable<void>;
   /** The balance, or undefined when there is no such user. */
   balanceOf(userId: number): Awaitable<number | undefined>;
-  /** The new balance, or undefined (and nothing written) when the balance does not cover `amount`; writes the ledger. */
-  takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Awaitable<number | undefined>;
+  /** The new balance and the charge's ledger row, or undefined (and nothing written) when the balance does not cover `amount`. */
+  takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Awaitable<{ balance: number; chargeId: number } | undefined>;
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
   keyRecord(userId: number, key: IdempotencyKey): Awaitable<IdempotencyRecord | undefined>;
   /** Writes a claim or a response for a key, replacing what held it. */
   writeKey(record: Omit<IdempotencyRecord, 'createdAt'>): Awaitable<void>;
+}
+
+/** The statements of giving a charge back, beyond those of moving credits. */
+export interface RefundSteps extends CreditSteps {
+  /** Whether a refund row names this charge already. */
+  isRefunded(chargeId: number): Awaitable<boolean>;
+  /** Gives `amount` back with a refund ledger row naming the charge (`refundOf`, unique); the new balance. */
+  giveBack(userId: number, amount: number, refundOf: number | null): Awaitable<number>;
+  /** Drops the key's claim (never a recorded response). */
+  releaseClaim(userId: number, key: IdempotencyKey): Awaitable<void>;
 }
 
 /** The statements of creating a job, beyond those of moving credits. */
@@ -54,28 +67,46 @@ function* shortOf(steps: CreditSteps, userId: number, required: number): Flow<{ 
 
 export function* charge(steps: CreditSteps, userId: number, amount: number, reason: 'verify', jobId: string | null): Flow<ChargeOutcome> {
   const taken = yield* step(steps.takeCredits(userId, amount, reason, jobId));
-  return taken === undefined ? yield* shortOf(steps, userId, amount) : { ok: true, balance: taken };
+  return taken === undefined ? yield* shortOf(steps, userId, amount) : { ok: true, ...taken };
 }
 
 /** See AccountStore.chargeWithKey: exactly one of identical keyed requests is charged and runs. */
 export function* chargeWithKey(steps: CreditSteps, userId: number, amount: number, reason: 'verify', key: IdempotencyKey, now: Date): Flow<KeyedCharge> {
-  const claim = { userId, ...key, statusCode: CLAIMED, body: '' };
+  const claim = (chargeId: number | null) => ({ userId, ...key, statusCode: CLAIMED, body: '', chargeId });
   yield* step(steps.lockUser(userId));
   const held = yield* liveKey(steps, userId, key);
   if (held) {
     if (held.statusCode !== CLAIMED) return { kind: 'recorded', record: held };
     if (!claimIsAbandoned(held, now)) return { kind: 'running' };
-    // The claim of a run that died after charging: that charge pays for this run, which claims the key afresh.
-    yield* step(steps.writeKey(claim));
-    return { kind: 'charged', balance: (yield* step(steps.balanceOf(userId)))! };
+    // The claim of a run that died after charging: that charge pays for this run, which claims the key
+    // afresh. A run whose charge was given back ended its claim in the refund's transaction (see refund).
+    const chargeId = held.chargeId ?? null;
+    yield* step(steps.writeKey(claim(chargeId)));
+    return { kind: 'charged', balance: (yield* step(steps.balanceOf(userId)))!, chargeId };
   }
-  const balance = yield* step(steps.takeCredits(userId, amount, reason, null));
-  if (balance === undefined) {
+  const taken = yield* step(steps.takeCredits(userId, amount, reason, null));
+  if (taken === undefined) {
     const short = yield* shortOf(steps, userId, amount);
     return { kind: 'short', balance: short.balance, required: short.required };
   }
-  yield* step(steps.writeKey(claim));
-  return { kind: 'charged', balance };
+  yield* step(steps.writeKey(claim(taken.chargeId)));
+  return { kind: 'charged', ...taken };
+}
+
+/**
+ * See AccountStore.refund: a charge is given back once (a retry finds its refund row and gives
+ * nothing), and a keyed request's end is written with it, so that the key never stays claimed on a
+ * refunded charge (whose takeover would run free).
+ */
+export function* refund(steps: RefundSteps, userId: number, charge: PaidCharge, end?: KeyedEnd): Flow<Refund> {
+  // Two refunds of one charge on two nodes: the second reads the first's row only after it committed.
+  yield* step(steps.lockUser(userId));
+  const done = charge.id !== null && (yield* step(steps.isRefunded(charge.id)));
+  const balance = done ? yield* step(steps.balanceOf(userId)) : yield* step(steps.giveBack(userId, charge.amount, charge.id));
+  if (balance === undefined) throw new StoreError('user_not_found', `no user with id ${userId}`);
+  if (end?.response) yield* step(steps.writeKey({ userId, ...end.key, ...end.response, chargeId: null }));
+  else if (end) yield* step(steps.releaseClaim(userId, end.key));
+  return { refunded: done ? 0 : charge.amount, balance };
 }
 
 export interface NewJob {

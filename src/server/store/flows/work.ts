@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
-import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 import { announceCompletion, type AnnounceSteps } from './webhooks.js';
@@ -72,9 +72,9 @@ export interface ResultSteps extends AnnounceSteps {
  * one ledger row, and the completion is announced to its owner's webhooks in that transaction too:
  * a job completes once, so both happen once, whichever node completed it.
  */
-export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<number> {
-  if (results.length === 0) return 0;
-  let completions = 0;
+export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<SavedResults> {
+  const saved = { completedJobs: 0, refunded: 0 };
+  if (results.length === 0) return saved;
   const perJob = new Map<string, { written: number; refund: number }>();
   const written = yield* step(steps.writeResults(results));
   for (const [index, { jobId, result }] of results.entries()) {
@@ -89,17 +89,19 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
     const { written: count, refund } = perJob.get(jobId)!;
     const completed = yield* step(steps.countProcessed(jobId, count, completedAt));
     if (refund > 0) yield* step(steps.refundToOwner(jobId, refund));
+    saved.refunded += refund;
     if (completed && policy.refundUnknown) {
       const unknowns = yield* step(steps.unknownsOf(jobId));
       const owed = unknowns.filter(({ reasonCode }) => !VERIFIER_CONDITIONS.has(reasonCode)).reduce((sum, { count }) => sum + count, 0);
       if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));
+      saved.refunded += owed;
     }
     if (completed) {
-      completions += 1;
+      saved.completedJobs += 1;
       yield* announceCompletion(steps, jobId, new Date(completedAt));
     }
   }
-  return completions;
+  return saved;
 }
 
 /** The statements of taking over the leases of holders that are gone, inside one transaction. */

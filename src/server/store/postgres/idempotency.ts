@@ -21,14 +21,14 @@ export class IdempotencyRecords {
   }
 
   async writeIdempotency(sql: Statements, record: Omit<IdempotencyRecord, 'createdAt'>): Promise<void> {
-    const { userId, route, key, requestHash, statusCode, body } = record;
+    const { userId, route, key, requestHash, statusCode, body, chargeId = null } = record;
     await sql.run(
-      `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, charge_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (user_id, route, key) DO UPDATE SET
          request_hash = excluded.request_hash, status_code = excluded.status_code,
-         body = excluded.body, created_at = excluded.created_at`,
-      [userId, route, key, requestHash, statusCode, body, this.db.timestamp()],
+         body = excluded.body, charge_id = excluded.charge_id, created_at = excluded.created_at`,
+      [userId, route, key, requestHash, statusCode, body, chargeId, this.db.timestamp()],
     );
   }
 

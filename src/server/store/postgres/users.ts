@@ -1,5 +1,5 @@
 import * as flows from '../flows/credits.js';
-import type { CreditSteps } from '../flows/credits.js';
+import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
 import { toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
 import {
@@ -7,8 +7,11 @@ import {
   type ChargeOutcome,
   type IdempotencyKey,
   type KeyedCharge,
+  type KeyedEnd,
   type LedgerEntry,
   type NewUser,
+  type PaidCharge,
+  type Refund,
   type User,
 } from '../model.js';
 import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
@@ -73,19 +76,15 @@ export class UserRecords {
     return this.db.transaction((sql) => runAwaiting(flows.chargeWithKey(this.steps(sql), userId, amount, reason, key, this.db.now())));
   }
 
-  refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): Promise<number> {
-    return this.db.transaction(async (sql) => {
-      const balance = await this.giveBack(sql, userId, amount, jobId);
-      if (releaseKey) await this.idempotency.releaseClaim(sql, userId, releaseKey);
-      return balance;
-    });
+  refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Promise<Refund> {
+    return this.db.transaction((sql) => runAwaiting(flows.refund(this.refundSteps(sql), userId, charge, end)));
   }
 
-  /** Credits given back with their ledger row, on a transaction's connection. */
-  async giveBack(sql: Statements, userId: number, amount: number, jobId: string | null): Promise<number> {
+  /** Credits given back with their ledger row (naming the charge refunded, when one is), on a transaction's connection. */
+  async giveBack(sql: Statements, userId: number, amount: number, jobId: string | null, refundOf: number | null = null): Promise<number> {
     const moved = await this.moveCredits(sql, userId, amount);
     if (moved === undefined) throw noSuchUser(userId);
-    await this.writeLedger(sql, userId, amount, moved, 'refund', jobId);
+    await this.writeLedger(sql, userId, amount, moved, 'refund', jobId, refundOf);
     return moved;
   }
 
@@ -104,11 +103,19 @@ export class UserRecords {
           [amount, userId],
         );
         if (!taken) return undefined;
-        await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId);
-        return taken.balance;
+        return { balance: taken.balance, chargeId: await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId) };
       },
       keyRecord: (userId, key) => this.idempotency.liveKey(sql, userId, key),
       writeKey: (record) => this.idempotency.writeIdempotency(sql, record),
+    };
+  }
+
+  private refundSteps(sql: Statements): RefundSteps {
+    return {
+      ...this.steps(sql),
+      isRefunded: async (chargeId) => (await sql.row('SELECT 1 FROM ledger WHERE refund_of = $1', [chargeId])) !== undefined,
+      giveBack: (userId, amount, refundOf) => this.giveBack(sql, userId, amount, null, refundOf),
+      releaseClaim: (userId, key) => this.idempotency.releaseClaim(sql, userId, key),
     };
   }
 
@@ -133,10 +140,20 @@ export class UserRecords {
     return moved?.balance;
   }
 
-  private async writeLedger(sql: Statements, userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null): Promise<void> {
-    await sql.run(
-      'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [userId, delta, balanceAfter, reason, jobId, this.db.timestamp()],
+  /** Writes a ledger row; its id. */
+  private async writeLedger(
+    sql: Statements,
+    userId: number,
+    delta: number,
+    balanceAfter: number,
+    reason: LedgerEntry['reason'],
+    jobId: string | null,
+    refundOf: number | null = null,
+  ): Promise<number> {
+    const row = await sql.row<{ id: number }>(
+      'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at, refund_of) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+      [userId, delta, balanceAfter, reason, jobId, this.db.timestamp(), refundOf],
     );
+    return Number(row!.id);
   }
 }

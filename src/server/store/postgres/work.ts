@@ -3,7 +3,7 @@ import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
 import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runAwaiting } from '../flows/flow.js';
-import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
 import { aliveAt } from './holders.js';
 import type { UserRecords } from './users.js';
@@ -129,8 +129,8 @@ export class WorkRecords {
     );
   }
 
-  async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<number> {
-    if (results.length === 0) return 0;
+  async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<SavedResults> {
+    if (results.length === 0) return { completedJobs: 0, refunded: 0 };
     return this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
   }
 

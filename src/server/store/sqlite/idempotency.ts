@@ -15,11 +15,11 @@ export class IdempotencyRecords {
       ),
       releaseClaim: prepare(`DELETE FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND status_code = ${CLAIMED}`),
       upsertIdempotency: prepare(
-        `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, charge_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (user_id, route, key) DO UPDATE SET
            request_hash = excluded.request_hash, status_code = excluded.status_code,
-           body = excluded.body, created_at = excluded.created_at`,
+           body = excluded.body, charge_id = excluded.charge_id, created_at = excluded.created_at`,
       ),
       pruneIdempotency: prepare('DELETE FROM idempotency WHERE created_at < ?'),
     };
@@ -39,8 +39,8 @@ export class IdempotencyRecords {
   }
 
   writeIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
-    const { userId, route, key, requestHash, statusCode, body } = record;
-    this.sql.upsertIdempotency.run(userId, route, key, requestHash, statusCode, body, this.connection.timestamp());
+    const { userId, route, key, requestHash, statusCode, body, chargeId = null } = record;
+    this.sql.upsertIdempotency.run(userId, route, key, requestHash, statusCode, body, chargeId, this.connection.timestamp());
   }
 
   /** Drops the key's claim (never a recorded response), so a retry runs afresh. */

@@ -1,5 +1,5 @@
 import * as flows from '../flows/credits.js';
-import type { CreditSteps } from '../flows/credits.js';
+import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
 import { toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
 import {
@@ -7,8 +7,11 @@ import {
   type ChargeOutcome,
   type IdempotencyKey,
   type KeyedCharge,
+  type KeyedEnd,
   type LedgerEntry,
   type NewUser,
+  type PaidCharge,
+  type Refund,
   type User,
 } from '../model.js';
 import type { Connection } from './database.js';
@@ -19,6 +22,7 @@ export class UserRecords {
   private readonly sql;
   /** The statements the shared credit flows run (flows/credits.ts), for this part and the job part. */
   readonly steps: CreditSteps;
+  private readonly refundSteps: RefundSteps;
 
   constructor(
     private readonly connection: Connection,
@@ -42,8 +46,9 @@ export class UserRecords {
         'UPDATE users SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance',
       ),
       insertLedger: prepare(
-        'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at, refund_of) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
+      refundOf: prepare<{ id: number }>('SELECT id FROM ledger WHERE refund_of = ?'),
       ledgerOf: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? ORDER BY id'),
     };
     this.steps = {
@@ -53,11 +58,16 @@ export class UserRecords {
       takeCredits: (userId, amount, reason, jobId) => {
         const taken = this.sql.takeCredits.get(amount, userId, amount);
         if (!taken) return undefined;
-        this.writeLedger(userId, -amount, taken.balance, reason, jobId);
-        return taken.balance;
+        return { balance: taken.balance, chargeId: this.writeLedger(userId, -amount, taken.balance, reason, jobId) };
       },
       keyRecord: (userId, key) => idempotency.liveKey(userId, key),
       writeKey: (record) => idempotency.writeIdempotency(record),
+    };
+    this.refundSteps = {
+      ...this.steps,
+      isRefunded: (chargeId) => this.sql.refundOf.get(chargeId) !== undefined,
+      giveBack: (userId, amount, refundOf) => this.giveBack(userId, amount, null, refundOf),
+      releaseClaim: (userId, key) => idempotency.releaseClaim(userId, key),
     };
   }
 
@@ -118,19 +128,15 @@ export class UserRecords {
       .immediate();
   }
 
-  refund(userId: number, amount: number, jobId: string | null = null, releaseKey?: Omit<IdempotencyKey, 'requestHash'>): number {
-    return this.connection.db.transaction(() => {
-      const balance = this.giveBack(userId, amount, jobId);
-      if (releaseKey) this.idempotency.releaseClaim(userId, releaseKey);
-      return balance;
-    }).immediate();
+  refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Refund {
+    return this.connection.db.transaction(() => runNow(flows.refund(this.refundSteps, userId, charge, end))).immediate();
   }
 
-  /** Credits given back with their ledger row; call inside a transaction. */
-  giveBack(userId: number, amount: number, jobId: string | null): number {
+  /** Credits given back with their ledger row (naming the charge refunded, when one is); call inside a transaction. */
+  giveBack(userId: number, amount: number, jobId: string | null, refundOf: number | null = null): number {
     const moved = this.sql.addCredits.get(amount, userId, amount);
     if (!moved) throw new StoreError('user_not_found', `no user with id ${userId}`);
-    this.writeLedger(userId, amount, moved.balance, 'refund', jobId);
+    this.writeLedger(userId, amount, moved.balance, 'refund', jobId, refundOf);
     return moved.balance;
   }
 
@@ -138,7 +144,8 @@ export class UserRecords {
     return this.sql.ledgerOf.all(userId).map(toLedger);
   }
 
-  private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null): void {
-    this.sql.insertLedger.run(userId, delta, balanceAfter, reason, jobId, this.connection.timestamp());
+  /** Writes a ledger row; its id. */
+  private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null, refundOf: number | null = null): number {
+    return Number(this.sql.insertLedger.run(userId, delta, balanceAfter, reason, jobId, this.connection.timestamp(), refundOf).lastInsertRowid);
   }
 }

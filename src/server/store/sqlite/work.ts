@@ -3,7 +3,7 @@ import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
 import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runNow } from '../flows/flow.js';
-import type { ClaimRequest, LeasedResult, SavePolicy, WorkChunk } from '../model.js';
+import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
 import { processIsAlive } from './holders.js';
 import type { UserRecords } from './users.js';
@@ -144,8 +144,8 @@ export class WorkRecords {
     if (leases.length > 0) this.sql.release.run(JSON.stringify(leases));
   }
 
-  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): number {
-    if (results.length === 0) return 0;
+  saveResults(results: readonly LeasedResult[], policy?: SavePolicy): SavedResults {
+    if (results.length === 0) return { completedJobs: 0, refunded: 0 };
     return this.connection.db.transaction(() => runNow(flows.saveResults(this.resultSteps, results, this.connection.timestamp(), policy))).immediate();
   }
 }
