@@ -7,6 +7,9 @@ import { startSocksServer, type SocksFixture } from '../support/socks-server.js'
 
 const MX_HOST = '127.0.13.20';
 const SOURCE = '127.0.13.21';
+/** A host that refuses one of our source addresses at the greeting, as a listed IP is refused. */
+const GREETING_BLOCK_HOST = '127.0.13.25';
+const REFUSED_SOURCE = '127.0.13.26';
 const MAILBOXES = ['alice@egress.test', 'bob@egress.test', 'carol@other-egress.test'];
 const ADDRESSES = [...MAILBOXES, 'nobody@egress.test'];
 
@@ -14,17 +17,19 @@ let dns: DnsFixture;
 let smtp: SmtpFixture;
 let openProxy: SocksFixture;
 let loginProxy: SocksFixture;
+let greetingBlock: SmtpFixture;
 
 beforeAll(async () => {
   const port = await freePort([MX_HOST]);
   smtp = await startSmtpServer({ host: MX_HOST, port, mailboxes: MAILBOXES });
-  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }) }, { host: '127.0.13.22' });
+  greetingBlock = await startSmtpServer({ host: GREETING_BLOCK_HOST, port, mailboxes: ['alice@greeting-block.test'], blockGreetingFrom: [REFUSED_SOURCE] });
+  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }) }, { host: '127.0.13.22' });
   openProxy = await startSocksServer({ host: '127.0.13.23' });
   loginProxy = await startSocksServer({ host: '127.0.13.24', credentials: { username: 'probe', password: 's3cret:@pass' } });
 });
 
 afterAll(async () => {
-  await Promise.all([smtp?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
+  await Promise.all([smtp?.close(), greetingBlock?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
 });
 
 async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string; reasonCode: string }>> {
@@ -96,5 +101,20 @@ describe('--source-address', () => {
     expect(results.get('alice@egress.test')?.result).toBe('valid');
     expect(openProxy.relayed.length).toBeGreaterThan(0);
     expect(new Set(openProxy.clients)).toEqual(new Set([SOURCE]));
+  });
+});
+
+describe('a pool of source addresses', () => {
+  it('asks through another egress when a host refuses one at the greeting, and benches that one there', async () => {
+    greetingBlock.reset();
+    const verifier = createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [REFUSED_SOURCE, SOURCE] }));
+    const addresses = ['alice@greeting-block.test', 'nobody@greeting-block.test'];
+    const first = new Map<string, string>();
+    await verifier.verifyMany(addresses, (result) => void first.set(result.email, result.result));
+    expect(Object.fromEntries(first)).toEqual({ 'alice@greeting-block.test': 'valid', 'nobody@greeting-block.test': 'invalid' });
+    expect(greetingBlock.clientAddresses()).toContain(REFUSED_SOURCE);
+    greetingBlock.reset();
+    expect((await verifier.verify('alice@greeting-block.test')).result).toBe('valid');
+    expect(new Set(greetingBlock.clientAddresses())).toEqual(new Set([SOURCE]));
   });
 });

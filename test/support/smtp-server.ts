@@ -35,6 +35,8 @@ export interface SmtpFixtureOptions {
   closeSessionAt?: string[];
   /** The same rejection as the greeting, then the connection is closed. */
   blockGreeting?: boolean;
+  /** `blockGreeting` for these client addresses only (a listed source address of ours among others). */
+  blockGreetingFrom?: string[];
   /** Delay before the greeting and before answering every command. */
   replyDelayMs?: number;
   /** Answer this many RCPTs in a session, then close the connection without a word. */
@@ -319,7 +321,8 @@ function smtpServerOptions(state: FixtureState): SMTPServerOptions {
       ? { key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) }
       : {}),
     onConnect(session, done) {
-      const verdict = options.blockGreeting ? smtpReply(554, blockedText(session)) : null;
+      const blocked = options.blockGreeting === true || options.blockGreetingFrom?.includes(session.remoteAddress) === true;
+      const verdict = blocked ? smtpReply(554, blockedText(session)) : null;
       later(options.replyDelayMs ?? 0, () => done(verdict));
     },
     onMailFrom(_address, _session, done) {

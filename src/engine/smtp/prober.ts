@@ -282,6 +282,11 @@ export class SmtpProber implements SessionTaker {
     }
   }
 
+  /**
+   * A session at `target` through the slot's egress, or null when none could be opened: the host is
+   * given up, unless it refused the egress for reputation before RCPT (at the greeting, EHLO or MAIL)
+   * and another egress is left, through which the loop asks again.
+   */
   private async open(target: SessionTarget, slot: SessionSlot): Promise<SmtpSession | null> {
     try {
       const session = await SmtpSession.open(target, slot.session);
@@ -289,7 +294,9 @@ export class SmtpProber implements SessionTaker {
       return session;
     } catch (error) {
       if (!(error instanceof SmtpError)) throw error;
-      this.giveUpOn(target, error);
+      const outcome = outcomeOfFailure(error, target);
+      const routed = outcome.code === 'ip_blocked' ? await slot.refused(outcome) : outcome;
+      if (routed !== 'elsewhere') this.moveOn(target, routed);
       return null;
     }
   }
