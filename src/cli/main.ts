@@ -38,7 +38,12 @@ function addServiceProcessOptions(command: Command): Command {
     .option('--standing-interval <duration>', 'check each egress against the DNSBL zones, its reverse DNS and the HELO name at start and this often, e.g. 30m; 0 turns it off [env MAILVERIFY_STANDING_INTERVAL] (default 30m)')
     .option('--cache-ttl <ttl>', 'how long a verdict is reused for the same address, across jobs: 0 (off), one duration (14d) or per verdict (valid=14d,invalid=30d); unknown never [env MAILVERIFY_CACHE_TTL] (default valid=14d,invalid=30d,risky=14d,catch_all=7d)')
     .option('--cache-scope <scope>', 'install: a verdict any account found is reused for all; account: each account reuses only its own [env MAILVERIFY_CACHE_SCOPE] (default install)')
-    .option('--refund-unknown', 'give back the tokens of unknown results (when a job completes; a single verification at once) [env MAILVERIFY_REFUND_UNKNOWN=1]');
+    .option('--refund-unknown', 'give back the tokens of unknown results (when a job completes; a single verification at once) [env MAILVERIFY_REFUND_UNKNOWN=1]')
+    .option('--retention <duration>', 'delete finished jobs\' addresses and results this long after they finished, e.g. 30d; 0 keeps them [env MAILVERIFY_RETENTION] (default: kept)')
+    .option('--allow-private-webhooks', 'let webhook endpoints be on loopback and private networks (test receivers, private installs); link-local and metadata addresses never [env MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1]')
+    .option('--webhook-endpoints <n>', 'webhook endpoints an account may have [env MAILVERIFY_WEBHOOK_ENDPOINTS] (default 10)')
+    .option('--webhook-tests-per-minute <n>', 'webhook test events an account may send per minute [env MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE] (default 5)')
+    .option('--webhook-retention <duration>', 'how long settled webhook deliveries and attempts are kept [env MAILVERIFY_WEBHOOK_RETENTION] (default 30d)');
 }
 
 /**
@@ -157,6 +162,11 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--wait-timeout <duration>', 'with --watch: how long to keep trying a service that does not answer (default 10m)')
     .action(lazy(async () => (await import('./commands/bulk/status.js')).runBulkStatus));
   bulk
+    .command('delete')
+    .description('delete bulk jobs from the service: their addresses and results are gone (a job still processing stops, its unverified addresses refunded)')
+    .argument('<job...>', 'job ids')
+    .action(lazy(async () => (await import('./commands/bulk/delete.js')).runBulkDelete));
+  bulk
     .command('results')
     .description('write the results of bulk jobs, merged into the submitted list when it is known (exit 8 while processing)')
     .argument('<job...>', 'job ids (the jobs of one list are merged into one output)')
@@ -198,7 +208,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .description('manage users, credits and API tokens in the store of `mailverify serve` (its data dir or database, also while it runs)')
     .option('--create', 'create the database when the data dir holds none (otherwise that is an error)');
   addStoreOptions(admin, 'the service data directory');
-  const adminUser = admin.command('user').description('add and list users');
+  const adminUser = admin.command('user').description('add, list and delete users');
   adminUser
     .command('add')
     .description('add a user')
@@ -207,6 +217,11 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--rate-limit <n>', 'requests per second allowed (default 20)')
     .option('--password-stdin', 'read a login password from stdin')
     .action(lazy(async () => (await import('./commands/admin.js')).runAdminUserAdd));
+  adminUser
+    .command('delete')
+    .description("delete a user and all their data: tokens, jobs with their addresses and results, webhooks, cached verdicts, ledger")
+    .argument('<email>', 'the account address')
+    .action(lazy(async () => (await import('./commands/admin.js')).runAdminUserDelete));
   adminUser
     .command('list')
     .description('list users with balance and rate limit (--json for an array)')

@@ -1,13 +1,20 @@
 import { VERDICTS, type Verdict } from '../engine/types.js';
 import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/result-reuse.js';
 import type { ServicePolicy } from '../server/service-parts.js';
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';
+import { integer } from './engine-flags.js';
 import { UsageError } from './errors.js';
 
-/** The flags of what an install decides about reuse and refunds (`serve` and `worker` alike). */
+/** The flags of what an install decides about reuse, refunds, webhooks and retention (`serve` and `worker` alike). */
 export interface PolicyFlags {
   cacheTtl?: string;
   cacheScope?: string;
   refundUnknown?: boolean;
+  allowPrivateWebhooks?: boolean;
+  webhookEndpoints?: string;
+  webhookTestsPerMinute?: string;
+  webhookRetention?: string;
+  retention?: string;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -15,10 +22,39 @@ const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 
 const NEVER_REUSED: readonly Verdict[] = ['unknown'];
 
 /** `30d`, `12h`, `90m`, `45s` or plain seconds, as milliseconds. */
-function duration(text: string, flag: string): number {
+function duration(text: string, flag: string, zero = 'or 0 to turn reuse off'): number {
   const match = /^(\d+)([smhd]?)$/.exec(text.trim());
-  if (!match) throw new UsageError(`${flag}: "${text}" is no duration; use a number with s, m, h or d (e.g. 14d), or 0 to turn reuse off`);
+  if (!match) throw new UsageError(`${flag}: "${text}" is no duration; use a number with s, m, h or d (e.g. 14d)${zero ? `, ${zero}` : ''}`);
   return Number(match[1]) * UNIT_MS[match[2] || 's']!;
+}
+
+const isOn = (value: string | undefined) => ['1', 'true'].includes(value?.trim().toLowerCase() ?? '');
+/** A flag's value, else its environment variable's (blank counts as unset). */
+const given = (flag: string | undefined, env: string | undefined) => flag ?? (env?.trim() || undefined);
+
+/**
+ * `--allow-private-webhooks` (or MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1), `--webhook-endpoints`,
+ * `--webhook-tests-per-minute`, `--webhook-retention` (each with its MAILVERIFY_ variable) over
+ * DEFAULT_WEBHOOK_POLICY. The engine's --allow-private-networks does not open webhooks.
+ */
+function parseWebhookPolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): WebhookPolicy {
+  const endpoints = given(flags.webhookEndpoints, env.MAILVERIFY_WEBHOOK_ENDPOINTS);
+  const tests = given(flags.webhookTestsPerMinute, env.MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE);
+  const retention = given(flags.webhookRetention, env.MAILVERIFY_WEBHOOK_RETENTION);
+  return {
+    allowPrivateWebhooks: flags.allowPrivateWebhooks === true || isOn(env.MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS),
+    maxEndpoints: endpoints === undefined ? DEFAULT_WEBHOOK_POLICY.maxEndpoints : integer(1, 10_000)(endpoints, '--webhook-endpoints'),
+    testsPerMinute: tests === undefined ? DEFAULT_WEBHOOK_POLICY.testsPerMinute : integer(0, 100_000)(tests, '--webhook-tests-per-minute'),
+    retentionMs: retention === undefined ? DEFAULT_WEBHOOK_POLICY.retentionMs : Math.max(1_000, duration(retention, '--webhook-retention', '')),
+  };
+}
+
+/** `--retention` (MAILVERIFY_RETENTION): how long finished jobs are kept; none (kept for ever) when not given or 0. */
+function parseRetention(flags: PolicyFlags, env: NodeJS.ProcessEnv): number | undefined {
+  const retention = given(flags.retention, env.MAILVERIFY_RETENTION);
+  if (retention === undefined) return undefined;
+  const ms = duration(retention, '--retention', 'or 0 to keep finished jobs');
+  return ms === 0 ? undefined : ms;
 }
 
 /**
@@ -42,15 +78,16 @@ export function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | 
   return freshness;
 }
 
-/** `--cache-ttl` > MAILVERIFY_CACHE_TTL > the defaults; `--cache-scope` likewise; `--refund-unknown` or MAILVERIFY_REFUND_UNKNOWN=1. */
+/** `--cache-ttl` > MAILVERIFY_CACHE_TTL > the defaults; `--cache-scope` likewise; `--refund-unknown` or MAILVERIFY_REFUND_UNKNOWN=1; the webhook flags; `--retention`. */
 export function parseServicePolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): ServicePolicy {
   const ttl = flags.cacheTtl ?? (env.MAILVERIFY_CACHE_TTL?.trim() || undefined);
   const freshness = ttl === undefined ? DEFAULT_FRESHNESS : parseFreshness(ttl);
   const scope = (flags.cacheScope ?? (env.MAILVERIFY_CACHE_SCOPE?.trim() || 'install')).toLowerCase();
   if (scope !== 'install' && scope !== 'account') throw new UsageError(`--cache-scope must be install or account, got "${scope}"`);
-  const refundFromEnv = env.MAILVERIFY_REFUND_UNKNOWN?.trim().toLowerCase();
   return {
     reuse: freshness && { freshness, scope, maxEntries: MAX_CACHED_RESULTS },
-    refundUnknown: flags.refundUnknown === true || refundFromEnv === '1' || refundFromEnv === 'true',
+    refundUnknown: flags.refundUnknown === true || isOn(env.MAILVERIFY_REFUND_UNKNOWN),
+    webhooks: parseWebhookPolicy(flags, env),
+    retentionMs: parseRetention(flags, env),
   };
 }

@@ -39,6 +39,8 @@ export interface ApiClient {
   progress(jobId: string): Promise<JobProgress>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
+  /** Deletes the job: its addresses and results leave the service (a job still processing stops). */
+  deleteJob(jobId: string): Promise<void>;
   account(): Promise<Account>;
   /** Exchanges credentials for a short-lived JWT; needs no token. */
   login(email: string, password: string): Promise<LoginResponse>;
@@ -91,6 +93,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
       return send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}?${query}` });
     },
+    deleteJob: (jobId) => send({ method: 'DELETE', path: `/v1/bulk-verify/${segment(jobId)}` }),
     account: () => send({ method: 'GET', path: '/v1/account' }),
     login: (email, password) =>
       send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),

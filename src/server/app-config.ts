@@ -5,6 +5,7 @@ import type { LogSettings } from './logging.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ServiceVerifier } from './result-reuse.js';
 import type { Store } from './store/store.js';
+import type { WebhookPolicy } from './webhooks/policy.js';
 
 /** What buildApp (app.ts) is given, and what each route file takes of it; a module of its own so routes need not import the app that registers them. */
 export interface AppConfig {
@@ -21,8 +22,8 @@ export interface AppConfig {
   log?: LogSettings;
   /** Where requests are counted and timed, when metrics are on. */
   metrics?: Pick<Metrics, 'http'>;
-  /** Webhook endpoints may be on loopback and private networks (the engine's `allowPrivateNetworks`); refused when not given. */
-  allowPrivateNetworks?: boolean;
+  /** What accounts' webhooks are allowed (private receivers, endpoints, test events); DEFAULT_WEBHOOK_POLICY when not given. */
+  webhooks?: WebhookPolicy;
   /** The HTTP server's timeouts; HTTP_TIMEOUTS where not given. */
   httpTimeouts?: Partial<HttpTimeouts>;
   /**

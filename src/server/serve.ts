@@ -66,11 +66,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: { level: options.logLevel, stream: process.stderr },
     httpTimeouts: options.httpTimeouts,
     trustProxy: options.trustProxy,
-    allowPrivateNetworks: options.engine.allowPrivateNetworks,
+    webhooks: options.webhooks,
   });
-  const runner = options.worker
-    ? startRegisteredRunner(parts, { log: app.log, leaseMs: options.leaseMs, refundUnknown, allowPrivateNetworks: options.engine.allowPrivateNetworks ?? false })
-    : undefined;
+  const runner = options.worker ? startRegisteredRunner(parts, { ...options, log: app.log }) : undefined;
   let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {

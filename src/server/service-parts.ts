@@ -10,7 +10,10 @@ import { reusingResults, type ReusePolicy, type ServiceVerifier } from './result
 import { shareHostSlots } from './shared-host-slots.js';
 import { openStore, type StoreLocation } from './store/open-store.js';
 import type { Holder, Store } from './store/store.js';
+import { watchWebhooks } from './metrics/webhook-metrics.js';
+import { startRetention } from './jobs/retention.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
+import type { WebhookPolicy } from './webhooks/policy.js';
 import { retrySchedule } from './webhooks/retry-schedule.js';
 
 /** Where the metrics listener goes (`--metrics-host`/`--metrics-port`); none when not given. */
@@ -19,12 +22,19 @@ export interface MetricsAt {
   port: number;
 }
 
-/** What an install decides about reuse and refunds (`--cache-ttl`, `--cache-scope`, `--refund-unknown`); set alike on every node. */
+/**
+ * What an install decides about reuse, refunds, webhooks and retention (`--cache-ttl`,
+ * `--cache-scope`, `--refund-unknown`, the webhook flags, `--retention`); set alike on every node.
+ */
 export interface ServicePolicy {
   /** Reuse recent verdicts (the result cache); none when off. */
   reuse?: ReusePolicy;
   /** Give back the tokens of every `unknown` result. */
   refundUnknown: boolean;
+  /** What accounts' webhooks are allowed. */
+  webhooks: WebhookPolicy;
+  /** Finished jobs are deleted (addresses and results) this long after they finished; kept when not given. */
+  retentionMs?: number;
 }
 
 /** What `serve` and `worker` both start from. */
@@ -65,6 +75,7 @@ export async function openServiceParts(
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
+    metrics.watchBenches(store.egressBenches);
   }
   const holder: Holder = {
     id: joined.id,
@@ -81,21 +92,24 @@ export async function openServiceParts(
 /**
  * A job runner under the parts' holder, so that its leases are taken over at once should this
  * process die, and beside it the webhook deliverer under the same holder: the runner's rescue
- * frees the deliveries of gone holders too. Stopping the runner stops both.
+ * frees the deliveries of gone holders too; with a retention, the deletion of finished jobs past
+ * it. Stopping the runner stops them all.
  */
 export function startRegisteredRunner(
   { store, verifier, metrics, holder }: ServiceParts,
-  options: { log: JobRunnerLog; leaseMs: number; refundUnknown: boolean; allowPrivateNetworks: boolean },
+  options: { log: JobRunnerLog; leaseMs: number } & ServicePolicy,
 ): JobRunner {
   const webhooks = startWebhookDeliverer({
     store: store.webhooks,
     holder: holder.id,
     standing: holder,
-    allowPrivateNetworks: options.allowPrivateNetworks,
+    policy: options.webhooks,
+    onAttempt: metrics && watchWebhooks(metrics.registry, store.webhooks),
     schedule: retrySchedule(process.env),
     log: options.log,
     leaseMs: options.leaseMs,
   });
+  const retention = options.retentionMs === undefined ? undefined : startRetention(store.jobs, options.retentionMs, options.log);
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,

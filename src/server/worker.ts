@@ -34,7 +34,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const parts = await openServiceParts(options);
   const { store, verifier, metrics, log, holder } = parts;
   const stopLogging = logNetworkChanges(verifier.network, log);
-  const runner = startRegisteredRunner(parts, { log, leaseMs: options.leaseMs, refundUnknown: options.refundUnknown, allowPrivateNetworks: options.engine.allowPrivateNetworks ?? false });
+  const runner = startRegisteredRunner(parts, { ...options, log });
   const listener = await listenForMetrics(metrics, options.metrics);
   const standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
   return {

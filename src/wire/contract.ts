@@ -222,11 +222,12 @@ export const webhookAttemptSchema = {
 
 export const webhookInfoSchema = {
   type: 'object',
-  required: ['id', 'url', 'description', 'createdAt', 'disabled', 'attempts'],
+  required: ['id', 'url', 'description', 'createdAt', 'disabled', 'disabledReason', 'attempts'],
   additionalProperties: false,
   properties: {
     ...webhookFields,
-    disabled: { type: 'boolean', description: 'True once the receiver answered 410 Gone: nothing more is sent to it.' },
+    disabled: { type: 'boolean', description: 'True once the receiver answered 410 Gone, or no delivery to it succeeded for 5 days: nothing more is sent to it.' },
+    disabledReason: { type: ['string', 'null'], description: 'Why the endpoint was disabled, in words; null while it is not.' },
     attempts: { type: 'array', items: webhookAttemptSchema, description: 'The newest attempts first (at most 5).' },
   },
 } as const;

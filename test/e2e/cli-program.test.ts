@@ -82,10 +82,10 @@ describe('the program', () => {
 /** Every command path of the program (completion and help list the same tree). */
 const COMMANDS = [
   [], ['verify'], ['serve'], ['worker'], ['doctor'], ['login'], ['logout'], ['whoami'], ['completion'], ['help'],
-  ['bulk'], ['bulk', 'submit'], ['bulk', 'status'], ['bulk', 'results'],
+  ['bulk'], ['bulk', 'submit'], ['bulk', 'status'], ['bulk', 'results'], ['bulk', 'delete'],
   ['profile'], ['profile', 'list'], ['profile', 'use'], ['profile', 'remove'],
   ['webhooks'], ['webhooks', 'add'], ['webhooks', 'list'], ['webhooks', 'remove'], ['webhooks', 'test'],
-  ['admin'], ['admin', 'user'], ['admin', 'user', 'add'], ['admin', 'user', 'list'], ['admin', 'credits'], ['admin', 'credits', 'add'],
+  ['admin'], ['admin', 'user'], ['admin', 'user', 'add'], ['admin', 'user', 'list'], ['admin', 'user', 'delete'], ['admin', 'credits'], ['admin', 'credits', 'add'],
   ['admin', 'rate-limit'], ['admin', 'rate-limit', 'set'], ['admin', 'token'], ['admin', 'token', 'create'],
 ];
 

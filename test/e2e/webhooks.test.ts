@@ -10,6 +10,8 @@ import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { signatureMatches, startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const FAST_RETRIES = { MAILVERIFY_WEBHOOK_RETRY_SCHEDULE: '0,1,1' };
+/** The receivers are on loopback: webhooks there need a flag of their own (the engine's --allow-private-networks does not cover them). */
+const PRIVATE_WEBHOOKS = { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '1' };
 /** Standard Webhooks' tolerance: a receiver refuses a timestamp further than this from its clock. */
 const TOLERANCE_S = 5 * 60;
 
@@ -24,7 +26,7 @@ afterEach(async () => {
 });
 
 async function service(options: Parameters<typeof startService>[0] = {}): Promise<{ api: RunningService; token: string }> {
-  const api = await startService({ ...options, env: { ...FAST_RETRIES, ...options.env } });
+  const api = await startService({ ...options, env: { ...FAST_RETRIES, ...PRIVATE_WEBHOOKS, ...options.env } });
   running.push(api);
   return { api, token: await api.createUser('hooks@example.test', { credits: 100, rateLimit: 1_000 }) };
 }
@@ -106,15 +108,86 @@ describe('webhook deliveries', () => {
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
   });
 
-  it('refuses an endpoint on a loopback, private or metadata address without --allow-private-networks', { timeout: 60_000 }, async () => {
-    const { api, token } = await service({ allowPrivateNetworks: false });
-    for (const url of ['http://127.0.0.1:9/hooks', 'http://localhost/hooks', 'http://169.254.169.254/latest', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
+  it('refuses an endpoint on a loopback or private address without --allow-private-webhooks, even with --allow-private-networks', { timeout: 60_000 }, async () => {
+    const { api, token } = await service({ env: { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '' } });
+    for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
       const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
       expectProblem(refused, 400, 'invalid_request');
-      expect(refused.body.detail).toMatch(/private|loopback|metadata/);
+      expect(refused.body.detail).toMatch(/loopback or private/);
     }
+    // A name that resolves into a private range: refused, and what it resolved to is not told.
+    const named = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://localhost:9/hooks' } });
+    expectProblem(named, 400, 'invalid_request');
+    expect(named.body.detail).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there.');
+    expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
     expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+  });
+
+  it('refuses link-local and cloud metadata addresses with every flag', { timeout: 60_000 }, async () => {
+    const { api, token } = await service({ engineArgs: ['--allow-private-webhooks'] });
+    for (const url of ['http://169.254.169.254/', 'http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://169.254.1.1:8080/']) {
+      const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
+      expectProblem(refused, 400, 'invalid_request');
+      expect(refused.body.detail, url).toMatch(/link-local or cloud metadata/);
+    }
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+  });
+
+  it('caps an account\'s endpoints (the 11th is a 409) and its test events a minute (a 429 beyond)', { timeout: 60_000 }, async () => {
+    const { api, token } = await service();
+    const target = await receiver(() => 204);
+    const ids: string[] = [];
+    for (let n = 0; n < 10; n += 1) ids.push(await register(api, token, target));
+    const eleventh = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: target.url } });
+    expectProblem(eleventh, 409, 'webhook_endpoint_limit');
+    expect(eleventh.body.detail).toMatch(/10 webhook endpoints/);
+    // Another account has its own ten.
+    const other = await api.createUser('other@example.test', { credits: 1, rateLimit: 1_000 });
+    expect((await call(api.baseUrl, 'POST', '/v1/webhooks', { token: other, json: { url: target.url } })).status).toBe(201);
+    // Removing one makes room.
+    expect((await call(api.baseUrl, 'DELETE', `/v1/webhooks/${ids.pop()}`, { token })).status).toBe(204);
+    ids.push(await register(api, token, target));
+
+    // Five test events a minute by default, whichever endpoints they go to.
+    for (let n = 0; n < 5; n += 1) expect((await call(api.baseUrl, 'POST', `/v1/webhooks/${ids[n % 2]}/test`, { token })).status).toBe(202);
+    const sixth = await call(api.baseUrl, 'POST', `/v1/webhooks/${ids[2]}/test`, { token });
+    expectProblem(sixth, 429, 'webhook_test_limit');
+    await target.waitFor(5);
+  });
+});
+
+describe('webhook deliveries are fair across accounts', () => {
+  it('one account\'s 50 test events at a receiver that never answers do not hold back another\'s bulk_job.completed (within 5 s); metrics show it', { timeout: 90_000 }, async () => {
+    const { api, token } = await service({ engineArgs: ['--webhook-tests-per-minute', '100', '--metrics-port', '0'] });
+    const silent = await receiver(() => 'hold');
+    const silentId = await register(api, token, silent);
+    for (let n = 0; n < 50; n += 1) expect((await call(api.baseUrl, 'POST', `/v1/webhooks/${silentId}/test`, { token })).status).toBe(202);
+    // The silent receiver holds the account's first attempts open (each up to 15 s).
+    await silent.waitFor(1);
+
+    const other = await api.createUser('patient@example.test', { credits: 10, rateLimit: 1_000 });
+    const answering = await receiver(() => 204);
+    await register(api, other, answering);
+    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token: other, json: { emails: ['not-an-address'] } });
+    const jobId = submitted.body.jobId as string;
+    await pollProgress(api.baseUrl, jobId, other, (progress) => progress.status === 'completed');
+    const completedAt = Date.now();
+    const [delivery] = await answering.waitFor(1, 5_000);
+    expect(delivery!.receivedAt - completedAt).toBeLessThan(5_000);
+    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'bulk_job.completed', data: { jobId } });
+    // A few of the silent account's attempts at a time, never all of them.
+    expect(silent.deliveries.length).toBeLessThanOrEqual(4);
+
+    const metricsUrl = /mailverify: metrics on (\S+)/.exec(api.stderr())![1]!;
+    let metrics = '';
+    for (const deadline = Date.now() + 5_000; !/mailverify_webhook_attempts_total\{outcome="delivered"\} [1-9]/.test(metrics) && Date.now() < deadline; await sleep(100)) {
+      metrics = await (await fetch(new URL('/metrics', metricsUrl))).text();
+    }
+    expect(metrics).toMatch(/mailverify_webhook_attempts_total\{outcome="delivered"\} 1\b/);
+    const due = Number(/^mailverify_webhook_deliveries_due (\d+)$/m.exec(metrics)![1]);
+    expect(due).toBeGreaterThanOrEqual(40);
+    expect(Number(/^mailverify_webhook_oldest_due_seconds (\S+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
   });
 });
 
@@ -153,7 +226,7 @@ describe.skipIf(!postgres)('webhook deliveries across workers on PostgreSQL', ()
     const place = await postgres!.create();
     places.push(place);
     const { api, token } = await service({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs: ['--no-worker'] });
-    const pool = await Promise.all([0, 1].map(() => startWorker(api, ['--log-level', 'info'], FAST_RETRIES)));
+    const pool = await Promise.all([0, 1].map(() => startWorker(api, ['--log-level', 'info'], { ...FAST_RETRIES, ...PRIVATE_WEBHOOKS })));
     running.push(...pool);
     // The first delivery is held open (the receiver is slow): the worker making it is killed meanwhile.
     const target = await receiver((index) => (index === 0 ? 'hold' : 200));

@@ -259,4 +259,33 @@ describe('dashboard pages over HTTP', () => {
     }
     expect((await fetchPage(jobPath, { cookie: dana })).status).toBe(200);
   });
+
+  it('deletes a job from its page with the Delete button (never another user\'s): the job and its upload are gone', async () => {
+    const dana = await signedInAs('dana@example.test');
+    const csrf = csrfOf(await fetchPage('/lists', { cookie: dana }));
+    const uploadPath = String((await upload(dana, 'to-delete.txt', `ann@${MAIL_DOMAIN}\n`)).headers.location);
+    const jobPath = String((await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } })).headers.location);
+    let page = await fetchPage(jobPath, { cookie: dana });
+    for (const deadline = Date.now() + 30_000; !page.text.includes('<strong id="job-status">completed</strong>') && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      page = await fetchPage(jobPath, { cookie: dana });
+    }
+    expect(page.text).toContain(`action="${jobPath}/delete"`);
+    expect(page.text).toMatch(/<button type="submit" class="danger">Delete<\/button>/);
+    const balance = (await app.store.accounts.findUserByEmail('dana@example.test'))!.balance;
+
+    // Without the form's token, and as another user: nothing is deleted.
+    expect((await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: dana, form: {} })).status).toBe(403);
+    const erin = await signedInAs('erin@example.test');
+    const erinCsrf = csrfOf(await fetchPage('/lists', { cookie: erin }));
+    expect((await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
+    expect((await fetchPage(jobPath, { cookie: dana })).status).toBe(200);
+
+    const deleted = await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: dana, form: { _csrf: csrf } });
+    expect([deleted.status, deleted.headers.location]).toEqual([303, '/lists']);
+    for (const path of [jobPath, uploadPath, `${jobPath}/download`]) expect((await fetchPage(path, { cookie: dana })).status, path).toBe(404);
+    expect((await fetchPage('/lists', { cookie: dana })).text).not.toContain('to-delete.txt');
+    // A completed job's charge stays: nothing was left to refund.
+    expect((await app.store.accounts.findUserByEmail('dana@example.test'))!.balance).toBe(balance);
+  });
 });

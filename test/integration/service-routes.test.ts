@@ -126,6 +126,30 @@ describe('service routes', () => {
     expect(verdicts).toEqual({ [alice]: 'valid', [bob]: 'valid', [`nobody@${MAIL_DOMAIN}`]: 'invalid', 'not an address': 'invalid' });
   });
 
+  it('DELETE /v1/bulk-verify/{job_id} answers 204 and the job is gone: GET is 404, its rows are out of the store; another user\'s job is a 404', async () => {
+    const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: [alice, bob] } });
+    const jobId = submitted.body.jobId as string;
+    await pollProgress(app.baseUrl, jobId, token, (progress) => progress.status === 'completed');
+    const before = (await app.call('GET', '/v1/account', { token })).body.balance as number;
+    const { token: stranger } = await app.createUser('stranger-delete@example.org', { credits: 1 });
+    const refused = await app.call('DELETE', `/v1/bulk-verify/${jobId}`, { token: stranger });
+    expect([refused.status, refused.body.code]).toEqual([404, 'not_found']);
+    expect(await app.store.jobs.readResults(jobId, { after: -1, limit: 10 })).toHaveLength(2);
+
+    const deleted = await app.call('DELETE', `/v1/bulk-verify/${jobId}`, { token });
+    expect(deleted.status).toBe(204);
+    expect(deleted.body).toBeUndefined();
+    for (const path of [`/v1/bulk-verify/${jobId}`, `/v1/bulk-verify/${jobId}/progress`]) {
+      const gone = await app.call('GET', path, { token });
+      expect([gone.status, gone.body.code], path).toEqual([404, 'not_found']);
+    }
+    expect(await app.store.jobs.readResults(jobId, { after: -1, limit: 10 })).toEqual([]);
+    expect(await app.store.jobs.verdictCounts(jobId)).toEqual([]);
+    // The ledger keeps the charge; nothing was left to refund.
+    expect((await app.call('GET', '/v1/account', { token })).body.balance).toBe(before);
+    expect((await app.call('DELETE', `/v1/bulk-verify/${jobId}`, { token })).status).toBe(404);
+  });
+
   it('POST /v1/auth/login answers a Bearer JWT valid for an hour; wrong credentials get 401', async () => {
     const login = await app.call('POST', '/v1/auth/login', { json: { email: 'owner@example.org', password: 'correct horse battery staple' } });
     expect(login.status).toBe(200);
@@ -231,6 +255,7 @@ describe('service routes', () => {
       '/v1/webhooks/{id}/test',
     ]);
     expect(Object.keys(document.paths['/v1/webhooks']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(document.paths['/v1/bulk-verify/{job_id}']).sort()).toEqual(['delete', 'get']);
     expect(document.paths['/v1/webhooks'].post.responses['201'].content['application/json'].schema.required).toContain('secret');
     // The document holds the very schemas the routes validate and serialize with.
     const verify = document.paths['/v1/verify'].post;

@@ -132,6 +132,22 @@ export async function runAdminUserAdd(email: string, command: Command): Promise<
   printUser(out, user);
 }
 
+/**
+ * `admin user delete <email>`: the user and everything of theirs leave the store (AccountStore.deleteUser):
+ * tokens, sessions, jobs with their addresses and results, webhooks, their verdicts in the result
+ * cache, and their ledger. Prints what was deleted; a signed-in session or token stops working at once.
+ */
+export async function runAdminUserDelete(email: string, command: Command): Promise<void> {
+  const { flags, out } = setup(command);
+  const user = await withStore(flags, async (store) => {
+    const found = await findUser(store, email);
+    if (!(await store.accounts.deleteUser(found.id))) throw new CliError(`no user ${email}`, ExitCode.notFound);
+    return found;
+  });
+  if (out.json) out.stdout.write(`${toSafeJson({ email: user.email, deleted: true })}\n`);
+  else if (!out.quiet) out.stderr.write(`user ${terminalSafe(user.email)} deleted, with their tokens, jobs, results, webhooks and ledger\n`);
+}
+
 export async function runAdminUserList(command: Command): Promise<void> {
   const { flags, out } = setup(command);
   const users = await withStore(flags, (store) => store.accounts.listUsers());

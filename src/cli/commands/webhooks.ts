@@ -32,7 +32,7 @@ export async function runWebhooksList(command: Command): Promise<void> {
     for (const endpoint of endpoints) {
       const last = endpoint.attempts[0];
       const lastText = last ? `last ${last.at} ${last.status ?? terminalSafe(last.error ?? 'no answer')} in ${last.latencyMs} ms` : 'no attempts yet';
-      const state = endpoint.disabled ? io.color.red('disabled (410 Gone)') : lastText;
+      const state = endpoint.disabled ? io.color.red(`disabled: ${terminalSafe(endpoint.disabledReason ?? 'answered 410 Gone')}`) : lastText;
       io.stdout.write(`${endpoint.id}  ${terminalSafe(endpoint.url)}  ${state}\n`);
     }
   });

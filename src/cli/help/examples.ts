@@ -33,6 +33,7 @@ const EXAMPLES: Record<string, string[]> = {
     'cut -d, -f3 crm.csv | mailverify --json bulk submit -',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
+  'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],
   'bulk results': [
     'mailverify bulk results <job> --output cleaned.csv',
     'mailverify bulk results <job> --wait --only valid,catch_all --output keep.csv',
@@ -47,6 +48,7 @@ const EXAMPLES: Record<string, string[]> = {
   'admin user': ['mailverify admin user add alice@example.com --credits 1000', 'mailverify admin user list --json'],
   'admin user add': ['mailverify admin user add alice@example.com --credits 1000', 'mailverify admin user add bob@example.com --rate-limit 50 --password-stdin < password.txt'],
   'admin user list': ['mailverify admin user list', 'mailverify --json admin user list'],
+  'admin user delete': ['mailverify admin user delete alice@example.com'],
   'admin credits': ['mailverify admin credits add alice@example.com 500'],
   'admin credits add': ['mailverify admin credits add alice@example.com 500', 'mailverify admin credits add alice@example.com -- -100'],
   'admin rate-limit': ['mailverify admin rate-limit set alice@example.com 100'],

@@ -34,6 +34,9 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
   MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
   MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
                           serve, worker: verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
+  MAILVERIFY_RETENTION    serve, worker: delete finished jobs' addresses and results after this (--retention)
+  MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1, MAILVERIFY_WEBHOOK_ENDPOINTS, MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE, MAILVERIFY_WEBHOOK_RETENTION
+                          serve, worker: webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
   MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM, …
                           the engine's options (serve, worker, verify --local): see their --help
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE

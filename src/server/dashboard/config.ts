@@ -3,6 +3,7 @@ import type { CredentialCheck } from '../auth/credentials.js';
 import type { RateLimiter } from '../rate-limit.js';
 import type { ServiceVerifier } from '../result-reuse.js';
 import type { Store } from '../store/store.js';
+import type { WebhookPolicy } from '../webhooks/policy.js';
 
 /** What the dashboard's pages are given: the service's own parts, shared with the API routes. */
 export interface DashboardConfig {
@@ -14,6 +15,6 @@ export interface DashboardConfig {
   checkCredentials: CredentialCheck;
   limiter: RateLimiter;
   onJobCreated: () => void;
-  /** Webhook endpoints may be on loopback and private networks (see AppConfig). */
-  allowPrivateNetworks?: boolean;
+  /** What accounts' webhooks are allowed (see AppConfig). */
+  webhooks?: WebhookPolicy;
 }

@@ -4,7 +4,7 @@ import type { AppConfig } from '../app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';
-import { jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
+import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
 import { addressKey } from '../../text/address.js';
@@ -59,5 +59,11 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     // Streamed, not serialised from the schema (the rows are the interface's objects as stored): the
     // stream is no value of the schema's type, which only describes the bytes it writes.
     return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection) as never);
+  });
+
+  // Data leaves when asked (docs/api.md "Deleting a job"): another user's job is a 404, as for reading it.
+  app.delete('/v1/bulk-verify/:job_id', { schema: deleteJobSchema }, async (request, reply) => {
+    if (!(await store.jobs.deleteJob(currentUser(request).id, request.params.job_id))) throw noSuchJob(request.params.job_id);
+    return reply.code(204).send(null);
   });
 }

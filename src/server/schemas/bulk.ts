@@ -69,3 +69,12 @@ export const jobSchema = {
     ...errorResponses('invalid_request', 'not_found'),
   },
 } as const;
+
+export const deleteJobSchema = {
+  summary: 'Delete a bulk job: its addresses and results are gone (the ledger keeps its amounts); a job still processing stops and its unverified addresses are refunded',
+  params: jobParamsSchema,
+  response: {
+    204: { type: 'null', description: 'Deleted.' },
+    ...errorResponses('not_found'),
+  },
+} as const;

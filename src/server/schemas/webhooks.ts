@@ -12,7 +12,7 @@ export const createWebhookSchema = {
   body: createWebhookRequestSchema,
   response: {
     201: createdWebhookSchema,
-    ...errorResponses('invalid_request', 'payload_too_large', 'unsupported_media_type'),
+    ...errorResponses('invalid_request', 'webhook_endpoint_limit', 'payload_too_large', 'unsupported_media_type'),
   },
 } as const;
 
@@ -37,6 +37,6 @@ export const testWebhookSchema = {
   params: webhookParamsSchema,
   response: {
     202: webhookTestSchema,
-    ...errorResponses('invalid_request', 'not_found'),
+    ...errorResponses('invalid_request', 'not_found', 'webhook_test_limit'),
   },
 } as const;

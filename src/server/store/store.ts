@@ -31,7 +31,7 @@ import type {
   WorkChunk,
 } from './model.js';
 import type { VerificationResult } from '../../engine/types.js';
-import type { AttemptRecord, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
+import type { AttemptRecord, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
@@ -127,6 +127,13 @@ export interface AccountStore {
    */
   refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Promise<Refund>;
   ledger(userId: number): Promise<LedgerEntry[]>;
+  /**
+   * Deletes the user and everything of theirs, in one transaction: tokens, sessions, jobs with
+   * their addresses and results, webhook endpoints and deliveries, idempotency records, the
+   * verdicts their jobs left in the result cache, and their ledger (amounts included). False when
+   * there is no such user.
+   */
+  deleteUser(userId: number): Promise<boolean>;
 }
 
 /** API tokens: only their SHA-256 hashes are stored. */
@@ -168,6 +175,16 @@ export interface JobStore {
   verdictCounts(jobId: string): Promise<VerdictCount[]>;
   /** The user's newest jobs first, at most `limit`, with the file each was made from in the dashboard. */
   listJobs(userId: number, limit: number): Promise<JobSummary[]>;
+  /**
+   * Deletes the job when it is this user's, in one transaction: its addresses, results and
+   * uploaded file, and the verdicts about its addresses the user's jobs left in the result cache;
+   * the ledger keeps its amounts. A job still processing stops there: its
+   * addresses without a result are given back (one ledger row), and results of chunks in flight
+   * are written nowhere (their leases hold nothing any more). False when the user has no such job.
+   */
+  deleteJob(userId: number, jobId: string): Promise<boolean>;
+  /** Deletes, as deleteJob does, up to `limit` jobs that completed before `before` (ISO); returns how many (`--retention`). */
+  deleteFinishedBefore(before: string, limit: number): Promise<number>;
 }
 
 /** Work distribution (docs/architecture.md "Work distribution"): any number of runners, on any number of machines. */
@@ -234,19 +251,25 @@ export interface ResultCacheStore {
  * completes the job.
  */
 export interface WebhookStore {
-  createEndpoint(userId: number, endpoint: { url: string; description: string | null; secret: string }): Promise<WebhookEndpoint>;
+  /** A new endpoint; undefined, and nothing written, when the user has `limit` endpoints (not removed) already. */
+  createEndpoint(userId: number, endpoint: { url: string; description: string | null; secret: string }, limit?: number): Promise<WebhookEndpoint | undefined>;
   /** The user's endpoints (removed ones never), oldest first, each with its newest attempts. */
   listEndpoints(userId: number): Promise<WebhookEndpointWithAttempts[]>;
   /** The endpoint when it is this user's and not removed, else undefined. */
   findEndpoint(userId: number, endpointId: string): Promise<WebhookEndpoint | undefined>;
   /** Removes the endpoint and stops its deliveries; false when it is not this user's or is removed already. */
   removeEndpoint(userId: number, endpointId: string): Promise<boolean>;
-  /** A delivery of this event to one endpoint, due at once (a test event). */
-  enqueue(endpointId: string, event: WebhookEvent): Promise<void>;
+  /**
+   * A delivery of this event to one endpoint, due at once (a test event); false, and nothing
+   * written, when it is a `webhook.test` and the endpoint's account enqueued `testsPerMinute` of
+   * those within the last minute.
+   */
+  enqueue(endpointId: string, event: WebhookEvent, testsPerMinute?: number): Promise<boolean>;
   /**
    * Claims up to `max` due deliveries (their time has come, nobody holds them, their endpoint is
    * live) under a lease each lasting `leaseMs`, naming the holder; two runners are never handed one
-   * delivery at once.
+   * delivery at once. Fair across accounts: the account with the fewest deliveries in flight first,
+   * then the oldest due, none beyond the claim's `perAccount` in flight for one account.
    */
   claimDeliveries(claim: DeliveryClaim): Promise<DueDelivery[]>;
   /**
@@ -257,6 +280,10 @@ export interface WebhookStore {
   recordAttempt(record: AttemptRecord): Promise<boolean>;
   /** Gives these leased deliveries back, due at once, no attempt recorded (a clean stop cut them short). */
   releaseDeliveries(leases: readonly string[]): Promise<void>;
+  /** The deliveries due and not held, for metrics. */
+  backlog(): Promise<DeliveryBacklog>;
+  /** Deletes deliveries settled and attempts made before `before` (ISO), and endpoints removed before it; returns how many rows went. */
+  prune(before: string): Promise<number>;
 }
 
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */

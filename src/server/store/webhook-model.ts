@@ -9,8 +9,10 @@ export interface WebhookEndpoint {
   /** `whsec_` and the base64 key (Standard Webhooks). */
   secret: string;
   createdAt: string;
-  /** Set when the receiver answered 410 Gone: nothing more is sent to it. */
+  /** Set when the receiver answered 410 Gone, or no delivery to it succeeded for ENDPOINT_FAILING_DISABLES_AFTER_MS: nothing more is sent to it. */
   disabledAt: string | null;
+  /** Why it was disabled, in words for its owner. */
+  disabledReason: string | null;
 }
 
 /** One try of one delivery, as the endpoint list shows it. */
@@ -27,6 +29,24 @@ export interface WebhookAttempt {
 export interface WebhookEndpointWithAttempts extends WebhookEndpoint {
   /** The newest attempts first, at most WEBHOOK_ATTEMPTS_LISTED. */
   attempts: WebhookAttempt[];
+}
+
+/** See DeliveryClaim.perAccount. */
+export const DELIVERIES_IN_FLIGHT_PER_ACCOUNT = 4;
+
+/**
+ * An endpoint none of whose deliveries succeeded for this long is disabled (as svix does): its
+ * owner sees why, and its deliveries stop waiting in everyone's backlog.
+ */
+export const ENDPOINT_FAILING_DISABLES_AFTER_MS = 5 * 86_400_000;
+
+/** Words for an endpoint disabled because it answered 410 Gone. */
+export const GONE_REASON = 'The endpoint answered 410 Gone.';
+
+/** The due deliveries, for metrics: how many, and since when the oldest has been due (epoch ms of the store's clock; null when none). */
+export interface DeliveryBacklog {
+  due: number;
+  oldestDueAt: number | null;
 }
 
 /** How many attempts an endpoint list carries per endpoint. */
@@ -52,6 +72,12 @@ export interface DueDelivery {
 
 export interface DeliveryClaim {
   max: number;
+  /**
+   * Deliveries one account may have in flight at once, on every node together
+   * (DELIVERIES_IN_FLIGHT_PER_ACCOUNT when not given): an account whose receiver never answers
+   * holds this many attempts at a time, never every slot.
+   */
+  perAccount?: number;
   leaseMs: number;
   /** The claiming runner's holder id: its deliveries are taken over at once when it is gone. */
   holder: string;

@@ -10,6 +10,7 @@ export interface EndpointRow {
   secret: string;
   created_at: string;
   disabled_at: string | null;
+  disabled_reason: string | null;
 }
 
 export interface AttemptRow {
@@ -46,6 +47,47 @@ export const settled = (row: SettledRow | undefined) => row && { eventId: row.ev
 /** How many attempts are kept per endpoint: what the list shows, with room; older ones are pruned as new ones come. */
 export const ATTEMPTS_KEPT = 20;
 
+/**
+ * The ids of the deliveries a claim takes (both dialects; `now`, `perAccount` and `max` are the
+ * dialect's placeholders). Fair across accounts as bulk work is (docs/architecture.md "Webhooks"):
+ * each due delivery's place is its account's deliveries in flight plus its rank among the
+ * account's due ones, so the account with the fewest in flight goes first and a claim of many
+ * takes from every account in turn; an account's places beyond `perAccount` wait. Then the
+ * oldest due first.
+ */
+export function fairDueDeliveries({ now, perAccount, max }: { now: string; perAccount: string; max: string }): string {
+  return `WITH in_flight AS (
+      SELECT e.user_id, count(*) AS held FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.done_at IS NULL AND d.lease_token IS NOT NULL AND d.lease_expires_at > ${now} GROUP BY e.user_id
+    ), due AS (
+      SELECT d.id, d.next_attempt_at,
+        coalesce(f.held, 0) + row_number() OVER (PARTITION BY e.user_id ORDER BY d.next_attempt_at, d.id) AS place
+      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id LEFT JOIN in_flight f ON f.user_id = e.user_id
+      WHERE d.done_at IS NULL AND d.next_attempt_at <= ${now} AND (d.lease_token IS NULL OR d.lease_expires_at <= ${now})
+        AND e.disabled_at IS NULL AND e.removed_at IS NULL
+    )
+    SELECT id FROM due WHERE place <= ${perAccount} ORDER BY place, next_attempt_at, id LIMIT ${max}`;
+}
+
+/** The due deliveries' count and oldest due time (both dialects; `now` is the dialect's placeholder). */
+export const backlogQuery = (now: string) =>
+  `SELECT count(*) AS due, min(d.next_attempt_at) AS oldest FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+   WHERE d.done_at IS NULL AND d.next_attempt_at <= ${now} AND (d.lease_token IS NULL OR d.lease_expires_at <= ${now})
+     AND e.disabled_at IS NULL AND e.removed_at IS NULL`;
+
+/** The `webhook.test` events of the endpoint's account enqueued after `since` (both dialects' placeholders). */
+export const recentTestsQuery = (endpointId: string, since: string) =>
+  `SELECT count(*) AS count FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+   WHERE e.user_id = (SELECT user_id FROM webhook_endpoints WHERE id = ${endpointId}) AND d.event_type = 'webhook.test' AND d.created_at > ${since}`;
+
+/** What pruning after the retention deletes, in order (both dialects; `before` is the placeholder of an ISO timestamp). */
+export const pruneStatements = (before: string) => [
+  // A removed endpoint goes with what is left of its deliveries and attempts (ON DELETE CASCADE): its secret too.
+  `DELETE FROM webhook_endpoints WHERE removed_at IS NOT NULL AND removed_at < ${before}`,
+  `DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}`,
+  `DELETE FROM webhook_attempts WHERE attempted_at < ${before}`,
+];
+
 export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   id: row.id,
   userId: row.user_id,
@@ -54,6 +96,7 @@ export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   secret: row.secret,
   createdAt: row.created_at,
   disabledAt: row.disabled_at,
+  disabledReason: row.disabled_reason,
 });
 
 const toAttempt = (row: AttemptRow): WebhookAttempt => ({

@@ -4,9 +4,11 @@ import { parseRetryAfter } from '../../text/retry-after.js';
 import { VERSION } from '../../version.js';
 import type { JobRunnerLog } from '../jobs/runner.js';
 import { WakeableSleep } from '../jobs/wakeable-sleep.js';
+import type { AttemptObserver } from '../metrics/webhook-metrics.js';
 import type { HolderStanding } from '../store/model.js';
 import type { DueDelivery, WebhookStore } from '../store/store.js';
 import { checkDestination, deliveryAgent } from './destination.js';
+import type { WebhookPolicy } from './policy.js';
 import { afterAttempt, type AttemptAnswer } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';
 
@@ -18,15 +20,24 @@ const ATTEMPT_TIMEOUT_MS = 15_000;
  * (the work queue's rescue) or stuck.
  */
 const MIN_LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
-/** Attempts one node makes at once. */
-const MAX_IN_FLIGHT = 16;
+/**
+ * Attempts one node makes at once: each is one HTTP request waiting, so many fit. With at most
+ * DELIVERIES_IN_FLIGHT_PER_ACCOUNT per account (the claim's bound), an account whose receiver never
+ * answers holds a few of them, and the claim's fair order gives the next free one to whoever has
+ * fewest in flight.
+ */
+const MAX_IN_FLIGHT = 64;
+/** How often settled deliveries and attempts past the retention are deleted. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface WebhookDelivererOptions {
   store: WebhookStore;
   /** The holder the node's job runner joined as: its deliveries are taken over at once when it is gone. */
   holder: string;
-  /** Deliver to loopback and private networks too (the engine's option; for tests and private installs). */
-  allowPrivateNetworks: boolean;
+  /** Private receivers allowed or not, and how long settled deliveries are kept. */
+  policy: Pick<WebhookPolicy, 'allowPrivateWebhooks' | 'retentionMs'>;
+  /** Told what followed each attempt recorded (metrics). */
+  onAttempt?: AttemptObserver;
   /** Seconds after each failure (retry-schedule.ts). */
   schedule: readonly number[];
   log: JobRunnerLog;
@@ -60,17 +71,18 @@ function describe(error: unknown): string {
  * so no event is ever attempted twice at once, and its retries go on from whichever node claims it.
  */
 export function startWebhookDeliverer(options: WebhookDelivererOptions): WebhookDeliverer {
-  const { store, holder, log, schedule, allowPrivateNetworks } = options;
+  const { store, holder, log, schedule, onAttempt } = options;
+  const { allowPrivateWebhooks, retentionMs } = options.policy;
   const leaseMs = Math.max(options.leaseMs, MIN_LEASE_MS);
   const pollMs = options.pollMs ?? 500;
-  const agent = deliveryAgent(allowPrivateNetworks);
+  const agent = deliveryAgent(allowPrivateWebhooks);
   const inFlight = new Map<string, { cancel: AbortController; done: Promise<void> }>();
   let stopped = false;
   const sleep = new WakeableSleep();
 
   async function post(delivery: DueDelivery, signal: AbortSignal): Promise<AttemptAnswer> {
     const { url, secret } = delivery.endpoint;
-    await checkDestination(url, allowPrivateNetworks);
+    await checkDestination(url, allowPrivateWebhooks);
     const response = await request(url, {
       method: 'POST',
       dispatcher: agent,
@@ -108,6 +120,7 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     const latencyMs = Math.round(performance.now() - startedAt);
     const next = afterAttempt(delivery.attempts + 1, answer, schedule);
     const kept = await store.recordAttempt({ lease: delivery.lease, attempt: { status: answer.status, latencyMs, error }, next });
+    if (kept) onAttempt?.(next.kind);
     log.info({ ...details, status: answer.status, error, latencyMs, next: next.kind, recorded: kept }, 'webhook attempt made');
   }
 
@@ -122,8 +135,21 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     inFlight.set(delivery.lease, { cancel, done });
   }
 
+  let prunedAt = -Infinity;
+  async function prune(): Promise<void> {
+    if (performance.now() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = performance.now();
+    try {
+      const pruned = await store.prune(new Date(Date.now() - retentionMs).toISOString());
+      if (pruned > 0) log.info({ pruned }, 'webhook deliveries and attempts past their retention deleted');
+    } catch (error) {
+      log.error({ err: error }, 'could not delete webhook deliveries past their retention; trying again later');
+    }
+  }
+
   async function loop(): Promise<void> {
     while (!stopped) {
+      await prune();
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room > 0 && options.standing?.standing() !== false) {
         try {

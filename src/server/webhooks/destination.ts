@@ -1,13 +1,16 @@
 import { lookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { Agent } from 'undici';
 import { isPrivateAddress } from '../../engine/net/private-address.js';
 
 /**
- * Where webhooks may go. A receiver's URL is the account owner's to choose, so without
- * `allowPrivateNetworks` (the engine's option, for tests and private installs) an endpoint that
- * resolves into a loopback, private or metadata range is refused: at registration (a 400), and
- * again at each connection, because a name may resolve elsewhere later (DNS rebinding).
+ * Where webhooks may go (docs/architecture.md "Webhooks"). A receiver's URL is the account owner's
+ * to choose, so an endpoint that resolves into a loopback or private range is refused unless the
+ * install allows private webhooks (`--allow-private-webhooks`, for test receivers and private
+ * installs; the engine's `--allow-private-networks` does not cover webhooks), and a link-local or
+ * cloud metadata address always: at registration (a 400), and again at each connection, because
+ * a name may resolve elsewhere later (DNS rebinding). What a name resolved to is never said: an
+ * error naming it would map an install's internal DNS for anyone outside.
  */
 
 export class DestinationRefused extends Error {
@@ -16,6 +19,40 @@ export class DestinationRefused extends Error {
     this.name = 'DestinationRefused';
   }
 }
+
+/** Link-local and cloud metadata addresses: refused whatever the flags, no receiver is ever there. */
+const NEVER_REACHED = new BlockList();
+NEVER_REACHED.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local; the AWS/GCP/Azure metadata service 169.254.169.254
+NEVER_REACHED.addAddress('100.100.100.200', 'ipv4'); // Alibaba's metadata service
+NEVER_REACHED.addAddress('192.0.0.192', 'ipv4'); // Oracle's metadata service
+NEVER_REACHED.addAddress('fd00:ec2::254', 'ipv6'); // AWS's metadata service over IPv6
+NEVER_REACHED.addSubnet('fe80::', 10, 'ipv6'); // link-local
+
+/** True for an address no webhook is sent to, whatever the flags (IPv4-mapped and NAT64 forms included). */
+export function isNeverReached(ip: string): boolean {
+  const address = ip.trim().replace(/^\[(.*)\]$/, '$1').split('%')[0]!;
+  const family = isIP(address);
+  if (family === 4) return NEVER_REACHED.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const nat64 = /^64:ff9b::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(new URL(`http://[${address}]`).hostname.slice(1, -1));
+  if (nat64) {
+    const [high, low] = [parseInt(nat64[1]!, 16), parseInt(nat64[2]!, 16)];
+    return NEVER_REACHED.check([high >> 8, high & 0xff, low >> 8, low & 0xff].join('.'), 'ipv4');
+  }
+  return NEVER_REACHED.check(address, 'ipv6');
+}
+
+/** Whether a delivery may connect to this address: never to link-local or metadata, to private ranges only when allowed. */
+function refusedAddress(ip: string, allowPrivateWebhooks: boolean): 'metadata' | 'private' | undefined {
+  if (isNeverReached(ip)) return 'metadata';
+  if (!allowPrivateWebhooks && isPrivateAddress(ip)) return 'private';
+  return undefined;
+}
+
+const REFUSALS = {
+  metadata: 'a link-local or cloud metadata address; webhooks are never sent there',
+  private: 'a loopback or private network address; webhooks are not sent there',
+};
 
 /** The URL as an endpoint may have it: http(s), no credentials in it. Throws DestinationRefused. */
 function endpointUrl(text: string): URL {
@@ -43,28 +80,31 @@ async function addressesOf(url: URL): Promise<string[]> {
   );
 }
 
-/** Refuses (DestinationRefused) a URL that is malformed or, unless allowed, reaches a private network. */
-export async function checkDestination(text: string, allowPrivateNetworks: boolean): Promise<URL> {
+/** Refuses (DestinationRefused) a URL that is malformed or reaches an address webhooks are not sent to. */
+export async function checkDestination(text: string, allowPrivateWebhooks: boolean): Promise<URL> {
   const url = endpointUrl(text);
-  if (allowPrivateNetworks) return url;
-  const refused = (await addressesOf(url)).filter(isPrivateAddress);
-  if (refused.length > 0) throw new DestinationRefused(`${hostOf(url)} resolves to ${refused.join(', ')}, on a loopback, private or metadata network; webhooks are not sent there.`);
+  const host = hostOf(url);
+  for (const address of await addressesOf(url)) {
+    const refusal = refusedAddress(address, allowPrivateWebhooks);
+    if (refusal === undefined) continue;
+    // An address written in the URL is the owner's own; one a name resolved to is never told.
+    throw new DestinationRefused(isIP(host) ? `${host} is ${REFUSALS[refusal]}.` : `${host} resolves to ${REFUSALS[refusal]}.`);
+  }
   return url;
 }
 
 /**
- * The connections deliveries are made on. Without `allowPrivateNetworks`, the name is resolved for
- * the connection here and a private address refused, so that what was checked is what is reached
- * (an IP address in the URL is not looked up: checkDestination covers it).
+ * The connections deliveries are made on. The name is resolved for the connection here and a
+ * refused address turned away, so that what was checked is what is reached (an IP address in the
+ * URL is not looked up: checkDestination covers it).
  */
-export function deliveryAgent(allowPrivateNetworks: boolean): Agent {
-  if (allowPrivateNetworks) return new Agent();
+export function deliveryAgent(allowPrivateWebhooks: boolean): Agent {
   const guardedLookup: typeof lookup = ((hostname: string, options: object, callback: (error: Error | null, address?: unknown, family?: number) => void) =>
     lookup(hostname, options, (error, address: string | LookupAddress[], family?: number) => {
       if (error) return callback(error);
       const addresses = typeof address === 'string' ? [address] : address.map((each) => each.address);
-      const refused = addresses.find(isPrivateAddress);
-      if (refused !== undefined) return callback(new DestinationRefused(`${hostname} resolves to ${refused}, on a private network`));
+      const refusal = addresses.map((each) => refusedAddress(each, allowPrivateWebhooks)).find((each) => each !== undefined);
+      if (refusal !== undefined) return callback(new DestinationRefused(`${hostname} resolves to ${REFUSALS[refusal]}`));
       callback(null, address, family);
     })) as typeof lookup;
   return new Agent({ connect: { lookup: guardedLookup } });

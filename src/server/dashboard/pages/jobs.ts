@@ -63,6 +63,12 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
     });
   });
 
+  // The job's addresses, results and uploaded file gone, as DELETE /v1/bulk-verify/{id} does (the form carries the CSRF token, as every form).
+  app.post<{ Params: { id: string } }>('/jobs/:id/delete', { schema: { params: jobParams } }, async (request, reply) => {
+    if (!(await store.jobs.deleteJob(signedIn(request).user.id, request.params.id))) throw noSuchJob();
+    return reply.redirect('/lists', 303);
+  });
+
   // The original rows with the verdict columns appended (the CLI's merge-back), or for a job sent
   // through the API, one row per address; all rows or one verdict's.
   app.get<{ Params: { id: string }; Querystring: { only?: Verdict } }>(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createWebhookRequestSchema } from '../../../wire/contract.js';
 import { registerEndpoint, removeEndpoint, sendTestEvent } from '../../webhooks/endpoints.js';
+import { DEFAULT_WEBHOOK_POLICY } from '../../webhooks/policy.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { keepForNextPage, takeFromLastPage } from '../shown-once.js';
@@ -23,7 +24,7 @@ const endpointSchema = {
 const NEW_SECRET = { cookie: 'mv_new_webhook', path: '/webhooks' };
 
 /** The Webhooks page: add an endpoint (its secret shown once), send it a test event, remove it, and see the last attempts. */
-export function webhookPages(app: FastifyInstance, { store, allowPrivateNetworks = false }: DashboardConfig): void {
+export function webhookPages(app: FastifyInstance, { store, webhooks: policy = DEFAULT_WEBHOOK_POLICY }: DashboardConfig): void {
   app.get('/webhooks', async (request, reply) => {
     const created = takeFromLastPage<{ url: string; secret: string }>(request, reply, NEW_SECRET);
     const sent = (request.query as { sent?: string }).sent ?? null;
@@ -33,13 +34,13 @@ export function webhookPages(app: FastifyInstance, { store, allowPrivateNetworks
 
   // Post, redirect, get, as for tokens: a reload of the page that follows adds nothing.
   app.post<{ Body: { url: string; description?: string } }>('/webhooks', { schema: addSchema }, async (request, reply) => {
-    const endpoint = await registerEndpoint(store.webhooks, signedIn(request).user.id, request.body, allowPrivateNetworks);
+    const endpoint = await registerEndpoint(store.webhooks, signedIn(request).user.id, request.body, policy);
     keepForNextPage(request, reply, NEW_SECRET, { url: endpoint.url, secret: endpoint.secret });
     return reply.redirect('/webhooks', 303);
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/test', { schema: endpointSchema }, async (request, reply) => {
-    const eventId = await sendTestEvent(store.webhooks, signedIn(request).user.id, request.params.id);
+    const eventId = await sendTestEvent(store.webhooks, signedIn(request).user.id, request.params.id, policy);
     return reply.redirect(`/webhooks?sent=${encodeURIComponent(eventId)}`, 303);
   });
 

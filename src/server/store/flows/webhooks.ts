@@ -1,4 +1,4 @@
-import type { AttemptRecord, VerdictCount, WebhookAttempt, WebhookEvent } from '../store.js';
+import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptRecord, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
 import { jobCompletedEvent } from '../../webhooks/events.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
@@ -40,8 +40,12 @@ export interface AttemptSteps {
   /** Counts the attempt and ends the delivery with `outcome`, freeing its lease. */
   finish(lease: string, outcome: DeliveryOutcome, at: string): Awaitable<Settled>;
   logAttempt(endpointId: string, attempt: WebhookAttempt): Awaitable<void>;
-  /** Stops every delivery to the endpoint (it answered 410 Gone): the endpoint disabled, its deliveries ended as `disabled`. */
-  disableEndpoint(endpointId: string, at: string): Awaitable<void>;
+  /** Stops every delivery to the endpoint: the endpoint disabled for `reason`, its deliveries ended as `disabled`. */
+  disableEndpoint(endpointId: string, at: string, reason: string): Awaitable<void>;
+  /** The endpoint's attempt failed: since when it has been failing (this attempt's time when the last one succeeded, or there was none). */
+  noteFailure(endpointId: string, at: string): Awaitable<string>;
+  /** The endpoint's attempt succeeded: it is failing no more. */
+  noteSuccess(endpointId: string): Awaitable<void>;
 }
 
 /** See WebhookStore.recordAttempt. */
@@ -51,6 +55,17 @@ export function* recordAttempt(steps: AttemptSteps, { lease, attempt, next }: At
   );
   if (!held) return false;
   yield* step(steps.logAttempt(held.endpointId, { ...attempt, eventId: held.eventId, attemptedAt: at }));
-  if (next.kind === 'disable') yield* step(steps.disableEndpoint(held.endpointId, at));
+  if (next.kind === 'disable') {
+    yield* step(steps.disableEndpoint(held.endpointId, at, GONE_REASON));
+  } else if (next.kind === 'delivered') {
+    yield* step(steps.noteSuccess(held.endpointId));
+  } else {
+    // Failing for days: disabled, so that its deliveries stop waiting and its owner is told why.
+    const since = yield* step(steps.noteFailure(held.endpointId, at));
+    if (Date.parse(at) - Date.parse(since) >= ENDPOINT_FAILING_DISABLES_AFTER_MS) {
+      const days = ENDPOINT_FAILING_DISABLES_AFTER_MS / 86_400_000;
+      yield* step(steps.disableEndpoint(held.endpointId, at, `No delivery to the endpoint succeeded for ${days} days (failing since ${since}).`));
+    }
+  }
   return true;
 }

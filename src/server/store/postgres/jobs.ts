@@ -3,6 +3,7 @@ import type { VerificationResult } from '../../../engine/types.js';
 import { addressDomain } from '../../../engine/checks/format.js';
 import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
+import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runAwaiting } from '../flows/flow.js';
 import {
   type IdempotencyKey,
@@ -90,6 +91,36 @@ export class JobRecords {
       [jobId],
     );
     return rows.map((row) => ({ verdict: row.verdict, count: Number(row.count) }));
+  }
+
+  deleteJob(userId: number, jobId: string): Promise<boolean> {
+    return this.db.transaction((sql) => runAwaiting(deleteJob(this.deletionSteps(sql), userId, jobId)));
+  }
+
+  private deletionSteps(sql: Statements): DeletionSteps {
+    return {
+      deleteItems: async (jobId) => void (await sql.run('DELETE FROM job_items WHERE job_id = $1', [jobId])),
+      emailsOf: async (jobId) => (await sql.rows<{ email: string }>('SELECT email FROM job_items WHERE job_id = $1', [jobId])).map((row) => row.email),
+      forgetCached: async (userId, keys) => void (await sql.run('DELETE FROM result_cache WHERE user_id = $1 AND address_key = ANY ($2::text[])', [userId, keys])),
+      jobOf: (userId, jobId) =>
+        sql.row<{ total: number; processed: number; completed: boolean }>(
+          'SELECT total, processed, completed_at IS NOT NULL AS completed FROM jobs WHERE id = $1 AND user_id = $2',
+          [jobId, userId],
+        ),
+      deleteJob: async (jobId) => void (await sql.run('DELETE FROM jobs WHERE id = $1', [jobId])),
+      refund: async (userId, amount, jobId) => void (await this.users.giveBack(sql, userId, amount, jobId)),
+    };
+  }
+
+  deleteFinishedBefore(before: string, limit: number): Promise<number> {
+    // The jobs are locked as they are chosen (SKIP LOCKED): two nodes deleting at once take different ones.
+    return this.db.transaction((sql) =>
+      sql.run(
+        `DELETE FROM jobs WHERE id IN (
+           SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < $1 ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [before, limit],
+      ),
+    );
   }
 
   async listJobs(userId: number, limit: number): Promise<JobSummary[]> {

@@ -92,6 +92,14 @@ export class UserRecords {
     return (await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger);
   }
 
+  deleteUser(userId: number): Promise<boolean> {
+    return this.db.transaction(async (sql) => {
+      // The result cache names the account that found each verdict without a foreign key; the rest goes with the user (ON DELETE CASCADE).
+      await sql.run('DELETE FROM result_cache WHERE user_id = $1', [userId]);
+      return (await sql.run('DELETE FROM users WHERE id = $1', [userId])) > 0;
+    });
+  }
+
   /** The statements the shared credit flows run (flows/credits.ts) on a transaction's connection, for this part and the job part. */
   steps(sql: Statements): CreditSteps {
     return {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
-import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, backlogQuery, fairDueDeliveries, pruneStatements, recentTestsQuery, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { JobRecords } from './jobs.js';
 
@@ -71,20 +71,36 @@ export class WebhookRecords {
           [endpointId],
         );
       },
-      disableEndpoint: async (endpointId, at) => {
-        await sql.run('UPDATE webhook_endpoints SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL', [at, endpointId]);
+      disableEndpoint: async (endpointId, at, reason) => {
+        await sql.run('UPDATE webhook_endpoints SET disabled_at = $1, disabled_reason = $2 WHERE id = $3 AND disabled_at IS NULL', [at, reason, endpointId]);
         await sql.run(STOP_DELIVERIES, [at, 'disabled', endpointId]);
       },
+      noteFailure: async (endpointId, at) =>
+        (await sql.row<{ failing_since: string }>('UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $1) WHERE id = $2 RETURNING failing_since', [
+          at,
+          endpointId,
+        ]))!.failing_since,
+      noteSuccess: async (endpointId) => void (await sql.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1', [endpointId])),
     };
   }
 
-  async createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }): Promise<WebhookEndpoint> {
+  async createEndpoint(
+    userId: number,
+    { url, description, secret }: { url: string; description: string | null; secret: string },
+    limit = Infinity,
+  ): Promise<WebhookEndpoint | undefined> {
     try {
-      const row = await this.db.sql.row<EndpointRow>(
-        'INSERT INTO webhook_endpoints (id, user_id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-        [randomUUID(), userId, url, description, secret, this.db.timestamp()],
-      );
-      return toEndpoint(row!);
+      return await this.db.transaction(async (sql) => {
+        // The user's row held: of two registrations at once, the second counts the first's endpoint.
+        await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+        const { count } = (await sql.row<{ count: number }>('SELECT count(*)::int AS count FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL', [userId]))!;
+        if (count >= limit) return undefined;
+        const row = await sql.row<EndpointRow>(
+          'INSERT INTO webhook_endpoints (id, user_id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+          [randomUUID(), userId, url, description, secret, this.db.timestamp()],
+        );
+        return toEndpoint(row!);
+      });
     } catch (error) {
       if (isForeignKeyViolation(error)) throw noSuchUser(userId);
       throw error;
@@ -118,24 +134,51 @@ export class WebhookRecords {
     });
   }
 
-  enqueue(endpointId: string, event: WebhookEvent): Promise<void> {
-    return this.insertDelivery(this.db.sql, endpointId, event);
+  enqueue(endpointId: string, event: WebhookEvent, testsPerMinute = Infinity): Promise<boolean> {
+    return this.db.transaction(async (sql) => {
+      if (event.type === 'webhook.test' && Number.isFinite(testsPerMinute)) {
+        // The account's row held: two test events at once are counted one after the other.
+        await sql.run('SELECT 1 FROM users WHERE id = (SELECT user_id FROM webhook_endpoints WHERE id = $1) FOR UPDATE', [endpointId]);
+        const since = new Date((await this.db.leaseClock(sql)) - 60_000).toISOString();
+        const { count } = (await sql.row<{ count: string }>(recentTestsQuery('$1', '$2'), [endpointId, since]))!;
+        if (Number(count) >= testsPerMinute) return false;
+      }
+      await this.insertDelivery(sql, endpointId, event);
+      return true;
+    });
   }
 
-  async claimDeliveries({ max, leaseMs, holder }: DeliveryClaim): Promise<DueDelivery[]> {
+  /**
+   * The fair choice (fairDueDeliveries) names the deliveries; those another node is claiming at
+   * this moment are skipped (FOR UPDATE SKIP LOCKED), as a claim of work items does.
+   */
+  async claimDeliveries({ max, leaseMs, holder, perAccount = DELIVERIES_IN_FLIGHT_PER_ACCOUNT }: DeliveryClaim): Promise<DueDelivery[]> {
     const now = await this.db.leaseClock(this.db.sql);
     const rows = await this.db.sql.rows<DueRow>(
       `UPDATE webhook_deliveries d SET lease_token = gen_random_uuid()::text, lease_holder = $2, lease_expires_at = $3
        FROM webhook_endpoints e
        WHERE e.id = d.endpoint_id AND d.id IN (
          SELECT id FROM webhook_deliveries
-         WHERE done_at IS NULL AND next_attempt_at <= $1 AND (lease_token IS NULL OR lease_expires_at <= $1)
-           AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND removed_at IS NULL)
-         ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         WHERE id IN (${fairDueDeliveries({ now: '$1::bigint', perAccount: '$5::bigint', max: '$4::bigint' })})
+           AND done_at IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)
+         FOR UPDATE SKIP LOCKED)
        RETURNING d.lease_token, d.id, d.event_id, d.event_type, d.payload, d.attempts, d.endpoint_id, e.url, e.secret`,
-      [now, holder, now + leaseMs, max],
+      [now, holder, now + leaseMs, max, perAccount],
     );
     return rows.map(toDueDelivery);
+  }
+
+  async backlog(): Promise<DeliveryBacklog> {
+    const row = (await this.db.sql.row<{ due: string; oldest: string | null }>(backlogQuery('$1'), [await this.db.leaseClock(this.db.sql)]))!;
+    return { due: Number(row.due), oldestDueAt: row.oldest === null ? null : Number(row.oldest) };
+  }
+
+  prune(before: string): Promise<number> {
+    return this.db.transaction(async (sql) => {
+      let pruned = 0;
+      for (const statement of pruneStatements('$1')) pruned += await sql.run(statement, [before]);
+      return pruned;
+    });
   }
 
   recordAttempt(record: AttemptRecord): Promise<boolean> {

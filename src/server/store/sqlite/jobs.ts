@@ -3,6 +3,7 @@ import type { VerificationResult } from '../../../engine/types.js';
 import { addressDomain } from '../../../engine/checks/format.js';
 import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
+import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runNow } from '../flows/flow.js';
 import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
 import {
@@ -23,6 +24,7 @@ import type { UserRecords } from './users.js';
 export class JobRecords {
   private readonly sql;
   private readonly steps: JobSteps;
+  private readonly deletionSteps: DeletionSteps;
 
   constructor(
     private readonly connection: Connection,
@@ -57,6 +59,29 @@ export class JobRecords {
          WHERE job_id = ? AND position > ? AND result IS NOT NULL AND result ->> '$.result' IN (SELECT value FROM json_each(?))
          ORDER BY position LIMIT ?`,
       ),
+      deleteItems: prepare('DELETE FROM job_items WHERE job_id = ?'),
+      emailsOf: prepare<{ email: string }>('SELECT email FROM job_items WHERE job_id = ?'),
+      forgetCached: prepare('DELETE FROM result_cache WHERE user_id = ? AND address_key IN (SELECT value FROM json_each(?))'),
+      jobToDelete: prepare<{ total: number; processed: number; completed: number }>(
+        'SELECT total, processed, completed_at IS NOT NULL AS completed FROM jobs WHERE id = ? AND user_id = ?',
+      ),
+      deleteJob: prepare('DELETE FROM jobs WHERE id = ?'),
+      // Items first (the cascade would do it row by row through the foreign key), then the jobs.
+      deleteFinishedItems: prepare(
+        'DELETE FROM job_items WHERE job_id IN (SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < ? ORDER BY completed_at LIMIT ?)',
+      ),
+      deleteFinished: prepare('DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < ? ORDER BY completed_at LIMIT ?)'),
+    };
+    this.deletionSteps = {
+      deleteItems: (jobId) => void this.sql.deleteItems.run(jobId),
+      emailsOf: (jobId) => this.sql.emailsOf.all(jobId).map((row) => row.email),
+      forgetCached: (userId, keys) => void this.sql.forgetCached.run(userId, JSON.stringify(keys)),
+      jobOf: (userId, jobId) => {
+        const row = this.sql.jobToDelete.get(jobId, userId);
+        return row && { total: row.total, processed: row.processed, completed: row.completed === 1 };
+      },
+      deleteJob: (jobId) => void this.sql.deleteJob.run(jobId),
+      refund: (userId, amount, jobId) => void users.giveBack(userId, amount, jobId),
     };
     this.steps = {
       ...users.steps,
@@ -97,5 +122,18 @@ export class JobRecords {
 
   listJobs(userId: number, limit: number): JobSummary[] {
     return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
+  }
+
+  deleteJob(userId: number, jobId: string): boolean {
+    return this.connection.db.transaction(() => runNow(deleteJob(this.deletionSteps, userId, jobId))).immediate();
+  }
+
+  deleteFinishedBefore(before: string, limit: number): number {
+    return this.connection.db
+      .transaction(() => {
+        this.sql.deleteFinishedItems.run(before, limit);
+        return this.sql.deleteFinished.run(before, limit).changes;
+      })
+      .immediate();
   }
 }

@@ -237,13 +237,26 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, id);
   `,
-  // 13: a single verification's refund names the charge it gives back, at most once (a unique key:
+  // 11: a single verification's refund names the charge it gives back, at most once (a unique key:
   // a refund retried after its COMMIT's answer was lost adds nothing), and a claimed Idempotency-Key
   // keeps the charge its request runs on, for the refund of a run that takes the claim over.
   `
   ALTER TABLE ledger ADD COLUMN refund_of INTEGER;
   CREATE UNIQUE INDEX ledger_refund_of ON ledger (refund_of) WHERE refund_of IS NOT NULL;
   ALTER TABLE idempotency ADD COLUMN charge_id INTEGER;
+  `,
+  // 12: webhooks bounded (docs/architecture.md "Webhooks"): why an endpoint was disabled and since
+  // when it has been failing; an endpoint's deliveries by age (test events counted per account, a
+  // removed endpoint's deliveries stopped); settled deliveries, attempts and finished jobs by age,
+  // for pruning after their retention.
+  `
+  ALTER TABLE webhook_endpoints ADD COLUMN failing_since TEXT;
+  ALTER TABLE webhook_endpoints ADD COLUMN disabled_reason TEXT;
+  UPDATE webhook_endpoints SET disabled_reason = 'The endpoint answered 410 Gone.' WHERE disabled_at IS NOT NULL;
+  CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries (endpoint_id, created_at);
+  CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (done_at) WHERE done_at IS NOT NULL;
+  CREATE INDEX webhook_attempts_by_age ON webhook_attempts (attempted_at);
+  CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
   `,
 ];
 

@@ -144,6 +144,17 @@ export class UserRecords {
     return this.sql.ledgerOf.all(userId).map(toLedger);
   }
 
+  deleteUser(userId: number): boolean {
+    return this.connection.db
+      .transaction(() => {
+        // The result cache names the account that found each verdict without a foreign key; the rest goes with the user (ON DELETE CASCADE).
+        this.connection.db.prepare('DELETE FROM result_cache WHERE user_id = ?').run(userId);
+        this.connection.db.prepare('DELETE FROM job_items WHERE job_id IN (SELECT id FROM jobs WHERE user_id = ?)').run(userId);
+        return this.connection.db.prepare('DELETE FROM users WHERE id = ?').run(userId).changes > 0;
+      })
+      .immediate();
+  }
+
   /** Writes a ledger row; its id. */
   private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null, refundOf: number | null = null): number {
     return Number(this.sql.insertLedger.run(userId, delta, balanceAfter, reason, jobId, this.connection.timestamp(), refundOf).lastInsertRowid);

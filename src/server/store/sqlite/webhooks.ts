@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
 import { runNow } from '../flows/flow.js';
-import { WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, backlogQuery, fairDueDeliveries, pruneStatements, recentTestsQuery, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import type { Connection } from './database.js';
 import type { JobRecords } from './jobs.js';
 
@@ -19,9 +19,6 @@ export class WebhookRecords {
     jobs: JobRecords,
   ) {
     const prepare = connection.prepare.bind(connection);
-    // Due: not done, its time come, nobody holding it (never leased, freed, or expired), its endpoint live.
-    const due = `done_at IS NULL AND next_attempt_at <= @now AND (lease_token IS NULL OR lease_expires_at <= @now)
-      AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND removed_at IS NULL)`;
     const freeLease = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
     this.sql = {
       insertEndpoint: prepare<EndpointRow>(
@@ -34,7 +31,15 @@ export class WebhookRecords {
       ),
       endpointOf: prepare<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ? AND user_id = ? AND removed_at IS NULL'),
       removeEndpoint: prepare('UPDATE webhook_endpoints SET removed_at = ? WHERE id = ? AND user_id = ? AND removed_at IS NULL'),
-      disableEndpoint: prepare('UPDATE webhook_endpoints SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL'),
+      countEndpoints: prepare<{ count: number }>('SELECT count(*) AS count FROM webhook_endpoints WHERE user_id = ? AND removed_at IS NULL'),
+      disableEndpoint: prepare('UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL'),
+      noteFailure: prepare<{ failing_since: string }>(
+        'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING failing_since',
+      ),
+      noteSuccess: prepare('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?'),
+      recentTests: prepare<{ count: number }>(recentTestsQuery('@endpointId', '@since')),
+      backlog: prepare<{ due: number; oldest: number | null }>(backlogQuery('@now')),
+      prune: pruneStatements('?').map((sql) => prepare(sql)),
       stopDeliveries: prepare(`UPDATE webhook_deliveries SET done_at = ?, outcome = ?, ${freeLease} WHERE endpoint_id = ? AND done_at IS NULL`),
       liveEndpoints: prepare<{ id: string }>('SELECT id FROM webhook_endpoints WHERE user_id = ? AND disabled_at IS NULL AND removed_at IS NULL'),
       jobOwner: prepare<{ userId: number; total: number }>('SELECT user_id AS userId, total FROM jobs WHERE id = ?'),
@@ -45,7 +50,7 @@ export class WebhookRecords {
       // One lease token per delivery (randomblob is drawn for each row).
       claim: prepare<Omit<DueRow, 'url' | 'secret'>>(
         `UPDATE webhook_deliveries SET lease_token = lower(hex(randomblob(16))), lease_holder = @holder, lease_expires_at = @expiresAt
-         WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${due} ORDER BY next_attempt_at LIMIT @max)
+         WHERE id IN (${fairDueDeliveries({ now: '@now', perAccount: '@perAccount', max: '@max' })})
          RETURNING lease_token, id, event_id, event_type, payload, attempts, endpoint_id`,
       ),
       endpointsById: prepare<{ id: string; url: string; secret: string }>('SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))'),
@@ -74,7 +79,7 @@ export class WebhookRecords {
       jobOwner: (jobId) => this.sql.jobOwner.get(jobId)!,
       liveEndpoints: (userId) => this.sql.liveEndpoints.all(userId).map((row) => row.id),
       verdictCounts: (jobId) => jobs.verdictCounts(jobId),
-      enqueueDelivery: (endpointId, event) => this.enqueue(endpointId, event),
+      enqueueDelivery: (endpointId, event) => this.insertDelivery(endpointId, event),
     };
     this.attemptSteps = {
       retry: (lease, retryInMs) => settled(this.sql.retry.get(this.nowMs() + retryInMs, lease)),
@@ -83,10 +88,12 @@ export class WebhookRecords {
         this.sql.logAttempt.run(endpointId, eventId, attemptedAt, status, latencyMs, error);
         this.sql.pruneAttempts.run(endpointId, endpointId);
       },
-      disableEndpoint: (endpointId, at) => {
-        this.sql.disableEndpoint.run(at, endpointId);
+      disableEndpoint: (endpointId, at, reason) => {
+        this.sql.disableEndpoint.run(at, reason, endpointId);
         this.sql.stopDeliveries.run(at, 'disabled', endpointId);
       },
+      noteFailure: (endpointId, at) => this.sql.noteFailure.get(at, endpointId)!.failing_since,
+      noteSuccess: (endpointId) => void this.sql.noteSuccess.run(endpointId),
     };
   }
 
@@ -94,8 +101,13 @@ export class WebhookRecords {
     return this.connection.now().getTime();
   }
 
-  createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }): WebhookEndpoint {
-    return toEndpoint(this.sql.insertEndpoint.get(randomUUID(), userId, url, description, secret, this.connection.timestamp())!);
+  createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }, limit = Infinity): WebhookEndpoint | undefined {
+    return this.connection.db
+      .transaction(() => {
+        if (this.sql.countEndpoints.get(userId)!.count >= limit) return undefined;
+        return toEndpoint(this.sql.insertEndpoint.get(randomUUID(), userId, url, description, secret, this.connection.timestamp())!);
+      })
+      .immediate();
   }
 
   listEndpoints(userId: number): WebhookEndpointWithAttempts[] {
@@ -118,15 +130,26 @@ export class WebhookRecords {
       .immediate();
   }
 
-  enqueue(endpointId: string, event: WebhookEvent): void {
+  enqueue(endpointId: string, event: WebhookEvent, testsPerMinute = Infinity): boolean {
+    return this.connection.db
+      .transaction(() => {
+        const since = new Date(this.nowMs() - 60_000).toISOString();
+        if (event.type === 'webhook.test' && this.sql.recentTests.get({ endpointId, since })!.count >= testsPerMinute) return false;
+        this.insertDelivery(endpointId, event);
+        return true;
+      })
+      .immediate();
+  }
+
+  private insertDelivery(endpointId: string, event: WebhookEvent): void {
     this.sql.insertDelivery.run(randomUUID(), event.id, event.type, endpointId, event.payload, this.nowMs(), this.connection.timestamp());
   }
 
-  claimDeliveries({ max, leaseMs, holder }: DeliveryClaim): DueDelivery[] {
+  claimDeliveries({ max, leaseMs, holder, perAccount = DELIVERIES_IN_FLIGHT_PER_ACCOUNT }: DeliveryClaim): DueDelivery[] {
     return this.connection.db
       .transaction(() => {
         const now = this.nowMs();
-        const claimed = this.sql.claim.all({ now, max, holder, expiresAt: now + leaseMs });
+        const claimed = this.sql.claim.all({ now, max, holder, perAccount, expiresAt: now + leaseMs });
         if (claimed.length === 0) return [];
         const endpoints = new Map(this.sql.endpointsById.all(JSON.stringify(claimed.map((row) => row.endpoint_id))).map((row) => [row.id, row]));
         return claimed.map((row) => toDueDelivery({ ...row, url: endpoints.get(row.endpoint_id)!.url, secret: endpoints.get(row.endpoint_id)!.secret }));
@@ -140,6 +163,15 @@ export class WebhookRecords {
 
   releaseDeliveries(leases: readonly string[]): void {
     if (leases.length > 0) this.sql.release.run(JSON.stringify(leases));
+  }
+
+  backlog(): DeliveryBacklog {
+    const { due, oldest } = this.sql.backlog.get({ now: this.nowMs() })!;
+    return { due, oldestDueAt: oldest };
+  }
+
+  prune(before: string): number {
+    return this.connection.db.transaction(() => this.sql.prune.reduce((sum, statement) => sum + statement.run(before).changes, 0)).immediate();
   }
 
   /** Frees the deliveries leased to these holders (gone: see WorkRecords.rescue); returns how many. */
