@@ -77,7 +77,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .argument('<email...>', 'addresses to verify, or - for stdin')
     .option('--local', 'run the engine in this process (no service, no token)')
     .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)')
-    .option('--fresh', 'through a service: ask the mail host again, reuse no recent verdict (--local always asks)');
+    .option('--fresh', 'through a service: ask the mail host again, reuse no recent verdict (--local always asks)')
+    .option('--explain', 'show how each verdict was reached: mail hosts, egress, every SMTP line with its time, what was reused');
   addEngineOptions(verify).action(lazy(async () => (await import('./commands/verify.js')).runVerify));
 
   const serve = program

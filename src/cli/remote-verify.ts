@@ -31,7 +31,7 @@ async function pacing(client: ApiClient, count: number, io: Io): Promise<{ concu
  * again), concurrently within the rate limit, each POST with its own Idempotency-Key so that a
  * retry after a 429 or a cut connection is never charged twice.
  */
-export function remoteSource(command: Command, io: Io, { fresh = false }: { fresh?: boolean } = {}) {
+export function remoteSource(command: Command, io: Io, { fresh = false, explain = false }: { fresh?: boolean; explain?: boolean } = {}) {
   const session = createSession(command, { io });
   const client = session.authenticatedClient();
   return async (emails: string[], onResult: (result: VerificationResult) => void): Promise<void> => {
@@ -42,7 +42,7 @@ export function remoteSource(command: Command, io: Io, { fresh = false }: { fres
       const { concurrency, pace } = await pacing(client, distinct.length, io);
       await forEachConcurrently(distinct, concurrency, async (email) => {
         await pace?.();
-        const result = await client.verify(email, { idempotencyKey: randomUUID(), fresh });
+        const result = await client.verify(email, { idempotencyKey: randomUUID(), fresh, explain });
         // Reported under the address as given, which is what the caller matches results by.
         for (let i = 0; i < occurrences.get(email)!; i += 1) onResult({ ...result, email });
       });

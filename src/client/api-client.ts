@@ -33,7 +33,8 @@ export interface ApiClientOptions {
 export interface ApiClient {
   readonly baseUrl: string;
   /** `fresh`: the service asks the mail host again rather than reuse a recent verdict. */
-  verify(email: string, options?: { idempotencyKey?: string; fresh?: boolean }): Promise<VerificationResult>;
+  /** `explain`: the result carries `details`, how its verdict was reached. */
+  verify(email: string, options?: { idempotencyKey?: string; fresh?: boolean; explain?: boolean }): Promise<VerificationResult>;
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
   submitBulk(emails: string[], options: { idempotencyKey: string; name?: string; fresh?: boolean }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
@@ -84,8 +85,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return {
     baseUrl: options.baseUrl,
     // Only the fields given: a service that knows no `fresh` is not sent one it would refuse.
-    verify: (email, { idempotencyKey, fresh } = {}) =>
-      send({ method: 'POST', path: '/v1/verify', body: fresh ? { email, fresh } : { email }, idempotencyKey }),
+    verify: (email, { idempotencyKey, fresh, explain } = {}) =>
+      send({ method: 'POST', path: '/v1/verify', body: { email, ...(fresh ? { fresh } : {}), ...(explain ? { explain } : {}) }, idempotencyKey }),
     submitBulk: (emails, { idempotencyKey, name, fresh }) =>
       send({ method: 'POST', path: '/v1/bulk-verify', body: { emails, ...(name === undefined ? {} : { name }), ...(fresh ? { fresh } : {}) }, idempotencyKey }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),

@@ -1,6 +1,7 @@
 import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
+import { Transcript } from './smtp/transcript.js';
 import type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 import type { EngineHooks, EngineOptions, VerificationResult, Verifier, VerifyOptions } from './types.js';
 
@@ -25,9 +26,10 @@ export function createVerifier(options: Partial<EngineOptions> = {}, hooks: Engi
   return {
     network: context.network,
     checkNetwork: () => context.checkNetwork(),
-    async verify(email: string, { priority = 'bulk' }: VerifyOptions = {}): Promise<VerificationResult> {
+    async verify(email: string, { priority = 'bulk', explain = false }: VerifyOptions = {}): Promise<VerificationResult> {
       // The bulk path with a list of one: the same machinery, the same verdicts.
       let only: VerificationResult | undefined;
+      const transcript = explain ? new Transcript() : undefined;
       await verifyAll(
         context,
         [email],
@@ -35,8 +37,10 @@ export function createVerifier(options: Partial<EngineOptions> = {}, hooks: Engi
           only = result;
         },
         priority,
+        {},
+        transcript,
       );
-      return only!;
+      return transcript ? { ...only!, details: transcript.explanation() } : only!;
     },
     verifyMany: (emails, onResult, options = {}) => verifyAll(context, emails, onResult, 'bulk', options),
   };

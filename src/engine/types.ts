@@ -1,4 +1,5 @@
 import type { ReasonCode } from './reason-codes.js';
+import type { Explanation } from './smtp/transcript.js';
 
 /** The verdicts of the service interface (docs/api.md "Resources"). */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'] as const;
@@ -63,6 +64,11 @@ export interface VerificationResult {
   suggestion?: string;
   /** When the verdict was found, on a result the service reused from an earlier verification (its result cache); absent on a fresh one. */
   verifiedAt?: string;
+  /**
+   * How the verdict was reached, when `explain` was asked (smtp/transcript.ts): never kept (resultJson
+   * leaves it out), so it reaches only the caller who asked.
+   */
+  details?: Explanation;
 }
 
 /** A check's value as a table cell: blank where it was not established. */
@@ -145,6 +151,12 @@ export interface VerifyOptions {
    * per-host and global session limits hold for it as for everything else.
    */
   priority?: 'interactive' | 'bulk';
+  /**
+   * Record how the verdict is reached (`--explain`): the mail hosts tried, the egress, every SMTP line
+   * with its time, what was reused; the result carries it as `details`. Its sessions are its own,
+   * shared with no other domain's work, so the transcript holds nothing but this address's.
+   */
+  explain?: boolean;
 }
 
 /** Who watches the engine's SMTP conversations (the service's metrics), by MX host name. */

@@ -1,5 +1,6 @@
 import { VERIFIER_CONDITIONS } from '../engine/reason-codes.js';
 import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../engine/types.js';
+import type { Explanation } from '../engine/smtp/transcript.js';
 import { addressKey } from '../text/address.js';
 import type { CachedResult, CacheEntry, ResultCacheStore } from './store/store.js';
 
@@ -55,6 +56,17 @@ const reused = (email: string, cached: CachedResult, owner: number | undefined):
 });
 
 /**
+ * What `explain` says of a reused verdict: that it was reused, and when it was found (as `verifiedAt`
+ * says it); never the dialogue behind it, which may have been another account's.
+ */
+const reusedExplanation = (verifiedAt: string): Explanation => ({
+  mxHosts: [],
+  connections: [],
+  transcript: [],
+  notes: [`reused: a verdict found ${verifiedAt} (the result cache); no mail host was asked now; ask with "fresh": true to see the dialogue`],
+});
+
+/**
  * The verifier with a result cache in the store before it: a verdict found lately (within its
  * freshness) for the same address is answered without asking the mail host, across jobs, accounts
  * (unless scoped to each) and nodes; what the engine finds is kept for the next time. Charging is
@@ -101,7 +113,10 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
     ...verifier,
     async verify(email: string, options: VerifyOptions & Asker = {}) {
       const cached = (await recall([email], options)).get(addressKey(email));
-      if (cached) return reused(email, cached, options.owner);
+      if (cached) {
+        const result = reused(email, cached, options.owner);
+        return options.explain ? { ...result, details: reusedExplanation(result.verifiedAt!) } : result;
+      }
       const result = await verifier.verify(email, options);
       const entry = entryFor(result, options.owner);
       if (entry) await keep([entry]);

@@ -61,6 +61,53 @@ export const verificationResultSchema = {
   },
 } as const;
 
+/** `"explain": true` on `POST /v1/verify`: the result carries `details`, how its verdict was reached. */
+export const explainProperty = {
+  type: 'boolean',
+  description: 'Answer with `details`: the mail hosts tried, the egress, every SMTP line sent and received with its time (ms from the start), and what was reused. Single verifications only.',
+} as const;
+
+/** `details` of an explained result (src/engine/smtp/transcript.ts): this request's own dialogue, nothing of anyone else's. */
+export const explanationSchema = {
+  type: 'object',
+  required: ['mxHosts', 'connections', 'transcript', 'notes'],
+  additionalProperties: false,
+  properties: {
+    mxHosts: {
+      type: 'array',
+      description: "The domain's mail hosts in preference order, as resolved.",
+      items: { type: 'object', required: ['host', 'address'], additionalProperties: false, properties: { host: { type: 'string' }, address: { type: 'string' } } },
+    },
+    connections: {
+      type: 'array',
+      description: 'Each connection attempt: the host, the egress it went out through (a proxy named without credentials), and `connected` or why not.',
+      items: {
+        type: 'object',
+        required: ['ms', 'host', 'address', 'egress', 'outcome'],
+        additionalProperties: false,
+        properties: { ms: { type: 'integer' }, host: { type: 'string' }, address: { type: 'string' }, egress: { type: 'string' }, outcome: { type: 'string' } },
+      },
+    },
+    transcript: {
+      type: 'array',
+      description: 'Every SMTP line, in order: what we sent and what the server answered, `ms` after the verification started.',
+      items: {
+        type: 'object',
+        required: ['ms', 'dir', 'line'],
+        additionalProperties: false,
+        properties: { ms: { type: 'integer' }, dir: { type: 'string', enum: ['sent', 'received'] }, line: { type: 'string' } },
+      },
+    },
+    notes: { type: 'array', items: { type: 'string' }, description: 'What was reused rather than asked now (a recent verdict, the domain\'s catch-all finding).' },
+  },
+} as const;
+
+/** A single verification's result: with `details` when `explain` was asked. */
+export const explainedResultSchema = {
+  ...verificationResultSchema,
+  properties: { ...verificationResultSchema.properties, details: explanationSchema },
+} as const;
+
 /** `"fresh": true` in a request body: ask the mail host again, reuse no recent verdict. */
 export const freshProperty = { type: 'boolean', description: 'Ask afresh: no recent verdict is reused (the result cache).' } as const;
 

@@ -5,6 +5,7 @@ import { resultJson, type VerificationResult } from '../../engine/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { refuseEngineFlagsWithoutLocal, resolvedEngineOptions } from '../engine-flags.js';
 import { CannotVerifyError, UsageError, VerdictMatchedError } from '../errors.js';
+import { explanationText } from '../explain-format.js';
 import { humanLine, parseSelectorList } from '../format.js';
 import { collectAddresses } from '../input.js';
 import { createIo, type Io } from '../io.js';
@@ -13,6 +14,7 @@ interface VerifyFlags {
   local?: boolean;
   failOn?: string;
   fresh?: boolean;
+  explain?: boolean;
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
@@ -21,14 +23,27 @@ interface VerifyFlags {
 /** Produces every address's result, in any order, through `onResult`. */
 type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
 
-async function localSource(command: Command): Promise<ResultSource> {
+async function localSource(command: Command, explain: boolean): Promise<ResultSource> {
   const { createVerifier } = await import('../../engine/index.js');
   const verifier = createVerifier(await resolvedEngineOptions(command));
-  return (emails, onResult) => verifier.verifyMany(emails, onResult);
+  if (!explain) return (emails, onResult) => verifier.verifyMany(emails, onResult);
+  // Explained one at a time: each transcript holds its own address's dialogue alone, and reads in order.
+  return async (emails, onResult) => {
+    for (const email of new Set(emails)) {
+      const result = await verifier.verify(email, { explain: true });
+      for (const given of emails) if (given === email) onResult(result);
+    }
+  };
+}
+
+/** A result as printed: JSON with `details` when explained, else a human line with the transcript under it. */
+function printed(result: VerificationResult, out: Io): string {
+  if (out.json) return jsonSafe(result.details ? JSON.stringify({ ...JSON.parse(resultJson(result)), details: result.details }) : resultJson(result));
+  return `${humanLine(result, out.color)}\n${result.details ? explanationText(result.details, out.color) : ''}`.replace(/\n$/, '');
 }
 
 /** The service's results for the same printing path; the client is loaded only when needed. */
-async function remoteSource(command: Command, io: Io, options: { fresh?: boolean }): Promise<ResultSource> {
+async function remoteSource(command: Command, io: Io, options: { fresh?: boolean; explain?: boolean }): Promise<ResultSource> {
   const { remoteSource: fromService } = await import('../remote-verify.js');
   return fromService(command, io, options);
 }
@@ -60,7 +75,8 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   const emails = await collectAddresses(args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const source = flags.local ? await localSource(command) : await remoteSource(command, out, { fresh: flags.fresh });
+  const explain = flags.explain === true;
+  const source = flags.local ? await localSource(command, explain) : await remoteSource(command, out, { fresh: flags.fresh, explain });
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;
@@ -70,7 +86,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
       unverifiable.add(result.reasonCode);
     }
     for (const selector of selectorsOf(result)) if (failOn.includes(selector)) matched.add(selector);
-    out.stdout.write(`${out.json ? jsonSafe(resultJson(result)) : humanLine(result, out.color)}\n`);
+    out.stdout.write(`${printed(result, out)}\n`);
   });
   await source(emails, print);
   // Said first: a verdict that matched --fail-on is no verdict when the verifier could not verify.

@@ -5,6 +5,7 @@ import { mailTargets } from '../diagnose.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor, type Dialer } from '../net/egress.js';
 import { egressPool, type Egress } from '../net/egress-pool.js';
+import { egressKey } from '../net/egress-key.js';
 import { EgressRoutes } from './egress-routes.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
@@ -92,6 +93,7 @@ export class VerifierContext {
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
       dial: this.port25.dial,
+      egress: this.egresses[0]!.key,
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
@@ -126,13 +128,13 @@ export class VerifierContext {
       dial = this.port25.watch(dialerFor({ proxy, sourceAddress: egress.sourceAddress }));
       this.ruleDialers.set(key, dial);
     }
-    return { ...this.sessionOptions, dial };
+    return { ...this.sessionOptions, dial, egress: egressKey({ proxy, sourceAddress: egress.sourceAddress }) };
   };
 
   private egressSession(egress: Egress): SessionOptions {
     let session = this.egressSessions.get(egress.key);
     if (!session) {
-      session = { ...this.sessionOptions, dial: this.port25.watch(dialerFor(egress)) };
+      session = { ...this.sessionOptions, dial: this.port25.watch(dialerFor(egress)), egress: egress.key };
       this.egressSessions.set(egress.key, session);
     }
     return session;

@@ -1,6 +1,8 @@
 import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
 import type { SmtpOutcome } from '../checks/smtp-status.js';
-import { SmtpProber, type ProbeAnswer, type ProbeRequest } from '../smtp/prober.js';
+import { SmtpProber, type ProbeAnswer, type ProbeRequest, type SessionSlot } from '../smtp/prober.js';
+import { SessionSharing } from '../smtp/session-sharing.js';
+import type { Transcript } from '../smtp/transcript.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
 import type { Priority } from '../semaphore.js';
@@ -56,6 +58,14 @@ class OwedRcpts {
   }
 }
 
+/** An explained verification's slots: their sessions write to its transcript. */
+function recording(transcript: Transcript, takeSlot: (target: SessionTarget, pending: number) => Promise<SessionSlot>) {
+  return async (target: SessionTarget, pending: number): Promise<SessionSlot> => {
+    const slot = await takeSlot(target, pending);
+    return { ...slot, session: { ...slot.session, transcript } };
+  };
+}
+
 /** How one domain's addresses are asked (see VerifyManyOptions). */
 export interface ProbeOptions {
   priority: Priority;
@@ -63,6 +73,8 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** Told of each RCPT address put aside for its greylist retry, once. */
   retryLater?: (address: string) => void;
+  /** Where an explained verification is recorded: its sessions are then its own (see VerifyOptions.explain). */
+  transcript?: Transcript;
 }
 
 /**
@@ -77,26 +89,30 @@ export class DomainProbe {
   private readonly prober: SmtpProber;
   private readonly greylist: GreylistRetries;
   private readonly signal?: AbortSignal;
+  private readonly transcript?: Transcript;
 
   constructor(
     private readonly context: VerifierContext,
     private readonly asciiDomain: string,
     targets: readonly SessionTarget[],
     addresses: Iterable<string>,
-    { priority, share, signal, retryLater }: ProbeOptions,
+    { priority, share, signal, retryLater, transcript }: ProbeOptions,
   ) {
     const { options } = context;
     this.signal = signal;
     const owed = new OwedRcpts(context.backlog, targets[0]?.address);
+    const takeSlot = (target: SessionTarget, pending: number) => context.takeSlot(target, { priority, share, pending });
+    this.transcript = transcript;
     for (const address of addresses) {
       this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(address, resolve))));
     }
     this.prober = new SmtpProber(targets, {
       perHostConcurrency: options.perHostConcurrency,
-      takeSlot: (target, pending) => context.takeSlot(target, { priority, share, pending }),
+      takeSlot: transcript ? recording(transcript, takeSlot) : takeSlot,
       ruleOf: (hostname) => context.rules.of(hostname),
       habits: context.habits,
-      sharing: context.sharing,
+      // An explained verification neither lends its sessions to other domains nor borrows theirs.
+      sharing: transcript ? new SessionSharing() : context.sharing,
       sharingKey: `${priority} ${share ?? ''}`,
       observer: context.observer,
     });
@@ -114,6 +130,7 @@ export class DomainProbe {
 
   /** The primary MX's provider rule says a random address's answer proves nothing there: ask only the real ones. */
   private skipCatchAllProbe(rule: MatchedRule): Promise<CatchAllFinding> {
+    this.transcript?.note(`catch-all: not probed (provider rule ${rule.suffix})`);
     this.askAll();
     return Promise.resolve({ isCatchAll: false, decided: false, reason: `not probed (provider rule ${rule.suffix})` });
   }
@@ -130,6 +147,7 @@ export class DomainProbe {
     } else {
       // Another run has the probe: use its finding if it is in, else ask and read it at the end.
       const known = this.context.catchAll.peek(this.asciiDomain);
+      this.transcript?.note(`catch-all: the finding of an earlier probe of ${this.asciiDomain} is reused (its random address not asked again)`);
       if (known?.isCatchAll) this.settleAll(acceptedByCatchAll(known));
       else this.askAll();
     }

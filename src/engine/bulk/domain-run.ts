@@ -1,6 +1,7 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
 import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
 import type { Priority } from '../semaphore.js';
+import type { Transcript } from '../smtp/transcript.js';
 import type { VerificationResult, VerifyManyOptions } from '../types.js';
 import type { VerifierContext } from './context.js';
 import type { DomainFacts } from './domain-facts.js';
@@ -21,6 +22,7 @@ export class DomainRun {
     private readonly emit: (result: VerificationResult) => void,
     private readonly priority: Priority,
     private readonly options: VerifyManyOptions,
+    private readonly transcript?: Transcript,
   ) {}
 
   async run(): Promise<void> {
@@ -33,7 +35,9 @@ export class DomainRun {
     }
     const { signal, share, onRetryLater } = this.options;
     const retryLater = onRetryLater && ((address: string) => this.entries.get(address)?.forEach((entry) => onRetryLater(entry.email)));
-    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), { priority: this.priority, share, signal, retryLater });
+    const { transcript } = this;
+    transcript?.mxHosts.push(...facts.mail.targets.map(({ hostname, address }) => ({ host: hostname, address })));
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), { priority: this.priority, share, signal, retryLater, transcript });
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
   }
 

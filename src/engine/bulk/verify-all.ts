@@ -1,5 +1,6 @@
 import { checkFormat } from '../checks/format.js';
 import type { Priority } from '../semaphore.js';
+import type { Transcript } from '../smtp/transcript.js';
 import type { VerificationResult, VerifyManyOptions } from '../types.js';
 import type { VerifierContext } from './context.js';
 import { DomainRun } from './domain-run.js';
@@ -66,9 +67,11 @@ export async function verifyAll(
   onResult: OnResult,
   priority: Priority = 'bulk',
   options: VerifyManyOptions = {},
+  /** Where a single explained verification is recorded (`verify` with `explain`). */
+  transcript?: Transcript,
 ): Promise<void> {
   const stream = new ResultStream(onResult);
   const domains = groupByDomain(emails, stream);
-  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority, options).run()));
+  await Promise.all([...domains].map(([domain, entries]) => new DomainRun(context, domain, entries, stream.emit, priority, options, transcript).run()));
   await stream.end();
 }

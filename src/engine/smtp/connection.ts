@@ -4,6 +4,7 @@ import tls from 'node:tls';
 import { DialError, type Dialer } from '../net/egress.js';
 import { SmtpError } from './errors.js';
 import { parseReply, parseReplyLine, SmtpProtocolError, type SmtpReply } from './reply.js';
+import type { Transcript } from './transcript.js';
 
 /** Hostile or broken servers must not make us buffer without end. */
 const MAX_LINE_LENGTH = 8_192;
@@ -32,17 +33,21 @@ export class SmtpConnection {
   private readonly onClose = (): void => this.fail(new SmtpError('closed', 'the server closed the connection'));
   private readonly onError = (error: Error): void => this.fail(new SmtpError('closed', `connection error: ${error.message}`));
 
-  private constructor(socket: net.Socket) {
+  private constructor(
+    socket: net.Socket,
+    /** Where every line sent and received is written, when someone asked (`--explain`). */
+    private readonly transcript?: Transcript,
+  ) {
     this.socket = socket;
     this.attach(socket);
   }
 
   /** Connects within `timeoutMs` the way `dial` goes out; the greeting is read with `readReply`. */
-  static async connect(address: string, port: number, timeoutMs: number, dial: Dialer): Promise<SmtpConnection> {
+  static async connect(address: string, port: number, timeoutMs: number, dial: Dialer, transcript?: Transcript): Promise<SmtpConnection> {
     try {
       const socket = await dial(address, port, timeoutMs);
       socket.setNoDelay(true);
-      return new SmtpConnection(socket);
+      return new SmtpConnection(socket, transcript);
     } catch (error) {
       if (error instanceof DialError) throw new SmtpError('connect', error.message, undefined, error);
       throw error;
@@ -77,6 +82,7 @@ export class SmtpConnection {
   /** Sends one command line and reads its reply. */
   command(line: string, timeoutMs: number): Promise<SmtpReply> {
     if (this.failure) return Promise.reject(this.failure);
+    this.transcript?.sent(line);
     this.socket.write(`${line}\r\n`);
     return this.readReply(timeoutMs);
   }
@@ -119,6 +125,7 @@ export class SmtpConnection {
     if (this.failure || !this.socket.writable) return this.close();
     const socket = this.socket;
     const hungUp = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    this.transcript?.sent('QUIT');
     socket.end('QUIT\r\n');
     this.close();
     // close() lets go of the socket (nothing waits for a hang-up it does not ask for), but this
@@ -157,6 +164,7 @@ export class SmtpConnection {
 
   private receiveLine(line: string): void {
     try {
+      this.transcript?.received(line);
       this.lines.push(line);
       if (this.lines.length > MAX_REPLY_LINES) throw new SmtpProtocolError('reply has too many lines');
       if (parseReplyLine(line).more) return;

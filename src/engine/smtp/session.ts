@@ -3,6 +3,7 @@ import { SmtpConnection } from './connection.js';
 import { SmtpError } from './errors.js';
 import { peerAddressIn } from './peer-address.js';
 import type { SmtpReply } from './reply.js';
+import type { Transcript } from './transcript.js';
 
 export interface SessionOptions {
   port: number;
@@ -14,6 +15,10 @@ export interface SessionOptions {
   startTls: boolean;
   /** How connections go out: directly or through the proxy, from the source address, watched for a blocked port. */
   dial: Dialer;
+  /** The egress `dial` goes out through, as its key (net/egress-key.ts): what `--explain` names. */
+  egress?: string;
+  /** Where the session's lines and connection attempts are written, when someone asked (`--explain`). */
+  transcript?: Transcript;
 }
 
 /** Where to connect: an address, and the host name it belongs to (for TLS SNI and messages). */
@@ -83,7 +88,7 @@ export class SmtpSession {
   }
 
   private static async openOnce(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
-    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial);
+    const connection = await SmtpSession.connect(target, options);
     try {
       const greeting = await connection.readReply(options.commandTimeoutMs);
       if (greeting.code !== 220) throw refused('greeting', greeting);
@@ -100,6 +105,20 @@ export class SmtpSession {
       return session;
     } catch (error) {
       connection.close();
+      throw error;
+    }
+  }
+
+  /** The connection, its attempt written to the transcript (if any) whichever way it ends. */
+  private static async connect(target: SessionTarget, options: SessionOptions): Promise<SmtpConnection> {
+    const { transcript } = options;
+    const attempt = { host: target.hostname, address: target.address, egress: options.egress ?? 'default' };
+    try {
+      const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial, transcript);
+      transcript?.connection({ ...attempt, outcome: 'connected' });
+      return connection;
+    } catch (error) {
+      transcript?.connection({ ...attempt, outcome: (error as Error).message });
       throw error;
     }
   }

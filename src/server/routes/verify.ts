@@ -57,12 +57,12 @@ export async function verifyPaid(
   { accounts, idempotency, verifier, log, refundUnknown }: PaidVerification,
   userId: number,
   email: string,
-  { charge, key, fresh }: { charge: PaidCharge; key?: IdempotencyKey; fresh?: boolean },
+  { charge, key, fresh, explain }: { charge: PaidCharge; key?: IdempotencyKey; fresh?: boolean; explain?: boolean },
 ): Promise<VerificationResult> {
   let result: VerificationResult;
   try {
     // Someone is waiting for this answer: it goes ahead of bulk work in the engine.
-    result = await verifier.verify(email, { priority: 'interactive', owner: userId, fresh });
+    result = await verifier.verify(email, { priority: 'interactive', owner: userId, fresh, explain });
   } catch (error) {
     await refundOnce(accounts, userId, charge, key && { key });
     log.error({ err: error }, 'engine failed; token refunded');
@@ -97,6 +97,7 @@ export function verifyRoutes(scope: FastifyInstance, { store, verifier, refundUn
       charge = await chargeForVerify(store.accounts, user.id);
     }
     const paid = { accounts: store.accounts, idempotency: store.idempotency, verifier, log: request.log, refundUnknown };
-    return verifyPaid(paid, user.id, request.body.email, { charge, key, fresh: request.body.fresh });
+    const { email, fresh, explain } = request.body;
+    return verifyPaid(paid, user.id, email, { charge, key, fresh, explain });
   });
 }

@@ -1,4 +1,4 @@
-import { freshProperty, verificationResultSchema } from '../../wire/contract.js';
+import { explainedResultSchema, explainProperty, freshProperty, verificationResultSchema } from '../../wire/contract.js';
 import { errorResponses } from './problem.js';
 
 /** Both POST routes accept a retry key; a repeat within 24 h answers as the first call did. */
@@ -18,10 +18,10 @@ export const verifySchema = {
     type: 'object',
     required: ['email'],
     additionalProperties: false,
-    properties: { email: { type: 'string', description: 'The address to verify.' }, fresh: freshProperty },
+    properties: { email: { type: 'string', description: 'The address to verify.' }, fresh: freshProperty, explain: explainProperty },
   },
   response: {
-    200: verificationResultSchema,
+    200: explainedResultSchema,
     ...errorResponses('invalid_request', 'insufficient_tokens', 'idempotency_conflict', 'payload_too_large', 'unsupported_media_type', 'internal'),
   },
 } as const;
