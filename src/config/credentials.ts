@@ -1,5 +1,5 @@
 import type { ConfigStore, ProfileConfig } from './config-store.js';
-import { keyringAccount, openKeyring, type KeyringAccess } from './keyring.js';
+import { keyringAccount, openKeyring, reason, type KeyringAccess } from './keyring.js';
 
 /** A token for a service, as login stores it. */
 export interface Login {
@@ -15,14 +15,17 @@ export type Stored = { in: 'keyring' } | { in: 'file'; fallback?: string };
 /** How the keyring is reached: the real one, unless a test says otherwise. */
 export type OpenKeyring = () => KeyringAccess;
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, ' ');
-
 /** Removes a profile's token from the keyring when it is there; a failure is the caller's to report. */
 function dropKeyringToken(store: ConfigStore, name: string, profile: ProfileConfig | undefined, open: OpenKeyring): void {
   if (profile?.tokenIn !== 'keyring') return;
   const access = open();
-  if ('unavailable' in access) throw new Error(`the token of profile "${name}" is in the OS keyring, which cannot be reached: ${access.unavailable}`);
-  access.keyring.delete(keyringAccount(name, store.dir));
+  const unreachable = (why: string) => new Error(`the token of profile "${name}" is in the OS keyring, which cannot be reached: ${why}`);
+  if ('unavailable' in access) throw unreachable(access.unavailable);
+  try {
+    access.keyring.delete(keyringAccount(name, store.dir));
+  } catch (error) {
+    throw unreachable(reason(error));
+  }
 }
 
 /**

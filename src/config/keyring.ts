@@ -26,7 +26,8 @@ interface EntryClass {
   };
 }
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, ' ');
+/** An error's message on one line, as the CLI's messages are. */
+export const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, ' ');
 
 let loaded: { Entry: EntryClass } | { error: string } | undefined;
 
@@ -42,19 +43,14 @@ function loadModule(): { Entry: EntryClass } | { error: string } {
 }
 
 /**
- * The keyring, when this machine has one that answers. On Linux only the Secret Service counts:
- * the kernel's keyutils (the module's own fallback) forgets everything at reboot.
+ * The keyring, when its module loads; each call throws when the store does not answer (no D-Bus
+ * session, no Secret Service, a locked collection), with the reason. On Linux only the Secret
+ * Service counts: the kernel's keyutils (the module's own fallback) forgets everything at reboot.
  */
 export function openKeyring(): KeyringAccess {
   const module = loadModule();
   if ('error' in module) return { unavailable: module.error };
   const entry = (account: string) => new module.Entry(SERVICE, account, { linux: { store: 'secret-service' } });
-  try {
-    // A read of an entry nobody has proves the store answers (the constructor alone does not everywhere).
-    entry('mailverify-probe').getPassword();
-  } catch (error) {
-    return { unavailable: reason(error) };
-  }
   return {
     keyring: {
       get: (account) => entry(account).getPassword() ?? undefined,

@@ -34,9 +34,10 @@ export async function createCliSandbox(env: NodeJS.ProcessEnv = {}): Promise<Cli
   const configDir = join(await mkdtemp(join(tmpdir(), 'mailverify-cli-')), 'config');
   const configPath = join(configDir, 'config.json');
   const outputs: string[] = [];
-  // MAILVERIFY_TOKEN from the test runner's own environment must not leak in, nor test tokens into
-  // the desktop's keyring: no D-Bus session unless the test brings its own (test/e2e/cli-keyring.test.ts).
-  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', DBUS_SESSION_BUS_ADDRESS: '', NO_COLOR: '1', ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
+  // MAILVERIFY_TOKEN and MAILVERIFY_PROFILE from the test runner's own environment must not leak in,
+  // nor test tokens into the desktop's keyring: no D-Bus session unless the test brings its own
+  // (test/e2e/cli-keyring.test.ts).
+  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', MAILVERIFY_PROFILE: '', DBUS_SESSION_BUS_ADDRESS: '', NO_COLOR: '1', ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
   return {
     configDir,
     configPath,
