@@ -2,7 +2,7 @@ import { VERDICTS, type Verdict } from '../engine/types.js';
 import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/result-reuse.js';
 import type { ServicePolicy } from '../server/service-parts.js';
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';
-import { integer } from './engine-flags.js';
+import { durationMs, integer } from './engine-flags.js';
 import { UsageError } from './errors.js';
 
 /** The flags of what an install decides about reuse, refunds, webhooks and retention (`serve` and `worker` alike). */
@@ -17,15 +17,12 @@ export interface PolicyFlags {
   retention?: string;
 }
 
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** Never reused whatever is asked: an unknown is no answer. */
 const NEVER_REUSED: readonly Verdict[] = ['unknown'];
 
-/** `30d`, `12h`, `90m`, `45s` or plain seconds, as milliseconds. */
+/** A duration (engine-flags.ts `durationMs`); `zero` says what 0 means, when it means something. */
 function duration(text: string, flag: string, zero = 'or 0 to turn reuse off'): number {
-  const match = /^(\d+)([smhd]?)$/.exec(text.trim());
-  if (!match) throw new UsageError(`${flag}: "${text}" is no duration; use a number with s, m, h or d (e.g. 14d)${zero ? `, ${zero}` : ''}`);
-  return Number(match[1]) * UNIT_MS[match[2] || 's']!;
+  return durationMs(text, flag, zero);
 }
 
 const isOn = (value: string | undefined) => ['1', 'true'].includes(value?.trim().toLowerCase() ?? '');
