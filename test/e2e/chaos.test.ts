@@ -21,7 +21,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 /** The job's size: enough that every kind of chaos lands inside it. */
 const ADDRESSES = 10_000;
 const WORKERS = 3;
-const HOST = '127.0.17.61';
+const HOST = '127.0.41.1';
 const DOMAIN = 'slow.chaos.test';
 /** Per reply at the mail host: slow enough that its four sessions, not the processes, bound the job. */
 const REPLY_MS = 2;
