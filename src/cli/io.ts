@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { terminalSafe } from '../text/sanitize.js';
+import { inCi } from './ci.js';
 import { UsageError } from './errors.js';
 
 /**
@@ -47,10 +48,6 @@ export function colorLevel(flags: GlobalFlags, env: NodeJS.ProcessEnv, isTty: bo
   return isTty ? 1 : 0;
 }
 
-/** CI logs keep every byte written, so an animation there is only noise. */
-export function inCi(env: NodeJS.ProcessEnv): boolean {
-  return env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false';
-}
 
 export type Streams = Pick<Io, 'stdin' | 'stdout' | 'stderr'>;
 

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureConfigDir } from '../config/state.js';
+import { configDirPath } from '../config/state.js';
 import { VERSION } from '../version.js';
-import { inCi } from './io.js';
+import { inCi } from './ci.js';
 
 /**
  * The update notice (docs/architecture.md "The update notice"), as npm's update-notifier does it:
@@ -104,7 +104,10 @@ export function afterCommand(options: { json: boolean; quiet: boolean; env: Node
   if (!noticeAllowed({ ...options, isTty: stderr.isTTY === true })) return;
   try {
     const registry = registryUrl(env);
-    const path = stateFile(ensureConfigDir(env));
+    // Only beside a config that exists: this is no reason to make one (nor to load conf, which is slow).
+    const { dir } = configDirPath(env);
+    if (!existsSync(dir)) return;
+    const path = stateFile(dir);
     const state = readState(path);
     const now = Date.now();
     const { notice, check } = plan(state, now);
