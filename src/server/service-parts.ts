@@ -75,7 +75,6 @@ export async function openServiceParts(
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
-    metrics.watchBenches(store.egressBenches);
   }
   const holder: Holder = {
     id: joined.id,
@@ -124,7 +123,7 @@ export function startRegisteredRunner(
   });
   // A job any node created is taken at once, not at this runner's next look (this node's own jobs wake it twice: harmless).
   void store.install.onNewWork(jobs.wake);
-  return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
+  return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), retention?.stop()])) };
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */
