@@ -54,6 +54,7 @@ function addressOf(bus: ChildProcess): Promise<string> {
       if (out.includes('\n')) resolve(out.split('\n')[0]!.trim());
     });
     bus.once('exit', (code) => reject(new Error(`dbus-daemon exited (${code}) before giving its address`)));
+    bus.once('error', (error) => reject(new Error(`dbus-daemon: ${error.message} (npm run test:setup installs it)`)));
   });
 }
 
@@ -75,7 +76,10 @@ export async function startSecretService(): Promise<SecretService> {
     const env = { ...dirs, PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: await addressOf(bus) };
     keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
     // The login keyring's password (it is made with it, then unlocked), on stdin as PAM would give it.
+    keyring.stdin!.on('error', () => undefined); // a daemon that did not start: said below
     keyring.stdin!.end('test-keyring-password');
+    let failed: Error | undefined;
+    keyring.once('error', (error) => (failed = new Error(`gnome-keyring-daemon: ${error.message} (npm run test:setup installs it)`)));
     const lookup = async (attributes: Record<string, string>) => {
       try {
         const { stdout } = await run('secret-tool', ['lookup', ...Object.entries(attributes).flat()], { env });
@@ -91,6 +95,7 @@ export async function startSecretService(): Promise<SecretService> {
         await run('secret-tool', ['search', '--all', 'service', 'mailverify-test-ready'], { env });
         break;
       } catch (error) {
+        if (failed !== undefined) throw failed;
         if (Date.now() > deadline) throw new Error(`gnome-keyring did not come up on the test bus: ${(error as Error).message}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
