@@ -799,4 +799,31 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(new Set(granted).size).toBe(4);
     });
   });
+
+  describe('egress benches', () => {
+    const HOUR_MS = 3_600_000;
+    const bench = (egress: string, provider: string, cooldownMs = HOUR_MS, reason = `554 blocked ${egress}`, on = store) => on.egressBenches.bench({ egress, provider, cooldownMs, reason });
+
+    it('benches an egress at one provider only, for its cool-down, for every connection to the store', async () => {
+      await bench('127.0.0.77', 'google.com');
+      const other = await open();
+      expect(await other.egressBenches.benched('google.com')).toEqual(['127.0.0.77']);
+      expect(await store.egressBenches.benched('outlook.com')).toEqual([]);
+      expect(await store.egressBenches.inForce()).toEqual([{ egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() + HOUR_MS, reason: '554 blocked 127.0.0.77' }]);
+      later(HOUR_MS - 1);
+      expect(await store.egressBenches.benched('google.com')).toEqual(['127.0.0.77']);
+      later(1);
+      expect(await store.egressBenches.benched('google.com')).toEqual([]);
+      expect(await store.egressBenches.inForce()).toEqual([]);
+    });
+
+    it('keeps the longer of two benches of one egress at one provider, with the last refusal', async () => {
+      await bench('127.0.0.77', 'google.com', HOUR_MS, 'first');
+      await bench('127.0.0.77', 'google.com', 60_000, 'second');
+      await bench('SOCKS5 proxy 192.0.2.9:1080', 'google.com', 60_000);
+      expect(await store.egressBenches.benched('google.com')).toEqual(['127.0.0.77', 'SOCKS5 proxy 192.0.2.9:1080']);
+      later(60_000);
+      expect(await store.egressBenches.inForce()).toEqual([{ egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() - 60_000 + HOUR_MS, reason: 'second' }]);
+    });
+  });
 });

@@ -7,6 +7,7 @@ import { JobRecords } from './postgres/jobs.js';
 import { LimitRecords } from './postgres/limits.js';
 import { postgresHolders } from './postgres/holders.js';
 import { HostSlotRecords } from './postgres/host-slots.js';
+import { EgressBenchRecords } from './postgres/egress-benches.js';
 import { migrate } from './postgres/migrations.js';
 import { TokenRecords } from './postgres/tokens.js';
 import { UserRecords } from './postgres/users.js';
@@ -67,6 +68,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     holders: postgresHolders(config),
     resultCache: new ResultCacheRecords(db),
     hostSlots: new HostSlotRecords(db),
+    egressBenches: new EgressBenchRecords(db),
     webhooks,
     async close() {
       await changes.close();

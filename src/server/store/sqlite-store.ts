@@ -5,6 +5,7 @@ import { JobRecords } from './sqlite/jobs.js';
 import { LimitRecords } from './sqlite/limits.js';
 import { processHolders } from './sqlite/holders.js';
 import { HostSlotRecords } from './sqlite/host-slots.js';
+import { EgressBenchRecords } from './sqlite/egress-benches.js';
 import { promised } from './sqlite/promised.js';
 import { ResultCacheRecords } from './sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
@@ -50,6 +51,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     holders: processHolders,
     resultCache: promised(new ResultCacheRecords(connection)),
     hostSlots: promised(new HostSlotRecords(connection)),
+    egressBenches: promised(new EgressBenchRecords(connection)),
     webhooks: promised(webhooks),
     close: async () => {
       db.close();

@@ -30,7 +30,7 @@ import type {
   VerdictCount,
   WorkChunk,
 } from './model.js';
-import type { VerificationResult } from '../../engine/types.js';
+import type { EgressBench, EgressBenches, VerificationResult } from '../../engine/types.js';
 import type { AttemptRecord, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
 
 export * from './model.js';
@@ -60,6 +60,7 @@ export interface Store {
   readonly holders: HolderRegistry;
   readonly resultCache: ResultCacheStore;
   readonly hostSlots: HostSlotStore;
+  readonly egressBenches: EgressBenchStore;
   readonly webhooks: WebhookStore;
   close(): Promise<void>;
 }
@@ -92,6 +93,27 @@ export interface HostSlotStore {
   release(slotId: string): Promise<void>;
   /** Extends these slots to `ttlMs` from now; returns how many are still held. */
   renew(slotIds: readonly string[], ttlMs: number): Promise<number>;
+}
+
+/**
+ * Egress benches (docs/architecture.md "Egress"): an egress a mail provider refused for reputation
+ * is not used there until its cool-down ends, by any process on the store. The engine's
+ * EgressBenches, as the store keeps it (times on the lease clock), and what operators are shown.
+ */
+export interface EgressBenchStore extends EgressBenches {
+  /** Benches the egress at the provider for `cooldownMs` from now; a longer bench there stays. */
+  bench(bench: EgressBench): Promise<void>;
+  benched(provider: string): Promise<string[]>;
+  /** Every bench in force now, by provider then egress. */
+  inForce(): Promise<BenchInForce[]>;
+}
+
+/** A bench in force: `until` in epoch milliseconds; `reason` the refusal that set it. */
+export interface BenchInForce {
+  egress: string;
+  provider: string;
+  until: number;
+  reason: string;
 }
 
 /** Users, their credits and the ledger of every balance change. */

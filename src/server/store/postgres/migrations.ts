@@ -287,6 +287,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_attempts_by_age ON webhook_attempts (attempted_at);
   CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
   `,
+  // 11: egress benches (docs/architecture.md "Egress"): an egress a mail provider refused for
+  // reputation, benched there until a time (lease clock, epoch ms), shared by every node.
+  `
+  CREATE TABLE egress_benches (
+    egress        TEXT NOT NULL,
+    provider      TEXT NOT NULL,
+    benched_until BIGINT NOT NULL,
+    reason        TEXT NOT NULL,
+    PRIMARY KEY (egress, provider)
+  );
+  CREATE INDEX egress_benches_by_provider ON egress_benches (provider, benched_until);
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

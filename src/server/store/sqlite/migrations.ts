@@ -258,6 +258,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_attempts_by_age ON webhook_attempts (attempted_at);
   CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
   `,
+  // 13: egress benches (docs/architecture.md "Egress"): an egress a mail provider refused for
+  // reputation, benched there until a time (epoch ms), shared by the processes on the data dir.
+  `
+  CREATE TABLE egress_benches (
+    egress        TEXT NOT NULL,
+    provider      TEXT NOT NULL,
+    benched_until INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    PRIMARY KEY (egress, provider)
+  );
+  CREATE INDEX egress_benches_by_provider ON egress_benches (provider, benched_until);
+  `,
 ];
 
 /**
