@@ -72,6 +72,15 @@ describe('the pool flags', () => {
     await expect(resolved([], { MAILVERIFY_SOURCE_ADDRESS: '127.0.0.76,127.0.0.76' })).rejects.toThrow(/given twice/);
   });
 
+  it('take the cool-down of a bench as a duration, at least a minute', async () => {
+    expect((await resolved([])).egressCooldownMs).toBe(3_600_000);
+    expect((await resolved(['--egress-cooldown', '30m'])).egressCooldownMs).toBe(1_800_000);
+    expect((await resolved([], { MAILVERIFY_EGRESS_COOLDOWN: '2h' })).egressCooldownMs).toBe(7_200_000);
+    expect(() => resolved(['--egress-cooldown', 'soon'])).toThrow(/--egress-cooldown: "soon" is no duration/);
+    await expect(resolved(['--egress-cooldown', '30s'])).rejects.toThrow(UsageError);
+    await expect(resolved(['--egress-cooldown', '30s'])).rejects.toThrow(/egressCooldownMs must be at least 1 minute, got 30000 ms/);
+  });
+
   it('refuse a bad entry by the flag or variable that carried it', async () => {
     expect(() => resolved(['--source-address', '127.0.0.76', '--source-address', 'eth0'])).toThrow(/--source-address must be an IP address of this host, got "eth0"/);
     await expect(resolved([], { MAILVERIFY_SOURCE_ADDRESS: '127.0.0.76,eth0' })).rejects.toThrow(/MAILVERIFY_SOURCE_ADDRESS must be an IP address/);
