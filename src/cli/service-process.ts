@@ -70,7 +70,7 @@ export function warnAboutStanding(check: Promise<readonly EgressStanding[]> | un
 /** `--standing-interval` > MAILVERIFY_STANDING_INTERVAL > 30m: how often the egresses' standing is checked; 0 turns it off. */
 export function parseStandingIntervalMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
   const raw = flag ?? (env.MAILVERIFY_STANDING_INTERVAL?.trim() || undefined);
-  return raw === undefined ? DEFAULT_STANDING_INTERVAL_MS : durationMs(raw, '--standing-interval');
+  return raw === undefined ? DEFAULT_STANDING_INTERVAL_MS : durationMs(raw, '--standing-interval', 'or 0 to turn the check off');
 }
 
 export function parseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv): string {

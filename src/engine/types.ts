@@ -163,7 +163,13 @@ export interface VerifyOptions {
 export interface SmtpObserver {
   sessionOpened(mxHost: string): void;
   sessionClosed(mxHost: string): void;
-  rcptAnswered(mxHost: string, status: SmtpStatus, code: ReasonCode): void;
+  /**
+   * A RCPT reply, by what it means, through `egress` (its key, net/egress-key.ts); a refusal of our
+   * egress is counted there even when the address is then asked through another.
+   */
+  rcptAnswered(mxHost: string, status: SmtpStatus, code: ReasonCode, egress: string): void;
+  /** A session the host refused before any RCPT (greeting, EHLO, MAIL FROM), by what the refusal means, through `egress`. */
+  sessionRefused?(mxHost: string, code: ReasonCode, egress: string): void;
 }
 
 /**

@@ -12,6 +12,9 @@ import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-ser
  */
 let dns: DnsFixture;
 let smtp: SmtpFixture;
+/** Mail hosts that refuse our egress: every RCPT (Postfix's DNSBL reply), and at the greeting. */
+let blocking: SmtpFixture;
+let greetingBlock: SmtpFixture;
 let service: RunningService;
 
 const SMTP_HOST = '127.0.33.50';
@@ -24,7 +27,10 @@ const engineArgs = () => [
 ];
 
 beforeAll(async () => {
-  smtp = await startSmtpServer({ host: SMTP_HOST, port: await freePort([SMTP_HOST]) });
+  const port = await freePort([SMTP_HOST, '127.0.33.51', '127.0.33.52']);
+  smtp = await startSmtpServer({ host: SMTP_HOST, port });
+  blocking = await startSmtpServer({ host: '127.0.33.51', port, block: true });
+  greetingBlock = await startSmtpServer({ host: '127.0.33.52', port, blockGreeting: true });
   dns = await startDnsServer(
     {
       ...mxZones('gmail.com', { 'gmail-smtp-in.l.google.com': SMTP_HOST }),
@@ -32,6 +38,8 @@ beforeAll(async () => {
       ...mxZones('yahoo.com', { 'mta5.am0.yahoodns.net': SMTP_HOST }),
       'probe.standing.test': { records: [{ type: 'A', address: EGRESS }] },
       [LISTING]: { records: [{ type: 'A', address: '127.0.0.2' }] },
+      ...mxZones('blocks-rcpt.test', { 'mx.blocks-rcpt.test': '127.0.33.51' }),
+      ...mxZones('blocks-greeting.test', { 'mx.blocks-greeting.test': '127.0.33.52' }),
       // No PTR for the egress at all.
     },
     { host: '127.0.33.6' },
@@ -40,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([service?.stop(), dns?.close(), smtp?.close()]);
+  await Promise.all([service?.stop(), dns?.close(), smtp?.close(), blocking?.close(), greetingBlock?.close()]);
 });
 
 async function waitFor<T>(what: string, get: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
@@ -111,9 +119,27 @@ describe('the standing watch of serve and worker', () => {
   it('refuses an --standing-interval that is no duration (exit 2), and reads MAILVERIFY_STANDING_INTERVAL', async () => {
     const flag = await runCli(['worker', '--data-dir', service.dataDir, '--standing-interval', 'soon']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toBe('mailverify: --standing-interval: "soon" is no duration; use a number with s, m, h or d (e.g. 1h)\n');
+    expect(flag.stderr).toBe('mailverify: --standing-interval: "soon" is no duration; use a number with s, m, h or d (e.g. 1h), or 0 to turn the check off\n');
     const env = await runCli(['worker', '--data-dir', service.dataDir], { env: { MAILVERIFY_STANDING_INTERVAL: '30 minutes' } });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('--standing-interval: "30 minutes" is no duration');
+  });
+
+  it('counts the refusals of each egress by reason code, at RCPT and before it', async () => {
+    const scrape = await metricsOf(service.stderr);
+    const token = await service.createUser('refused@example.org', { credits: 10 });
+    for (const email of ['ann@blocks-rcpt.test', 'bob@blocks-greeting.test']) {
+      const response = await fetch(`${service.baseUrl}/v1/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ email, result: 'unknown', reasonCode: 'ip_blocked' });
+    }
+    const text = await scrape();
+    expect(text).toMatch(new RegExp(`^mailverify_smtp_rcpt_replies_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^mailverify_smtp_session_refusals_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'));
+    expect(blocking.clientAddresses()).toContain(EGRESS);
   });
 });

@@ -295,6 +295,7 @@ export class SmtpProber implements SessionTaker {
     } catch (error) {
       if (!(error instanceof SmtpError)) throw error;
       const outcome = outcomeOfFailure(error, target);
+      if (error.kind === 'refused') this.options.observer?.sessionRefused?.(target.hostname, outcome.code, slot.session.egress ?? 'default');
       const routed = outcome.code === 'ip_blocked' ? await slot.refused(outcome) : outcome;
       if (routed !== 'elsewhere') this.moveOn(target, routed);
       return null;
@@ -396,6 +397,7 @@ export class SmtpProber implements SessionTaker {
           return 'spent';
         }
         let answer = 'dropped' in controlled ? controlled.answer : controlled;
+        this.options.observer?.rcptAnswered(target.hostname, answer.outcome.status, answer.outcome.code, slot.session.egress ?? 'default');
         if (isAboutOurEgress(answer.outcome, kind)) {
           const routed = await slot.refused(answer.outcome);
           if (routed === 'elsewhere') {
@@ -406,7 +408,6 @@ export class SmtpProber implements SessionTaker {
           }
           answer = { ...answer, outcome: routed };
         }
-        this.options.observer?.rcptAnswered(target.hostname, answer.outcome.status, answer.outcome.code);
         item.answer(answer);
         if ('dropped' in controlled) {
           session.abort();

@@ -41,8 +41,14 @@ export class Metrics {
   });
   private readonly rcptReplies = new Counter({
     name: 'mailverify_smtp_rcpt_replies_total',
-    help: 'RCPT TO replies, by mail provider, the SMTP verdict and the reason code',
-    labelNames: ['provider', 'status', 'reason_code'],
+    help: 'RCPT TO replies, by mail provider, the SMTP verdict, the reason code and the egress they came through (a refusal of our egress counted even when the address is then asked through another)',
+    labelNames: ['provider', 'status', 'reason_code', 'egress'],
+    registers: [this.registry],
+  });
+  private readonly sessionRefusals = new Counter({
+    name: 'mailverify_smtp_session_refusals_total',
+    help: 'SMTP sessions a mail host refused before any RCPT (greeting, EHLO, MAIL FROM), by mail provider, reason code and egress',
+    labelNames: ['provider', 'reason_code', 'egress'],
     registers: [this.registry],
   });
   readonly storeCalls = new Histogram({
@@ -82,7 +88,8 @@ export class Metrics {
   readonly smtp: SmtpObserver = {
     sessionOpened: (host) => this.sessionsOpen.inc({ provider: providerLabel(host) }),
     sessionClosed: (host) => this.sessionsOpen.dec({ provider: providerLabel(host) }),
-    rcptAnswered: (host, status, code) => this.rcptReplies.inc({ provider: providerLabel(host), status, reason_code: code }),
+    rcptAnswered: (host, status, code, egress) => this.rcptReplies.inc({ provider: providerLabel(host), status, reason_code: code, egress }),
+    sessionRefused: (host, code, egress) => this.sessionRefusals.inc({ provider: providerLabel(host), reason_code: code, egress }),
   };
 
   /** Port 25 and the resolver as the engine last found them: 1 on the current state, 0 on the others. */
