@@ -105,17 +105,24 @@ function checkProfileNamed(flags: ProgramFlags, env: NodeJS.ProcessEnv): void {
   ];
   for (const [raw, origin] of named) {
     const name = raw?.trim();
-    if (name !== undefined && name !== '' && !PROFILE_NAME.test(name)) {
-      throw new UsageError(`${origin}: "${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
-    }
+    if (name !== undefined && name !== '') checkProfileName(name, `${origin}: `);
   }
+}
+
+/** A profile name from the user (letters, digits, . _ -), or exit 2. */
+export function checkProfileName(name: string, origin = ''): void {
+  if (!PROFILE_NAME.test(name)) throw new UsageError(`${origin}"${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
+}
+
+/** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */
+export function noSuchProfile(name: string, origin = ''): UsageError {
+  return new UsageError(`no profile named "${name}"${origin}`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${name}\` makes it`);
 }
 
 /** A named profile that does not exist is most likely a typo: going on would send nothing, or to the wrong service. */
 function checkProfileExists(settings: Settings, options: SessionOptions): void {
   if (settings.profileExists || options.newProfile || settings.profileSource === 'default' || settings.profileSource === 'config') return;
-  const origin = settings.profileSource === 'flag' ? '--profile' : 'MAILVERIFY_PROFILE';
-  throw new UsageError(`no profile named "${settings.profile}" (from ${origin})`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${settings.profile}\` makes it`);
+  throw noSuchProfile(settings.profile, ` (from ${settings.profileSource === 'flag' ? '--profile' : 'MAILVERIFY_PROFILE'})`);
 }
 
 /** "not logged in to …" with the profile named when there are several to choose from. */

@@ -37,8 +37,8 @@ export function normaliseBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** A profile name from the user: checked here, as it names keyring entries too. */
-export function checkProfileName(name: string, origin: string, path: string): string {
+/** A profile name: checked here too, as it names keyring entries. */
+function checkProfileName(name: string, origin: string, path: string): string {
   if (!PROFILE_NAME.test(name)) {
     throw new ConfigError(`${origin}: "${name}" is not a profile name (letters, digits, . _ -, at most 64, starting with a letter or digit)`, path);
   }

@@ -50,7 +50,8 @@ async function whoami(cli: CliSandbox, args: string[] = [], env: NodeJS.ProcessE
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
-describe('profiles', () => {
+// Each test runs the CLI a dozen times: slow on a shared, loaded machine.
+describe('profiles', { timeout: 60_000 }, () => {
   it('verify --profile a and --profile b each reach their own service, with their own token', async () => {
     const cli = await sandbox();
     await loginBoth(cli);
@@ -89,6 +90,11 @@ describe('profiles', () => {
     const human = await cli.run(['whoami']);
     expect(human.stdout).toMatch(/profile\s+b\n/);
     expect(human.stdout).toContain(`the config file (${cli.configPath})`);
+
+    // Back to default, which exists without a login.
+    expect((await cli.run(['profile', 'use', 'default'])).code).toBe(0);
+    expect((await cli.run(['whoami'])).code).toBe(4);
+    expect(await cli.config()).not.toHaveProperty('currentProfile');
   });
 
   it('a profile named that does not exist is an error (exit 2), not the default service', async () => {

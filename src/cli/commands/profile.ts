@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { DEFAULT_PROFILE, PROFILE_NAME, type ProfileConfig } from '../../config/config-store.js';
+import { DEFAULT_PROFILE, type ProfileConfig } from '../../config/config-store.js';
 import { removeProfile } from '../../config/credentials.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { UsageError } from '../errors.js';
-import { createSession, type Session } from '../session.js';
+import { checkProfileName, createSession, noSuchProfile, type Session } from '../session.js';
 import { revokeStoredToken } from './logout.js';
 
 /** Where a profile's token is, as `profile list` says it; null when it has none. */
@@ -15,9 +14,9 @@ function tokenPlace(profile: ProfileConfig | undefined): 'keyring' | 'file' | nu
 const PLACE_TEXT = { keyring: 'token in the OS keyring', file: 'token in the config file', none: 'not logged in' } as const;
 
 function knownProfile(session: Session, name: string): ProfileConfig {
-  if (!PROFILE_NAME.test(name)) throw new UsageError(`"${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
+  checkProfileName(name);
   const profile = session.config.read().profiles[name];
-  if (profile === undefined) throw new UsageError(`no profile named "${name}"`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${name}\` makes it`);
+  if (profile === undefined) throw noSuchProfile(name);
   return profile;
 }
 
@@ -42,7 +41,8 @@ export async function runProfileList(command: Command): Promise<void> {
 
 export async function runProfileUse(name: string, command: Command): Promise<void> {
   const session = createSession(command);
-  knownProfile(session, name);
+  // default is always there to go back to, logged in or not.
+  if (name !== DEFAULT_PROFILE) knownProfile(session, name);
   session.config.useProfile(name);
   session.notice(`Now using profile ${name}${session.settings.profileSource === 'environment' ? ' (but MAILVERIFY_PROFILE still chooses another while it is set)' : ''}`);
 }
