@@ -10,6 +10,9 @@ const SOURCE = '127.0.13.21';
 /** A host that refuses one of our source addresses at the greeting, as a listed IP is refused. */
 const GREETING_BLOCK_HOST = '127.0.13.25';
 const REFUSED_SOURCE = '127.0.13.26';
+/** A host that refuses every RCPT from one source address, postmaster's too, in words no reply row reads. */
+const SENDER_REFUSAL_HOST = '127.0.13.27';
+const UNREADABLE = 'Odmowa przyjecia wiadomosci';
 const MAILBOXES = ['alice@egress.test', 'bob@egress.test', 'carol@other-egress.test'];
 const ADDRESSES = [...MAILBOXES, 'nobody@egress.test'];
 
@@ -18,18 +21,26 @@ let smtp: SmtpFixture;
 let openProxy: SocksFixture;
 let loginProxy: SocksFixture;
 let greetingBlock: SmtpFixture;
+let senderRefusal: SmtpFixture;
 
 beforeAll(async () => {
   const port = await freePort([MX_HOST]);
   smtp = await startSmtpServer({ host: MX_HOST, port, mailboxes: MAILBOXES });
+  senderRefusal = await startSmtpServer({
+    host: SENDER_REFUSAL_HOST,
+    port,
+    mailboxes: ['alice@sender-refusal.test', 'postmaster@sender-refusal.test'],
+    unknownUserText: UNREADABLE,
+    refuseFrom: { clients: [REFUSED_SOURCE], text: UNREADABLE },
+  });
   greetingBlock = await startSmtpServer({ host: GREETING_BLOCK_HOST, port, mailboxes: ['alice@greeting-block.test'], blockGreetingFrom: [REFUSED_SOURCE] });
-  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }) }, { host: '127.0.13.22' });
+  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }), ...mxZones('sender-refusal.test', { 'mx.sender-refusal.test': SENDER_REFUSAL_HOST }) }, { host: '127.0.13.22' });
   openProxy = await startSocksServer({ host: '127.0.13.23' });
   loginProxy = await startSocksServer({ host: '127.0.13.24', credentials: { username: 'probe', password: 's3cret:@pass' } });
 });
 
 afterAll(async () => {
-  await Promise.all([smtp?.close(), greetingBlock?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
+  await Promise.all([smtp?.close(), greetingBlock?.close(), senderRefusal?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
 });
 
 async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string; reasonCode: string }>> {
@@ -116,5 +127,16 @@ describe('a pool of source addresses', () => {
     greetingBlock.reset();
     expect((await verifier.verify('alice@greeting-block.test')).result).toBe('valid');
     expect(new Set(greetingBlock.clientAddresses())).toEqual(new Set([SOURCE]));
+  });
+
+  it('benches an egress the postmaster control finds refused, and asks the other its own control', async () => {
+    senderRefusal.reset();
+    const verifier = createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [REFUSED_SOURCE, SOURCE] }));
+    const results = new Map<string, string>();
+    await verifier.verifyMany(['alice@sender-refusal.test', 'nobody@sender-refusal.test'], (result) => void results.set(result.email, `${result.result} ${result.reasonCode}`));
+    // The refused egress's "postmaster refused too" is about it: the other egress finds postmaster taken, so nobody is invalid.
+    expect(Object.fromEntries(results)).toEqual({ 'alice@sender-refusal.test': 'valid accepted', 'nobody@sender-refusal.test': 'invalid unreadable_refusal' });
+    expect(senderRefusal.clientAddresses()).toContain(REFUSED_SOURCE);
+    expect(senderRefusal.rcptCount('postmaster@sender-refusal.test')).toBe(2);
   });
 });

@@ -37,6 +37,8 @@ export interface SmtpFixtureOptions {
   blockGreeting?: boolean;
   /** `blockGreeting` for these client addresses only (a listed source address of ours among others). */
   blockGreetingFrom?: string[];
+  /** Every RCPT from these client addresses, postmaster's too, gets `text` (after a 550): a refusal of the sender. */
+  refuseFrom?: { clients: string[]; text: string };
   /** Delay before the greeting and before answering every command. */
   replyDelayMs?: number;
   /** Answer this many RCPTs in a session, then close the connection without a word. */
@@ -193,6 +195,7 @@ class FixtureState {
     const { options } = this;
     const key = foldCase(address);
     if (options.block) return smtpReply(554, blockedText(session));
+    if (options.refuseFrom?.clients.includes(session.remoteAddress)) return smtpReply(550, options.refuseFrom.text);
     // smtp-server closes the connection after any 421 it sends.
     if (options.closeSessionAt?.some((a) => foldCase(a) === key)) {
       return smtpReply(421, '4.7.0 Try again later, closing connection.');

@@ -83,27 +83,32 @@ export class HostHabits {
     habits.replyMs = habits.replyMs === undefined ? ms : habits.replyMs + REPLY_TIME_WEIGHT * (ms - habits.replyMs);
   }
 
-  /** The postmaster control's answer at `address`, once one was conclusive (docs/architecture.md "What a reply means"). */
-  postmasterAnswer(address: string): PostmasterAnswer | undefined {
-    return this.hosts.get(address)?.postmaster;
+  /**
+   * The postmaster control's answer at `at`, once one was conclusive (docs/architecture.md "What a
+   * reply means"). `at` is the host's address with the egress asking (the prober's key): the answer
+   * is about our egress as much as about the host, and another egress may get another.
+   */
+  postmasterAnswer(at: string): PostmasterAnswer | undefined {
+    return this.hosts.get(at)?.postmaster;
   }
 
-  /** The control another session is asking at `address` now (null if it gets no conclusive answer), if any. */
-  postmasterAsking(address: string): Promise<PostmasterAnswer | null> | undefined {
-    return this.asking.get(address);
+  /** The control another session is asking at `at` now (null if it gets no conclusive answer), if any. */
+  postmasterAsking(at: string): Promise<PostmasterAnswer | null> | undefined {
+    return this.asking.get(at);
   }
 
   /**
-   * Runs `ask` as the one postmaster control in flight at `address` (sessions meeting an unreadable
-   * refusal meanwhile wait for it, so a host is asked once per run), and learns its conclusive answer.
+   * Runs `ask` as the one postmaster control in flight at `at` (sessions meeting an unreadable
+   * refusal meanwhile wait for it, so a host is asked once per run and egress), and learns its
+   * conclusive answer.
    */
-  async askPostmaster(address: string, ask: () => Promise<PostmasterAnswer | null>): Promise<PostmasterAnswer | null> {
+  async askPostmaster(at: string, ask: () => Promise<PostmasterAnswer | null>): Promise<PostmasterAnswer | null> {
     const asked = ask();
     const shared = asked.catch(() => null);
-    this.asking.set(address, shared);
-    void shared.finally(() => this.asking.delete(address));
+    this.asking.set(at, shared);
+    void shared.finally(() => this.asking.delete(at));
     const answer = await asked;
-    if (answer) this.habitsOf(address).postmaster = answer;
+    if (answer) this.habitsOf(at).postmaster = answer;
     return answer;
   }
 

@@ -390,7 +390,8 @@ export class SmtpProber implements SessionTaker {
           }
           if (reply.code >= 400) live.refusals += 1;
         }
-        const controlled: Controlled = kind === CONTROLLED_KIND ? await this.controlled(live, target, rule, item.address, reply) : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
+        const controlled: Controlled =
+          kind === CONTROLLED_KIND ? await this.controlled(live, target, slot, rule, item.address, reply) : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
         if ('unasked' in controlled) {
           item.refusal = { reply, host: target.address };
           this.putBack(item);
@@ -451,21 +452,23 @@ export class SmtpProber implements SessionTaker {
    * host's answer learnt earlier (any domain, any session), else `postmaster@domain` asked in
    * this session, once per domain, within the session's RCPTs; not where a provider rule says
    * postmaster proves nothing. A session that dies on the question answers with the table's reading.
+   * The answer is learnt per egress at the host: a refusal of one egress says nothing of another's.
    */
-  private async controlled(live: LiveSession, target: SessionTarget, rule: MatchedRule | undefined, address: string, refusal: SmtpReply): Promise<Controlled> {
+  private async controlled(live: LiveSession, target: SessionTarget, slot: SessionSlot, rule: MatchedRule | undefined, address: string, refusal: SmtpReply): Promise<Controlled> {
     const { habits } = this.options;
     const domain = domainOf(address);
     const read = (answer: PostmasterAnswer | null): ProbeAnswer => controlledOutcome(refusal, answer, domain, target.hostname);
     if (rule?.postmasterProvesSender === false) return read(null);
-    const known = habits.postmasterAnswer(target.address);
+    const at = `${slot.session.egress ?? 'default'}\n${target.address}`;
+    const known = habits.postmasterAnswer(at);
     if (known) return read(known);
-    const asking = habits.postmasterAsking(target.address);
+    const asking = habits.postmasterAsking(at);
     if (asking) return read(await asking);
     if (live.postmasterAsked.has(domain)) return read(null);
     if (live.rcpts >= (rule?.rcptsPerSession ?? Infinity)) return { unasked: 'no-rcpt-left' };
     live.postmasterAsked.add(domain);
     try {
-      return read(await habits.askPostmaster(target.address, () => this.askPostmaster(live, target, domain)));
+      return read(await habits.askPostmaster(at, () => this.askPostmaster(live, target, domain)));
     } catch (error) {
       if (!(error instanceof SmtpError)) throw error;
       return { dropped: error, answer: read(null) };
