@@ -75,6 +75,7 @@ export async function openServiceParts(
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
+    metrics.watchBenches(store.egressBenches);
   }
   const holder: Holder = {
     id: joined.id,

@@ -143,3 +143,25 @@ describe('the standing watch of serve and worker', () => {
     expect(blocking.clientAddresses()).toContain(EGRESS);
   });
 });
+
+describe('benches on the metrics listener', () => {
+  it('shows an egress a provider refused as benched there', async () => {
+    const pool = await startService({
+      engineArgs: [...engineArgs(), '--source-address', '127.0.33.18', '--standing-interval', '0'],
+    });
+    try {
+      const scrape = await metricsOf(pool.stderr);
+      const token = await pool.createUser('benched@example.org', { credits: 10 });
+      const response = await fetch(`${pool.baseUrl}/v1/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ann@blocks-rcpt.test' }),
+      });
+      expect(response.status).toBe(200);
+      // The first egress of the pool was refused for its reputation, and is benched at that host (no known provider).
+      expect(await scrape()).toContain(`mailverify_egress_benched{egress="${EGRESS}",provider="other"} 1`);
+    } finally {
+      await pool.stop();
+    }
+  });
+});

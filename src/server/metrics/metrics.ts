@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { providerOfMxHost, type EgressStanding, type NetworkWatch, type StandingCheck } from '../../engine/index.js';
 import type { SmtpObserver } from '../../engine/types.js';
 import type { RunnerMetrics } from '../jobs/runner.js';
-import type { WorkQueue } from '../store/store.js';
+import type { EgressBenchStore, WorkQueue } from '../store/store.js';
 
 /**
  * Everything `serve` and `worker` show an operator, in Prometheus's text format (docs/architecture.md
@@ -144,6 +144,26 @@ export class Metrics {
             if (status !== 'skipped') this.set({ egress: standing.egress, check: STANDING_CHECK_LABELS[check as StandingCheck] }, status === 'problem' ? 1 : 0);
           }
         }
+      },
+    });
+  }
+
+  /**
+   * Egresses benched now, per provider (docs/architecture.md "Egress"), read from the store at each
+   * scrape (shared by every node). A bench's provider is an MX host suffix, or a host's own name for
+   * hosts no rule knows: shown as its known provider, else `other`, so that labels stay bounded.
+   */
+  watchBenches(benches: Pick<EgressBenchStore, 'inForce'>): void {
+    new Gauge({
+      name: 'mailverify_egress_benched',
+      help: 'Egresses benched now at a mail provider (a refusal of our egress for its reputation), by egress and provider (known providers, else other)',
+      labelNames: ['egress', 'provider'],
+      registers: [this.registry],
+      async collect() {
+        const inForce = await benches.inForce().catch(() => undefined);
+        if (!inForce) return;
+        this.reset();
+        for (const bench of inForce) this.inc({ egress: bench.egress, provider: providerLabel(bench.provider) });
       },
     });
   }
