@@ -61,6 +61,17 @@ async function waitFor<T>(what: string, get: () => Promise<T | undefined> | T | 
   }
 }
 
+/** POST /v1/verify of one address as the token's owner: the result's body. */
+async function verifyOne(at: RunningService, token: string, email: string): Promise<unknown> {
+  const response = await fetch(`${at.baseUrl}/v1/verify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
 const metricsOf = async (stderr: () => string) => {
   const url = await waitFor('the metrics line', () => /mailverify: metrics on (\S+)/.exec(stderr())?.[1]);
   return async () => (await fetch(url)).text();
@@ -129,13 +140,7 @@ describe('the standing watch of serve and worker', () => {
     const scrape = await metricsOf(service.stderr);
     const token = await service.createUser('refused@example.org', { credits: 10 });
     for (const email of ['ann@blocks-rcpt.test', 'bob@blocks-greeting.test']) {
-      const response = await fetch(`${service.baseUrl}/v1/verify`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ email }),
-      });
-      expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ email, result: 'unknown', reasonCode: 'ip_blocked' });
+      expect(await verifyOne(service, token, email)).toMatchObject({ email, result: 'unknown', reasonCode: 'ip_blocked' });
     }
     const text = await scrape();
     expect(text).toMatch(new RegExp(`^mailverify_smtp_rcpt_replies_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'));
@@ -152,12 +157,7 @@ describe('benches on the metrics listener', () => {
     try {
       const scrape = await metricsOf(pool.stderr);
       const token = await pool.createUser('benched@example.org', { credits: 10 });
-      const response = await fetch(`${pool.baseUrl}/v1/verify`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'ann@blocks-rcpt.test' }),
-      });
-      expect(response.status).toBe(200);
+      await verifyOne(pool, token, 'ann@blocks-rcpt.test');
       // The first egress of the pool was refused for its reputation, and is benched at that host (no known provider).
       expect(await scrape()).toContain(`mailverify_egress_benched{egress="${EGRESS}",provider="other"} 1`);
     } finally {
