@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliSandbox, type CliSandbox } from '../support/cli-sandbox.js';
+import { commandProblem, missing } from '../support/machine.js';
 import { startSecretService, type SecretService } from '../support/secret-service.js';
 import { startService, type RunningService } from '../support/service.js';
 
@@ -17,15 +18,11 @@ let secrets: SecretService;
 let token: string;
 const sandboxes: CliSandbox[] = [];
 
-beforeAll(async () => {
-  [service, secrets] = await Promise.all([startService(), startSecretService()]);
-  token = await service.createUser(EMAIL, { credits: 3 });
-});
-
-afterAll(async () => {
-  await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
-  await Promise.all([service?.stop(), secrets?.stop()]);
-});
+const noSecretService = missing(
+  'test/e2e/cli-keyring.test.ts',
+  'a Secret Service (gnome-keyring, dbus-daemon, secret-tool)',
+  ['gnome-keyring-daemon', 'dbus-daemon', 'secret-tool'].map(commandProblem).find((problem) => problem !== undefined),
+);
 
 async function sandbox(): Promise<CliSandbox> {
   const created = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl });
@@ -36,7 +33,17 @@ async function sandbox(): Promise<CliSandbox> {
 /** The keyring entry of a profile, as src/config/keyring.ts names it. */
 const entryOf = (cli: CliSandbox, profile = 'default') => ({ service: 'mailverify', username: `${profile}@${resolve(cli.configDir)}` });
 
-describe('the OS keyring', () => {
+describe.skipIf(noSecretService)('the OS keyring', () => {
+  beforeAll(async () => {
+    [service, secrets] = await Promise.all([startService(), startSecretService()]);
+    token = await service.createUser(EMAIL, { credits: 3 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
+    await Promise.all([service?.stop(), secrets?.stop()]);
+  });
+
   it('login stores the token in the Secret Service and none in the config file; whoami reads it back; logout removes it', async () => {
     const cli = await sandbox();
     const login = await cli.run(['login', '--with-token'], { stdin: token, env: secrets.env });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import { createCliSandbox, type CliSandbox } from '../support/cli-sandbox.js';
+import { commandProblem, missing } from '../support/machine.js';
 import { BIN } from '../support/service.js';
 
 /**
@@ -129,7 +130,7 @@ async function timed(cli: CliSandbox, env: NodeJS.ProcessEnv): Promise<Timing> {
   return readTiming(cli);
 }
 
-describe('the update notice', () => {
+describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linux, for a terminal)', commandProblem('script')))('the update notice', () => {
   it('on a terminal: a background check, then the notice at the next run, once a day, the registry asked once', async () => {
     const cli = await sandbox();
     const env = personEnv(cli, registry.url);
