@@ -3,7 +3,7 @@
  * schedule of the fixture, and the npm peers on the same fixture in the same run, each verifier in
  * a child process of its own while the fixture (DNS server and MX hosts) runs in this one.
  *
- *   node bench/engine.js [--quick] [--smtp-latency 20] [--dns-latency 5] [--cpu-prof]
+ *   node bench/engine.js [--quick] [--smtp-latency 20] [--dns-latency 5] [--cpu-prof] [--part ours]
  */
 import { existsSync } from 'node:fs';
 import { runChild } from './lib/child.js';
@@ -28,6 +28,8 @@ const MISMATCH_EXAMPLES = 8;
 const THROUGHPUT_TARGET = { on: 'ratio', op: '>=', value: 0.9 };
 const PEER_SPEED_TARGET = { on: 'ratio', op: '>=', value: 10 };
 const PEER_ACCURACY_TARGET = { on: 'ratio', op: '>=', value: 1 };
+/** The postmaster control may add at most one RCPT per hundred addresses (issue 28). */
+const POSTMASTER_RCPT_TARGET = { on: 'ratio', op: '<=', value: 1.01 };
 
 /** Share of right verdicts, overall and per domain kind, and a few wrong ones with their reasons. */
 function score(world, verdicts) {
@@ -80,6 +82,8 @@ async function measure(fixture, script, task, { timeoutMs, execArgv = [] }) {
     elapsedMs: result.elapsedMs,
     cpuMs: result.cpuMs,
     smtpSessions: Object.values(hosts).reduce((sum, kind) => sum + kind.sessions, 0),
+    rcpts: fixture.hostStats().reduce((sum, host) => sum + host.rcpts, 0),
+    postmasterRcpts: fixture.hostStats().reduce((sum, host) => sum + host.postmasterRcpts, 0),
     dnsQueries: fixture.dnsQueryCount(),
     hosts,
     ...score(fixture.world, result.verdicts),
@@ -98,7 +102,7 @@ function peerRows(peer, ours, measured) {
   ];
 }
 
-export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5', cpuProf = false } = {}) {
+export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5', cpuProf = false, part } = {}) {
   const missing = ENGINE_MODULES.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) {
     return [missingRow(SECTION, 'engine throughput vs ideal schedule', THROUGHPUT_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
@@ -135,8 +139,19 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5',
     const rows = [
       row({ section: SECTION, metric: 'engine throughput vs ideal schedule', unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: 'ideal', baseline: ideal.addressesPerSecond, target: THROUGHPUT_TARGET, raw: { workload, ideal, ours } }),
       row({ section: SECTION, metric: 'engine accuracy vs ground truth', unit: '%', ours: percent(ours.accuracy), baselineName: 'truth', baseline: 100, target: null }),
+      row({ section: SECTION, metric: 'engine RCPTs per address', unit: 'RCPT/addr', ours: ours.rcpts / world.addresses.length, baselineName: '', baseline: null, target: null }),
+      row({
+        section: SECTION,
+        metric: 'engine RCPTs with the postmaster control vs without it',
+        unit: 'RCPTs',
+        ours: ours.rcpts,
+        baselineName: 'without',
+        baseline: ours.rcpts - ours.postmasterRcpts,
+        target: POSTMASTER_RCPT_TARGET,
+      }),
     ];
-    for (const peer of Object.keys(PEERS)) {
+    // `--part ours`: the engine alone, for before/after runs of one change.
+    for (const peer of part === 'ours' ? [] : Object.keys(PEERS)) {
       if (fixture.portNote) {
         rows.push(missingRow(SECTION, `engine vs ${peer}: speed`, PEER_SPEED_TARGET, fixture.portNote));
         continue;

@@ -32,7 +32,7 @@ const FIRST_NAMES = ['alex', 'maria', 'jonas', 'li', 'samira', 'noor', 'ivan', '
 const EXISTS_EVERY = { of: 5, exist: 3 };
 
 /**
- * @typedef {{ index: number, ip: string, name: string, kind: 'normal' | 'greylisted' | 'slow' }} MxHost
+ * @typedef {{ index: number, ip: string, name: string, kind: 'normal' | 'greylisted' | 'slow', refusesInOwnWords: boolean }} MxHost
  * @typedef {{ name: string, kind: keyof typeof DOMAIN_KINDS, host: MxHost | null,
  *   addresses: { email: string, truth: string }[] }} Domain
  * @typedef {{ domains: Domain[], hosts: MxHost[], addresses: string[], truth: Map<string, string> }} World
@@ -69,7 +69,10 @@ export function buildWorld({ addresses, domains: domainTotal, hostPrefix }) {
     const domainsOnHosts = serves.reduce((sum, kind) => sum + counts.get(kind), 0);
     const list = Array.from({ length: Math.ceil(domainsOnHosts / domainsPerHost) }, () => {
       const index = hosts.length + 1;
-      const host = { index, ip: `${hostPrefix}.${index}`, name: `mx${index}.mvbench-hosting.net`, kind: hostKind };
+      // Every other ordinary host refuses unknown mailboxes in words no reply table reads (MessageLabs'
+      // terse "Rejected") and takes postmaster, as RFC 5321 asks: what the postmaster control costs.
+      const refusesInOwnWords = hostKind === 'normal' && index % 2 === 0;
+      const host = { index, ip: `${hostPrefix}.${index}`, name: `mx${index}.mvbench-hosting.net`, kind: hostKind, refusesInOwnWords };
       hosts.push(host);
       return host;
     });
