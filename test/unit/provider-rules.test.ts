@@ -70,6 +70,7 @@ describe('parseProviderRules: a bad file names its line and field', () => {
     expect(failure('{\n  "a.test": {\n    "source": "x",\n    "sessionLimit": "2"\n  }\n}')).toMatchObject({ line: 4, field: '"a.test".sessionLimit' });
     expect(failure('{"a.test": {"source": "x", "rcptsPerSession": 0}}').message).toContain('must be a whole number from 1 to 1000');
     expect(failure('{"a.test": {"source": "x",\n"acceptProvesMailbox": "no"}}')).toMatchObject({ line: 2, field: '"a.test".acceptProvesMailbox' });
+    expect(failure('{"a.test": {"source": "x",\n"postmasterProvesSender": 0}}')).toMatchObject({ line: 2, field: '"a.test".postmasterProvesSender' });
     expect(failure('{"a.test": {"source": "  "}}').field).toBe('"a.test".source');
   });
 
@@ -101,5 +102,12 @@ describe('loadProviderRules: the operator file over the built-in one', () => {
     expect(rules.of('aspmx.l.google.com')).toEqual({ suffix: 'google.com', sessionLimit: 1, source: 'our contract' });
     expect(rules.of('mx1.corp.example')?.acceptProvesMailbox).toBe(false);
     expect(rules.of('mta5.am0.yahoodns.net')?.acceptProvesMailbox).toBe(false);
+  });
+});
+
+describe('postmasterProvesSender', () => {
+  it('is true or false, and a rule that sets it false keeps it', () => {
+    const table = parseProviderRules('rules.json', '{"gateway.test": {"postmasterProvesSender": false, "source": "takes postmaster from anyone"}}');
+    expect(new ProviderRules(table).of('mx1.gateway.test')).toMatchObject({ suffix: 'gateway.test', postmasterProvesSender: false });
   });
 });
