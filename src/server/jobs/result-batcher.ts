@@ -17,18 +17,31 @@ export interface ResultBatcherOptions {
   onJobCompleted?(): void;
 }
 
+/** A result waiting to be written, numbered in the order it arrived. */
+interface Waiting {
+  seq: number;
+  result: LeasedResult;
+}
+
 /**
  * Collects results (of every chunk a runner works) and writes them in batches: when `batchSize`
- * are waiting, or `flushIntervalMs` after the first of a batch arrived. While the store does not
+ * are waiting, or `flushIntervalMs` after the first of a batch arrived. A batch draws evenly from
+ * every chunk with results waiting (first come within each): a small job's few results go into the
+ * next batch beside a large job's hundreds, not behind every batch of them already waiting. While the store does not
  * answer (a database restarting) results are kept, up to `maxKept`, and written once it is back,
  * so the work already done is not done again. A crash loses what is unwritten, whose items simply
  * stay pending and are verified again (never charged again).
  */
 export class ResultBatcher {
-  private waiting: LeasedResult[] = [];
+  private waiting: Waiting[] = [];
+  private arrived = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Batches are written one after another; this settles when the last one handed over has. */
-  private written: Promise<void> = Promise.resolve();
+  /** The one write in progress, if any: batches are written one after another. */
+  private writing: Promise<void> | undefined;
+  /** Results taken for the write in progress. */
+  private inFlight: Waiting[] = [];
+  /** Flushes waiting for the results that had arrived before them (`upTo`; of `lease` only, if given) to be written, kept or dropped. */
+  private flushes: { upTo: number; lease?: string; settle: () => void }[] = [];
 
   constructor(
     private readonly queue: WorkQueue,
@@ -36,21 +49,22 @@ export class ResultBatcher {
   ) {}
 
   add(result: LeasedResult): void {
-    this.waiting.push(result);
+    this.waiting.push({ seq: this.arrived++, result });
     if (this.waiting.length >= this.options.batchSize) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
   }
 
-  /** Writes what is waiting; settles once it and every batch before it are written, kept or reported as failed. */
-  flush(): Promise<void> {
+  /**
+   * Writes what is waiting; settles once every result that arrived before it (of `lease` only, if
+   * given: a chunk that ends waits for its own) is written, kept or reported as failed.
+   */
+  flush(lease?: string): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.waiting.length > 0) {
-      const batch = this.waiting;
-      this.waiting = [];
-      this.written = this.written.then(() => this.write(batch));
-    }
-    return this.written;
+    const settled = new Promise<void>((settle) => this.flushes.push({ upTo: this.arrived, lease, settle }));
+    this.settleFlushes();
+    this.writing ??= this.writeAll();
+    return settled;
   }
 
   /** Forgets what is kept and any retry (the runner stops; those items are verified again by whoever claims them). */
@@ -58,18 +72,69 @@ export class ResultBatcher {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.waiting = [];
+    this.settleFlushes();
   }
 
-  private async write(batch: LeasedResult[]): Promise<void> {
+  /** Writes batch after batch while results wait, unless the store failed (then a retry is set). */
+  private async writeAll(): Promise<void> {
+    let failed = false;
+    while (this.waiting.length > 0 && !failed) {
+      this.inFlight = this.nextBatch();
+      failed = !(await this.write(this.inFlight));
+      this.inFlight = [];
+      this.settleFlushes();
+    }
+    this.writing = undefined;
+    // Flushes asked for while results were kept settle now: kept counts as settled.
+    if (failed) this.settleFlushes(true);
+  }
+
+  /** Up to `batchSize` results, taken in turn from each chunk (lease) with results waiting. */
+  private nextBatch(): Waiting[] {
+    const byLease = new Map<string, Waiting[]>();
+    for (const each of this.waiting) {
+      const lease = byLease.get(each.result.lease);
+      if (lease) lease.push(each);
+      else byLease.set(each.result.lease, [each]);
+    }
+    const batch: Waiting[] = [];
+    const queues = [...byLease.values()];
+    for (let round = 0; batch.length < this.options.batchSize && queues.some((queue) => queue.length > round); round++) {
+      for (const queue of queues) if (round < queue.length && batch.length < this.options.batchSize) batch.push(queue[round]!);
+    }
+    const taken = new Set(batch);
+    this.waiting = this.waiting.filter((each) => !taken.has(each));
+    return batch;
+  }
+
+  /** Settles the flushes whose results are all out of hand (all of them when `all`, after a failed write kept the rest). */
+  private settleFlushes(all = false): void {
+    let oldest = Infinity;
+    const oldestOf = new Map<string, number>();
+    for (const { seq, result } of [...this.waiting, ...this.inFlight]) {
+      oldest = Math.min(oldest, seq);
+      oldestOf.set(result.lease, Math.min(oldestOf.get(result.lease) ?? Infinity, seq));
+    }
+    this.flushes = this.flushes.filter((flush) => {
+      if (!all && flush.upTo > (flush.lease === undefined ? oldest : (oldestOf.get(flush.lease) ?? Infinity))) return true;
+      flush.settle();
+      return false;
+    });
+  }
+
+  /** True when the batch is out of hand (written, or dropped as not writable); false when the store failed and it was kept. */
+  private async write(batch: Waiting[]): Promise<boolean> {
     try {
-      if ((await this.queue.saveResults(batch, this.options.policy)).completedJobs > 0) this.options.onJobCompleted?.();
+      if ((await this.queue.saveResults(batch.map((each) => each.result), this.options.policy)).completedJobs > 0) this.options.onJobCompleted?.();
+      return true;
     } catch (error) {
       const keep = error instanceof StoreFault;
       this.options.onWriteError(error, keep);
-      if (!keep) return;
-      // Kept ahead of what arrived meanwhile, the oldest dropped beyond the bound; tried again after a pause.
-      this.waiting = [...batch, ...this.waiting].slice(-this.options.maxKept);
+      if (!keep) return true;
+      // Kept with what arrived meanwhile, the oldest dropped beyond the bound; tried again after a pause.
+      this.waiting = [...batch, ...this.waiting].sort((a, b) => a.seq - b.seq).slice(-this.options.maxKept);
       this.timer ??= setTimeout(() => void this.flush(), this.options.retryMs);
+      return false;
     }
   }
 }

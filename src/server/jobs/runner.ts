@@ -311,7 +311,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       troubled = true;
       log.error({ err: error, jobId: chunk.jobId }, 'a chunk of a job failed; its items will be verified again');
     } finally {
-      await batcher.flush();
+      // Its own results written first: once released, its items are anyone's to claim.
+      await batcher.flush(chunk.lease);
       await queue.releaseLeases([chunk.lease]).catch((error: unknown) => {
         log.error({ err: error, jobId: chunk.jobId }, 'could not release a lease; its items wait for it to expire');
       });
