@@ -98,7 +98,14 @@ describe('webhook deliveries', () => {
     expect(delivery).toMatchObject({ id: test.body.eventId, signed: true });
     expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId } });
     await sleep(1_000);
-    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0]).toMatchObject({ disabled: true, attempts: [{ status: 410 }] });
+    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0]).toMatchObject({
+      disabled: true,
+      disabledReason: 'The endpoint answered 410 Gone.',
+      attempts: [{ status: 410 }],
+    });
+    // The reason is shown where its owner looks: `mailverify webhooks list` too.
+    const listed = await runCli(['webhooks', 'list'], { env: { MAILVERIFY_BASE_URL: api.baseUrl, MAILVERIFY_TOKEN: token } });
+    expect(listed.stdout).toBe(`${endpointId}  ${target.url}  disabled: The endpoint answered 410 Gone.\n`);
     expectProblem(await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token }), 400, 'invalid_request');
     await sleep(1_500);
     expect(target.deliveries).toHaveLength(1);

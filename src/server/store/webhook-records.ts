@@ -47,33 +47,37 @@ export const settled = (row: SettledRow | undefined) => row && { eventId: row.ev
 /** How many attempts are kept per endpoint: what the list shows, with room; older ones are pruned as new ones come. */
 export const ATTEMPTS_KEPT = 20;
 
+/** Due and held by nobody: its time has come, and it was never leased, was freed, or its lease ran out (both dialects; `now` is the placeholder). */
+export const unheldDue = (now: string, table = 'webhook_deliveries') =>
+  `${table}.done_at IS NULL AND ${table}.next_attempt_at <= ${now} AND (${table}.lease_token IS NULL OR ${table}.lease_expires_at <= ${now})`;
+
+/** Deliveries in flight per account (both dialects). */
+export const inFlightQuery = (now: string) =>
+  `SELECT e.user_id AS "userId", count(*) AS count FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+   WHERE d.done_at IS NULL AND d.lease_token IS NOT NULL AND d.lease_expires_at > ${now} GROUP BY e.user_id`;
+
 /**
- * The ids of the deliveries a claim takes (both dialects; `now`, `perAccount` and `max` are the
- * dialect's placeholders). Fair across accounts as bulk work is (docs/architecture.md "Webhooks"):
- * each due delivery's place is its account's deliveries in flight plus its rank among the
- * account's due ones, so the account with the fewest in flight goes first and a claim of many
- * takes from every account in turn; an account's places beyond `perAccount` wait. Then the
- * oldest due first.
+ * Each live endpoint's oldest due delivery nobody holds: one seek of the endpoint's not-done
+ * deliveries by due time, past the few it has in flight (both dialects).
  */
-export function fairDueDeliveries({ now, perAccount, max }: { now: string; perAccount: string; max: string }): string {
-  return `WITH in_flight AS (
-      SELECT e.user_id, count(*) AS held FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.done_at IS NULL AND d.lease_token IS NOT NULL AND d.lease_expires_at > ${now} GROUP BY e.user_id
-    ), due AS (
-      SELECT d.id, d.next_attempt_at,
-        coalesce(f.held, 0) + row_number() OVER (PARTITION BY e.user_id ORDER BY d.next_attempt_at, d.id) AS place
-      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id LEFT JOIN in_flight f ON f.user_id = e.user_id
-      WHERE d.done_at IS NULL AND d.next_attempt_at <= ${now} AND (d.lease_token IS NULL OR d.lease_expires_at <= ${now})
-        AND e.disabled_at IS NULL AND e.removed_at IS NULL
-    )
-    SELECT id FROM due WHERE place <= ${perAccount} ORDER BY place, next_attempt_at, id LIMIT ${max}`;
-}
+export const dueEndpointsQuery = (now: string) =>
+  `SELECT * FROM (
+     SELECT e.id AS "endpointId", e.user_id AS "userId",
+       (SELECT d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = e.id AND d.done_at IS NULL AND (d.lease_token IS NULL OR d.lease_expires_at <= ${now})
+        ORDER BY d.next_attempt_at LIMIT 1) AS oldest
+     FROM webhook_endpoints e WHERE e.disabled_at IS NULL AND e.removed_at IS NULL
+   ) AS endpoints WHERE oldest <= ${now}`;
+
+/** An endpoint's due deliveries nobody holds, oldest first (both dialects' placeholders). */
+export const dueOfQuery = (endpointId: string, now: string, limit: string) =>
+  `SELECT id, next_attempt_at AS due FROM webhook_deliveries
+   WHERE endpoint_id = ${endpointId} AND ${unheldDue(now)} ORDER BY next_attempt_at LIMIT ${limit}`;
 
 /** The due deliveries' count and oldest due time (both dialects; `now` is the dialect's placeholder). */
 export const backlogQuery = (now: string) =>
   `SELECT count(*) AS due, min(d.next_attempt_at) AS oldest FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-   WHERE d.done_at IS NULL AND d.next_attempt_at <= ${now} AND (d.lease_token IS NULL OR d.lease_expires_at <= ${now})
-     AND e.disabled_at IS NULL AND e.removed_at IS NULL`;
+   WHERE ${unheldDue(now, 'd')} AND e.disabled_at IS NULL AND e.removed_at IS NULL`;
 
 /** The `webhook.test` events of the endpoint's account enqueued after `since` (both dialects' placeholders). */
 export const recentTestsQuery = (endpointId: string, since: string) =>

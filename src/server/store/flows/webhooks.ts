@@ -1,4 +1,4 @@
-import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptRecord, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
+import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptRecord, type DueDelivery, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
 import { jobCompletedEvent } from '../../webhooks/events.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
@@ -25,6 +25,52 @@ export function* announceCompletion(steps: AnnounceSteps, jobId: string, now: Da
   if (endpoints.length === 0) return;
   const event = jobCompletedEvent({ id: jobId, total, counts: yield* step(steps.verdictCounts(jobId)) }, now);
   for (const endpoint of endpoints) yield* step(steps.enqueueDelivery(endpoint, event));
+}
+
+/** The statements of claiming deliveries, inside one transaction; `now` and expiries are the lease clock's epoch ms. */
+export interface ClaimSteps {
+  /** Deliveries under a live lease (not done, lease not expired), per account. */
+  inFlight(now: number): Awaitable<{ userId: number; count: number }[]>;
+  /** Each live endpoint that has a due delivery nobody holds, with its account and that delivery's due time (the oldest). */
+  dueEndpoints(now: number): Awaitable<{ endpointId: string; userId: number; oldest: number }[]>;
+  /** Up to `limit` of the endpoint's due deliveries nobody holds, oldest first. */
+  dueOf(endpointId: string, now: number, limit: number): Awaitable<{ id: string; due: number }[]>;
+  /** Leases these deliveries (those still due and unheld) to the claim: the ones it got. */
+  lease(deliveryIds: readonly string[], now: number): Awaitable<DueDelivery[]>;
+}
+
+/**
+ * See WebhookStore.claimDeliveries: fair across accounts as bulk work is (docs/architecture.md
+ * "Webhooks"). An account's k-th delivery taken now has the place (its deliveries in flight + k),
+ * none beyond `perAccount`; the claim takes the `max` lowest places, oldest due first within one,
+ * so the account with the fewest in flight goes first and a claim of many takes from each in turn.
+ * Only the first `max` accounts by (in flight, oldest due) can hold one of those places, so only
+ * their endpoints are read: a claim costs the same whatever one account's backlog.
+ */
+export function* claimDeliveries(steps: ClaimSteps, { max, perAccount }: { max: number; perAccount: number }, now: number): Flow<DueDelivery[]> {
+  const held = new Map((yield* step(steps.inFlight(now))).map(({ userId, count }) => [userId, count]));
+  const accounts = new Map<number, { userId: number; held: number; oldest: number; endpoints: string[] }>();
+  for (const { endpointId, userId, oldest } of yield* step(steps.dueEndpoints(now))) {
+    const account = accounts.get(userId) ?? { userId, held: held.get(userId) ?? 0, oldest, endpoints: [] };
+    account.oldest = Math.min(account.oldest, oldest);
+    account.endpoints.push(endpointId);
+    accounts.set(userId, account);
+  }
+  const turn = [...accounts.values()]
+    .filter((account) => account.held < perAccount)
+    .sort((a, b) => a.held - b.held || a.oldest - b.oldest || a.userId - b.userId)
+    .slice(0, max);
+  const places: { id: string; place: number; due: number }[] = [];
+  for (const account of turn) {
+    const room = perAccount - account.held;
+    const due: { id: string; due: number }[] = [];
+    for (const endpointId of account.endpoints) due.push(...(yield* step(steps.dueOf(endpointId, now, room))));
+    due.sort((a, b) => a.due - b.due || a.id.localeCompare(b.id));
+    due.slice(0, room).forEach((delivery, index) => places.push({ ...delivery, place: account.held + index + 1 }));
+  }
+  places.sort((a, b) => a.place - b.place || a.due - b.due || a.id.localeCompare(b.id));
+  const chosen = places.slice(0, max).map((each) => each.id);
+  return chosen.length === 0 ? [] : yield* step(steps.lease(chosen, now));
 }
 
 /** What a settled delivery's `outcome` column says: how it ended, or why it was stopped. */

@@ -299,6 +299,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX egress_benches_by_provider ON egress_benches (provider, benched_until);
   `,
+  // 12: a webhook claim reads each endpoint's oldest due delivery and its first few, never a whole
+  // account's backlog (flows/webhooks.ts claimDeliveries): an endpoint's deliveries not done by due time.
+  `
+  CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE done_at IS NULL;
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

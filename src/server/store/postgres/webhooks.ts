@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
-import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
+import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
 import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, fairDueDeliveries, pruneStatements, recentTestsQuery, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { JobRecords } from './jobs.js';
 
@@ -149,23 +149,39 @@ export class WebhookRecords {
   }
 
   /**
-   * The fair choice (fairDueDeliveries) names the deliveries; those another node is claiming at
-   * this moment are skipped (FOR UPDATE SKIP LOCKED), as a claim of work items does.
+   * The fair choice is the flow's (flows/webhooks.ts); of the deliveries it names, those another
+   * node is claiming at this moment are skipped (FOR UPDATE SKIP LOCKED), as a claim of work items does.
    */
-  async claimDeliveries({ max, leaseMs, holder, perAccount = DELIVERIES_IN_FLIGHT_PER_ACCOUNT }: DeliveryClaim): Promise<DueDelivery[]> {
-    const now = await this.db.leaseClock(this.db.sql);
-    const rows = await this.db.sql.rows<DueRow>(
-      `UPDATE webhook_deliveries d SET lease_token = gen_random_uuid()::text, lease_holder = $2, lease_expires_at = $3
-       FROM webhook_endpoints e
-       WHERE e.id = d.endpoint_id AND d.id IN (
-         SELECT id FROM webhook_deliveries
-         WHERE id IN (${fairDueDeliveries({ now: '$1::bigint', perAccount: '$5::bigint', max: '$4::bigint' })})
-           AND done_at IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)
-         FOR UPDATE SKIP LOCKED)
-       RETURNING d.lease_token, d.id, d.event_id, d.event_type, d.payload, d.attempts, d.endpoint_id, e.url, e.secret`,
-      [now, holder, now + leaseMs, max, perAccount],
-    );
-    return rows.map(toDueDelivery);
+  private claimSteps(sql: Statements, { holder, expiresAt }: { holder: string; expiresAt: number }): ClaimSteps {
+    return {
+      inFlight: async (now) => (await sql.rows<{ userId: string; count: string }>(inFlightQuery('$1'), [now])).map((row) => ({ userId: Number(row.userId), count: Number(row.count) })),
+      dueEndpoints: async (now) =>
+        (await sql.rows<{ endpointId: string; userId: string; oldest: string }>(dueEndpointsQuery('$1::bigint'), [now])).map((row) => ({
+          endpointId: row.endpointId,
+          userId: Number(row.userId),
+          oldest: Number(row.oldest),
+        })),
+      dueOf: async (endpointId, now, limit) =>
+        (await sql.rows<{ id: string; due: string }>(dueOfQuery('$1', '$2::bigint', '$3'), [endpointId, now, limit])).map((row) => ({ id: row.id, due: Number(row.due) })),
+      lease: async (ids, now) =>
+        (
+          await sql.rows<DueRow>(
+            `UPDATE webhook_deliveries d SET lease_token = gen_random_uuid()::text, lease_holder = $3, lease_expires_at = $4
+             FROM webhook_endpoints e
+             WHERE e.id = d.endpoint_id AND d.id IN (
+               SELECT id FROM webhook_deliveries WHERE id = ANY ($1::text[]) AND ${unheldDue('$2::bigint')} FOR UPDATE SKIP LOCKED)
+             RETURNING d.lease_token, d.id, d.event_id, d.event_type, d.payload, d.attempts, d.endpoint_id, e.url, e.secret`,
+            [ids, now, holder, expiresAt],
+          )
+        ).map(toDueDelivery),
+    };
+  }
+
+  claimDeliveries({ max, leaseMs, holder, perAccount = DELIVERIES_IN_FLIGHT_PER_ACCOUNT }: DeliveryClaim): Promise<DueDelivery[]> {
+    return this.db.transaction(async (sql) => {
+      const now = await this.db.leaseClock(sql);
+      return runAwaiting(flows.claimDeliveries(this.claimSteps(sql, { holder, expiresAt: now + leaseMs }), { max, perAccount }, now));
+    });
   }
 
   async backlog(): Promise<DeliveryBacklog> {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
-import type { AnnounceSteps, AttemptSteps } from '../flows/webhooks.js';
+import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runNow } from '../flows/flow.js';
 import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, fairDueDeliveries, pruneStatements, recentTestsQuery, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
 import type { Connection } from './database.js';
 import type { JobRecords } from './jobs.js';
 
@@ -13,6 +13,7 @@ export class WebhookRecords {
   /** Used by WorkRecords.saveResults, inside its transaction. */
   readonly announceSteps: AnnounceSteps;
   private readonly attemptSteps: AttemptSteps;
+  private readonly claimSteps: (lease: { holder: string; expiresAt: number }) => ClaimSteps;
 
   constructor(
     private readonly connection: Connection,
@@ -47,10 +48,13 @@ export class WebhookRecords {
         `INSERT INTO webhook_deliveries (id, event_id, event_type, endpoint_id, payload, next_attempt_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
+      inFlight: prepare<{ userId: number; count: number }>(inFlightQuery('?')),
+      dueEndpoints: prepare<{ endpointId: string; userId: number; oldest: number }>(dueEndpointsQuery('@now')),
+      dueOf: prepare<{ id: string; due: number }>(dueOfQuery('@endpointId', '@now', '@limit')),
       // One lease token per delivery (randomblob is drawn for each row).
-      claim: prepare<Omit<DueRow, 'url' | 'secret'>>(
+      lease: prepare<Omit<DueRow, 'url' | 'secret'>>(
         `UPDATE webhook_deliveries SET lease_token = lower(hex(randomblob(16))), lease_holder = @holder, lease_expires_at = @expiresAt
-         WHERE id IN (${fairDueDeliveries({ now: '@now', perAccount: '@perAccount', max: '@max' })})
+         WHERE id IN (SELECT value FROM json_each(@ids)) AND ${unheldDue('@now')}
          RETURNING lease_token, id, event_id, event_type, payload, attempts, endpoint_id`,
       ),
       endpointsById: prepare<{ id: string; url: string; secret: string }>('SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))'),
@@ -81,6 +85,17 @@ export class WebhookRecords {
       verdictCounts: (jobId) => jobs.verdictCounts(jobId),
       enqueueDelivery: (endpointId, event) => this.insertDelivery(endpointId, event),
     };
+    this.claimSteps = ({ holder, expiresAt }) => ({
+      inFlight: (now) => this.sql.inFlight.all(now),
+      dueEndpoints: (now) => this.sql.dueEndpoints.all({ now }),
+      dueOf: (endpointId, now, limit) => this.sql.dueOf.all({ endpointId, now, limit }),
+      lease: (ids, now) => {
+        const claimed = this.sql.lease.all({ ids: JSON.stringify(ids), now, holder, expiresAt });
+        if (claimed.length === 0) return [];
+        const endpoints = new Map(this.sql.endpointsById.all(JSON.stringify(claimed.map((row) => row.endpoint_id))).map((row) => [row.id, row]));
+        return claimed.map((row) => toDueDelivery({ ...row, url: endpoints.get(row.endpoint_id)!.url, secret: endpoints.get(row.endpoint_id)!.secret }));
+      },
+    });
     this.attemptSteps = {
       retry: (lease, retryInMs) => settled(this.sql.retry.get(this.nowMs() + retryInMs, lease)),
       finish: (lease, outcome, at) => settled(this.sql.finish.get(at, outcome, lease)),
@@ -149,10 +164,7 @@ export class WebhookRecords {
     return this.connection.db
       .transaction(() => {
         const now = this.nowMs();
-        const claimed = this.sql.claim.all({ now, max, holder, perAccount, expiresAt: now + leaseMs });
-        if (claimed.length === 0) return [];
-        const endpoints = new Map(this.sql.endpointsById.all(JSON.stringify(claimed.map((row) => row.endpoint_id))).map((row) => [row.id, row]));
-        return claimed.map((row) => toDueDelivery({ ...row, url: endpoints.get(row.endpoint_id)!.url, secret: endpoints.get(row.endpoint_id)!.secret }));
+        return runNow(flows.claimDeliveries(this.claimSteps({ holder, expiresAt: now + leaseMs }), { max, perAccount }, now));
       })
       .immediate();
   }
