@@ -78,7 +78,7 @@ async function bulkAgainstLocal(fixture, dir) {
     const bulkMs = await timeCli(['--quiet', 'bulk', 'submit', list, '--wait', '--output', join(dir, 'out.ndjson')], { env });
     fixture.reset();
     // The same list cleaned on this machine: the job machinery in process, no service (a fresh data dir).
-    const localEnv = { MAILVERIFY_DATA_DIR: join(dir, 'local-data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
+    const localEnv = { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'local-data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
     const localBulkMs = await timeCli(['--quiet', 'bulk', 'submit', list, '--local', '--allow-private-networks', '--no-web-check', ...engineArgs, '--output', join(dir, 'local.ndjson')], { env: localEnv });
     const rate = (ms) => (world.addresses.length / ms) * 1000;
     const size = `${world.addresses.length} addresses at ${world.domains.length} domains`;

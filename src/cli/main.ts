@@ -153,7 +153,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--fresh', 'ask every address again: the service reuses no recent verdict (--local always asks)')
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
-    .option('--data-dir <dir>', 'with --local: where the work is kept [env MAILVERIFY_DATA_DIR] (default: the OS data directory)');
+    .option('--data-dir <dir>', 'with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service\'s)');
   addEngineOptions(submit).action(lazy(async () => (await import('./commands/bulk/submit.js')).runBulkSubmit));
   bulk
     .command('status')

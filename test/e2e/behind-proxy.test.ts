@@ -27,6 +27,15 @@ async function serve(args: string[]): Promise<RunningService> {
   return service;
 }
 
+/**
+ * Login failures count in fixed one-minute windows (login-limit.ts): the attempts and the sign-in
+ * they are about must fall in one, so a test starting late in a minute waits for the next.
+ */
+async function startOfLoginWindow(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 30_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
+
 const forwardedFor = (client: string) => ({ 'x-forwarded-for': client, 'x-forwarded-proto': 'https' });
 
 function login(service: RunningService, client: string, password: string) {
@@ -64,8 +73,9 @@ describe('serve --trust-proxy 127.0.0.1', () => {
     expect(session).toMatch(/HttpOnly/);
   });
 
-  it('counts failed logins per forwarded client: 40 from one leave the owner signing in from another', { timeout: 60_000 }, async () => {
+  it('counts failed logins per forwarded client: 40 from one leave the owner signing in from another', { timeout: 120_000 }, async () => {
     const service = await serve(['--trust-proxy', '127.0.0.1']);
+    await startOfLoginWindow();
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 40; attempt++) statuses.push((await login(service, ATTACKER, `guess ${attempt}`)).status);
     expect(statuses.slice(0, 10).every((status) => status === 401)).toBe(true);
@@ -78,13 +88,14 @@ describe('serve --trust-proxy 127.0.0.1', () => {
 });
 
 describe('serve without --trust-proxy', () => {
-  it('believes no forwarded header: plain cookies over http, and every client is the proxy', { timeout: 60_000 }, async () => {
+  it('believes no forwarded header: plain cookies over http, and every client is the proxy', { timeout: 120_000 }, async () => {
     const service = await serve([]);
     const [csrf] = await setCookies(service, '/sign-in');
     expect(csrf).toMatch(/^mv_sign_in=[^;]+;/);
     expect(csrf).not.toMatch(/Secure/);
     expect(await signIn(service, csrf!)).toMatch(/^mv_session=[^;]+;/);
 
+    await startOfLoginWindow();
     for (let attempt = 0; attempt < 40; attempt++) await login(service, ATTACKER, `guess ${attempt}`);
     // The forwarded address is no address: the owner "from elsewhere" is the same client, refused.
     expect((await login(service, OWNER, PASSWORD)).status).toBe(429);

@@ -4,13 +4,15 @@
  * "not asked again after a resume" are measured where they happen.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { mxZones } from '../support/engine-fixtures.js';
+import { call, jobProgress } from '../support/service-app.js';
+import { startService } from '../support/service.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
@@ -30,12 +32,16 @@ interface Run {
   stderr: string;
 }
 
-/** The built CLI with its own data and config dirs; `interruptWhen` sends SIGINT once it holds (checked every 10 ms). */
-function run(args: string[], options: { stdin?: string; interruptWhen?: () => boolean } = {}): Promise<Run> {
+/**
+ * The built CLI with its own local data and config dirs (`env` replaces them: `HOME` alone leaves the
+ * OS default); `interruptWhen` sends SIGINT once it holds (checked every 10 ms).
+ */
+function run(args: string[], options: { stdin?: string; interruptWhen?: () => boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
+    const own = options.env ?? { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'data') };
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: join(dir, 'data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config'), MAILVERIFY_TOKEN: '' },
+      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: '', MAILVERIFY_LOCAL_DATA_DIR: '', XDG_DATA_HOME: '', MAILVERIFY_CONFIG_DIR: join(dir, 'config'), MAILVERIFY_TOKEN: '', ...own },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -139,5 +145,57 @@ describe('bulk submit --local', () => {
     const changed = await run(args);
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).toMatch(/changed since its last run .*: starting a new job/);
+  });
+
+  it('keeps to a data dir of its own and works only its own job: a service\'s pending job on the default data dir is left alone', { timeout: 120_000 }, async () => {
+    // HOME at a temporary directory for both: `serve` on the OS default data dir, the local run with no data dir given.
+    const home = join(dir, 'home');
+    const defaultDataDir = join(home, '.local', 'share', 'mailverify');
+    await mkdir(join(home, '.local', 'share'), { recursive: true });
+    const homeEnv = { HOME: home };
+    const service = await startService({ dataDir: defaultDataDir, env: { ...homeEnv, XDG_DATA_HOME: '' }, engineArgs: ['--no-worker'] });
+    try {
+      const token = await service.createUser('customer@example.test', { credits: 10 });
+      const theirs = ['ann@quick.local.test', 'carl@quick.local.test'];
+      const submitted = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails: theirs } });
+      expect(submitted.status).toBe(200);
+      const jobId = submitted.body.jobId as string;
+
+      await writeFile(join(dir, 'mine.txt'), 'bob@quick.local.test\n');
+      const local = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--format', 'ndjson'], { env: homeEnv });
+      expect(local.code, local.stderr).toBe(0);
+      expect(local.stdout).toContain('"result":"valid"');
+      // Its work is in the `local` folder of the OS data dir, private.
+      const ownDir = join(defaultDataDir, 'local');
+      expect(JSON.parse(await readFile(join(ownDir, 'local-runs.json'), 'utf8'))).toHaveProperty([join(dir, 'mine.txt')]);
+      expect((await stat(ownDir)).mode & 0o777).toBe(0o700);
+
+      // Given the service's data dir on purpose, it still works its own job only.
+      const given = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--data-dir', defaultDataDir, '--format', 'ndjson'], { env: homeEnv });
+      expect(given.code, given.stderr).toBe(0);
+
+      expect(await jobProgress(service.baseUrl, jobId, token)).toMatchObject({ status: 'processing', processed: 0 });
+      for (const email of theirs) expect(quick.rcptCount(email)).toBe(0);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('two local runs at once both keep their resume entries', { timeout: 120_000 }, async () => {
+    const lists = ['first.txt', 'second.txt'];
+    await writeFile(join(dir, 'first.txt'), 'ann@quick.local.test\ncarl@quick.local.test\n');
+    await writeFile(join(dir, 'second.txt'), 'bob@quick.local.test\ndora@quick.local.test\n');
+    const both = await Promise.all(lists.map((list) => run(['bulk', 'submit', list, ...engineArgs, '--format', 'ndjson'])));
+    for (const each of both) expect(each.code, each.stderr).toBe(0);
+    const runs = JSON.parse(await readFile(join(dir, 'data', 'local-runs.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(runs).sort()).toEqual(lists.map((list) => join(dir, list)).sort());
+    // Each resumes its own job: nothing is asked again, no new job is started.
+    quick.reset();
+    for (const list of lists) {
+      const again = await run(['bulk', 'submit', list, ...engineArgs, '--format', 'ndjson']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).not.toContain('starting a new job');
+    }
+    expect(quick.rcptCount()).toBe(0);
   });
 });

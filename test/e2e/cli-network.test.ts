@@ -76,7 +76,7 @@ describe('no silent wipes behind a resolver that denies every name', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailverify-wipe-'));
     const keep = join(dir, 'keep.csv');
     await writeFile(keep, 'email,result\nann@example.org,valid\n');
-    const env = { MAILVERIFY_DATA_DIR: join(dir, 'data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
+    const env = { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
     const stdin = 'ann@example.org\nbob@example.org\n';
     const kept = await runCli(['bulk', 'submit', '-', ...local(lying), '--only', 'valid', '--output', keep], { env, stdin });
     expect(kept.code, kept.stderr).toBe(9);

@@ -106,7 +106,9 @@ describe('the result cache', () => {
     expect(askedAbout(emails)).toBe(0);
     const warmResults = await resultsOf(service, other, warm.jobId);
     expect(warmResults.map((result) => [result.email, result.result])).toEqual(coldResults.map((result) => [result.email, result.result]));
-    for (const result of warmResults) expect(Date.parse(result.verifiedAt!), result.email).toBeGreaterThan(Date.now() - 180_000);
+    // Found by another account's job: the day it was verified, not the moment.
+    const today = `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`;
+    for (const result of warmResults) expect(result.verifiedAt, result.email).toBe(today);
     // Charged as ever: the cache changes what is asked, not what is paid.
     expect(await balanceOf(service, other)).toBe(100);
     console.info(`result cache: first run ${cold.ms.toFixed(0)} ms, second ${warm.ms.toFixed(0)} ms (${(cold.ms / warm.ms).toFixed(1)}x), RCPTs ${LIST_SIZE} then 0`);

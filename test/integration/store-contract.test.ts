@@ -552,6 +552,16 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ userId: full.userId, domain: 'a.test' });
     });
 
+    it('claims only the jobs it is given, when given some (a local run\'s own)', async () => {
+      const theirs = await submitJob(['a1@a.test']);
+      const mine = await submitJob(['b1@b.test', 'c1@c.test']);
+      const onlyJobs = [mine.jobId];
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS, onlyJobs })).toMatchObject({ jobId: mine.jobId, domain: 'b.test' });
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS, onlyJobs })).toMatchObject({ jobId: mine.jobId, domain: 'c.test' });
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS, onlyJobs })).toBeUndefined();
+      expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ jobId: theirs.jobId });
+    });
+
     it('gives an expired lease\'s items to the next claim; the late results of the old lease are ignored', async () => {
       const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test']);
       const lost = (await claim())!;

@@ -43,6 +43,8 @@ export interface JobRunnerOptions {
   idlePollMs?: number;
   /** Pause after results could not be written or work not claimed, so a full disk or a lost database is not hammered. */
   errorBackoffMs?: number;
+  /** Work only these jobs (`bulk submit --local`: the jobs it created), not every job in the store. */
+  onlyJobs?: readonly string[];
   /** Told when a batch of results this runner wrote completed a job, whose webhook event this node can then send at once. */
   onJobCompleted?: () => void;
 }
@@ -340,7 +342,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         await new Promise((resolve) => setImmediate(resolve));
         const skipUsers = usersToSkip();
         if (full() && skipUsers.length === 0) break;
-        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains(), skipUsers, holder });
+        const chunk = await queue.claimWork({ maxItems: chunkSize, leaseMs, skipDomains: busyDomains(), skipUsers, onlyJobs: options.onlyJobs, holder });
         if (!chunk) break;
         metrics?.leases('claimed', 1);
         if (stopped) {

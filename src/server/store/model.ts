@@ -183,6 +183,8 @@ export interface ClaimRequest {
    * for users with nothing in it, so that a full runner never makes a newcomer wait for its backlog.
    */
   skipUsers?: readonly number[];
+  /** Only these jobs' items, when given: a runner of its own jobs (`bulk submit --local`) never works another's. */
+  onlyJobs?: readonly string[];
   /** The claiming runner's holder id (see HolderRegistry): its leases are taken over at once when it is gone. */
   holder?: string;
 }

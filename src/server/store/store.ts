@@ -216,8 +216,8 @@ export interface WorkQueue {
    * expired lease) under a new lease lasting `leaseMs`, atomically, so that two runners are never
    * handed the same item at once. Fair: the items come from the user with claimable work who has
    * the fewest items in flight (leased, not expired), not one of `skipUsers`, from that user's
-   * oldest job with any, and all from one domain of it (not one of `skipDomains`). Undefined when
-   * nothing is claimable.
+   * oldest job with any (one of `onlyJobs`, when given), and all from one domain of it (not one of
+   * `skipDomains`). Undefined when nothing is claimable.
    */
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined>;
   /**

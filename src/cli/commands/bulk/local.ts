@@ -1,42 +1,34 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ResultIndex } from '../../../csv/result-index.js';
 import type { ListSource } from '../../../csv/source.js';
 import { selectorsOf, type ResultSelector } from '../../../engine/result-filter.js';
 import { VERDICTS, type VerificationResult } from '../../../engine/types.js';
 import type { JobRunner } from '../../../server/jobs/runner.js';
-import type { Holder, Store } from '../../../server/store/store.js';
-import { writeTextAtomic } from '../../atomic-write.js';
-import { dataDirFor } from '../../data-dir.js';
+import { StoreError, type Holder, type Store, type User } from '../../../server/store/store.js';
+import { privateLocalDataDir } from '../../data-dir.js';
 import { resolvedEngineOptions } from '../../engine-flags.js';
 import { InterruptedError, VerdictMatchedError } from '../../errors.js';
 import { counted } from '../../format.js';
 import type { Session } from '../../session.js';
 import { Interruption } from './jobs.js';
+import { readRuns, recordRun } from './local-runs.js';
 import { cannotVerify, shellQuote, writeOutput, type OutputPlan } from './output.js';
 import { startProgress } from './progress.js';
 
 /**
  * `bulk submit FILE --local`: the service's job machinery in this process, without HTTP
- * (docs/architecture.md "Work distribution"). The list becomes a job in the embedded store of the
- * data dir, a job runner with the engine works it, and the results are merged back as through a
- * service. Because the work is in the store, an interrupted run resumes: the same command on the
- * same list finds its job (by the list's content) and goes on where it stopped.
+ * (docs/architecture.md "The CLI"). The list becomes a job in the embedded store of a data dir of
+ * the CLI's own (never the service's unless told), a job runner with the engine works that job
+ * alone, and the results are merged back as through a service. Because the work is in the store, an
+ * interrupted run resumes: the same command on the same list finds its job (by the list's content)
+ * and goes on where it stopped.
  */
 
 /** The account local jobs belong to in the data dir's store: credited with exactly what each job costs, so its ledger adds up. */
 const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
-/** What this CLI remembers of local runs, in the data dir: the job of each list, by its content. */
-const RUNS_FILE = 'local-runs.json';
 const POLL_MS = 200;
 const PAGE = 5_000;
-
-interface LocalRuns {
-  /** By the list's path (or "stdin"): its last content's digest and the job made of it. */
-  [list: string]: { digest: string; jobId: string; at: string };
-}
 
 export interface LocalRun {
   session: Session;
@@ -51,18 +43,16 @@ export interface LocalRun {
   argv: string[];
 }
 
-async function readRuns(dataDir: string): Promise<LocalRuns> {
+/** The account local jobs belong to, made on the first run (by whichever of two runs at once gets there first). */
+async function localAccount(store: Store): Promise<User> {
+  const found = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
+  if (found) return found;
   try {
-    return JSON.parse(await readFile(join(dataDir, RUNS_FILE), 'utf8')) as LocalRuns;
-  } catch {
-    return {};
+    return await store.accounts.createUser({ email: LOCAL_ACCOUNT, passwordHash: null, balance: 0, rateLimit: 1, rateWindowSeconds: 1 });
+  } catch (error) {
+    if (!(error instanceof StoreError && error.code === 'user_exists')) throw error;
+    return (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
   }
-}
-
-async function recordRun(dataDir: string, list: string, digest: string, jobId: string): Promise<void> {
-  const runs = await readRuns(dataDir);
-  runs[list] = { digest, jobId, at: new Date().toISOString() };
-  await writeTextAtomic(join(dataDir, RUNS_FILE), `${JSON.stringify(runs, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** The job for this list and these addresses: the one a run of the same list made before, or a new one. */
@@ -75,9 +65,7 @@ async function jobFor(store: Store, session: Session, dataDir: string, list: str
     if (job) return { jobId: job.id, resumed: true };
   }
   if (before) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
-  const user =
-    (await store.accounts.findUserByEmail(LOCAL_ACCOUNT)) ??
-    (await store.accounts.createUser({ email: LOCAL_ACCOUNT, passwordHash: null, balance: 0, rateLimit: 1, rateWindowSeconds: 1 }));
+  const user = await localAccount(store);
   await store.accounts.grantCredits(user.id, addresses.length);
   const created = await store.jobs.createJob(user.id, addresses);
   if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
@@ -114,7 +102,7 @@ async function resultsOf(store: Store, jobId: string): Promise<ResultIndex> {
 export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const { session, command, plan, source, addresses } = run;
   const engine = await resolvedEngineOptions(command, session.env);
-  const dataDir = await dataDirFor(command.optsWithGlobals<{ dataDir?: string }>().dataDir, session.env);
+  const dataDir = await privateLocalDataDir(command.optsWithGlobals<{ dataDir?: string }>().dataDir, session.env, (message) => session.notice(message));
   const [{ openStore }, { createVerifier }, { startJobRunner }] = await Promise.all([
     import('../../../server/store/open-store.js'),
     import('../../../engine/index.js'),
@@ -129,7 +117,9 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     const { jobId, resumed } = await jobFor(store, session, dataDir, list, addresses);
     holder = await store.holders.join();
     const log = { info: () => undefined, error: (details: object, message: string) => session.warn(message) };
-    runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: createVerifier(engine), log, idlePollMs: POLL_MS });
+    // This run's job alone: whatever else the store holds (another run's list, a service's jobs in a
+    // data dir given by mistake) is not this command's to verify, with its flags, outside any limits.
+    runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: createVerifier(engine), log, idlePollMs: POLL_MS, onlyJobs: [jobId] });
     const resume = run.argv.map(shellQuote).join(' ');
     await interruption.during(
       () => waitForJob(store, jobId, session, resumed, interruption.signal),

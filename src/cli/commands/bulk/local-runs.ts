@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeTextAtomic } from '../../atomic-write.js';
+import { withFileLock } from '../../file-lock.js';
+
+/** What this CLI remembers of local runs, in their data dir: the job of each list, by its content. */
+const RUNS_FILE = 'local-runs.json';
+
+export interface LocalRuns {
+  /** By the list's path (or "stdin"): its last content's digest and the job made of it. */
+  [list: string]: { digest: string; jobId: string; at: string };
+}
+
+export async function readRuns(dataDir: string): Promise<LocalRuns> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, RUNS_FILE), 'utf8')) as LocalRuns;
+  } catch {
+    return {};
+  }
+}
+
+/** Records the list's job, read-modify-write under a lock: of runs at once, each keeps the others' entries. */
+export async function recordRun(dataDir: string, list: string, digest: string, jobId: string): Promise<void> {
+  await withFileLock(join(dataDir, `${RUNS_FILE}.lock`), async () => {
+    const runs = await readRuns(dataDir);
+    runs[list] = { digest, jobId, at: new Date().toISOString() };
+    await writeTextAtomic(join(dataDir, RUNS_FILE), `${JSON.stringify(runs, null, 2)}\n`, { mode: 0o600 });
+  });
+}
