@@ -1,5 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { describeFailure } from '../../src/server/webhooks/deliverer.js';
 import { checkDestination, deliveryAgent, DestinationRefused, isNeverReached } from '../../src/server/webhooks/destination.js';
 import { startHttpServer, type HttpFixture } from '../support/http-server.js';
 
@@ -25,6 +27,25 @@ describe('where webhooks may go', () => {
     }
     for (const ip of ['169.254.169.254', 'fd00:ec2::254', '::ffff:a9fe:a9fe']) expect(isNeverReached(ip), ip).toBe(true);
     for (const ip of ['127.0.0.1', '10.0.0.1', 'fd00:ec2::253', '93.184.215.14']) expect(isNeverReached(ip), ip).toBe(false);
+  });
+
+  it('records a failed attempt by its cause\'s code, never the address the system message names', async () => {
+    // A port nobody listens on: bound, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: bound } = probe.address() as { port: number };
+        probe.close(() => resolve(bound));
+      });
+    });
+    const agent = deliveryAgent(true);
+    try {
+      const error = await request(`http://127.0.0.1:${port}/hook`, { method: 'POST', body: '{}', dispatcher: agent }).catch((caught: unknown) => caught);
+      expect(String((error as Error).message)).toContain('127.0.0.1');
+      expect(describeFailure(error)).toBe('the request failed (ECONNREFUSED)');
+    } finally {
+      await agent.close();
+    }
+    expect(describeFailure(new DestinationRefused('x.example resolves to a loopback or private network address'))).toBe('x.example resolves to a loopback or private network address');
   });
 
   it('never says what a name resolved to', async () => {

@@ -7,7 +7,7 @@ import { WakeableSleep } from '../jobs/wakeable-sleep.js';
 import type { AttemptObserver } from '../metrics/webhook-metrics.js';
 import type { HolderStanding } from '../store/model.js';
 import type { DueDelivery, WebhookStore } from '../store/store.js';
-import { checkDestination, deliveryAgent } from './destination.js';
+import { checkDestination, deliveryAgent, DestinationRefused } from './destination.js';
 import type { WebhookPolicy } from './policy.js';
 import { afterAttempt, type AttemptAnswer } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';
@@ -56,12 +56,17 @@ export interface WebhookDeliverer {
   stop(): Promise<void>;
 }
 
-/** Words for a failed attempt without an answer (the cause's code when it has one: ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT). */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+/**
+ * Words for a failed attempt without an answer, shown to the endpoint's owner: the cause's code
+ * when it has one (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT), never the system's message, which names
+ * the address connected to (docs/api.md "Webhooks": what a name resolved to is never told).
+ */
+export function describeFailure(error: unknown): string {
+  if (error instanceof DestinationRefused) return error.message;
+  if (!(error instanceof Error)) return 'the request failed';
   if (error.name === 'TimeoutError') return `no answer within ${ATTEMPT_TIMEOUT_MS / 1_000} s`;
-  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? `the request failed (${code})` : 'the request failed';
 }
 
 /**
@@ -115,7 +120,7 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
         return;
       }
       answer = { status: null };
-      error = describe(failure);
+      error = describeFailure(failure);
     }
     const latencyMs = Math.round(performance.now() - startedAt);
     const next = afterAttempt(delivery.attempts + 1, answer, schedule);
