@@ -142,7 +142,7 @@ describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linu
     expect(registry.requests.slice(before)).toEqual(['/mailverify']);
 
     const second = await onTerminal(QUICK, env);
-    expect(second.code).toBe(0);
+    expect(second.code, second.screen).toBe(0);
     expect(second.screen).toContain(`${NOTICE}: npm install -g mailverify@latest`);
     const third = await onTerminal(QUICK, env);
     expect(third.screen).not.toContain('is available');
@@ -164,9 +164,10 @@ describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linu
     // None of them even starts a check.
     for (const [name, args, extra] of variants) {
       const run = await onTerminal(args, { ...env, ...extra });
-      expect(run.code, name).toBe(0);
+      expect(run.code, `${name}: ${run.screen}`).toBe(0);
     }
-    expect((await notOnTerminal()).code).toBe(0);
+    const piped0 = await notOnTerminal();
+    expect(piped0.code, piped0.stderr).toBe(0);
     expect(await state(cli)).toBeUndefined();
     expect(registry.requests.length).toBe(before);
 
@@ -194,7 +195,7 @@ describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linu
       const env = personEnv(cli, silent.url);
       off.push(await timed(cli, { ...env, MAILVERIFY_NO_UPDATE_CHECK: '1' }));
       const run = await onTerminal(QUICK, { ...env, ...timing(cli) });
-      expect(run.code).toBe(0);
+      expect(run.code, run.screen).toBe(0);
       expect(run.screen).not.toContain('is available');
       on.push(await readTiming(cli));
     }
