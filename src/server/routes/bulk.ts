@@ -11,7 +11,7 @@ import { addressKey } from '../../text/address.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
-/** Trimmed and de-duplicated case-insensitively, first spelling and order kept (docs/api.md). */
+/** Trimmed and de-duplicated by addressKey (ASCII letters in any case), first spelling and order kept (docs/api.md). */
 export function distinctEmails(emails: string[]): string[] {
   const byKey = new Map<string, string>();
   for (const raw of emails) {
