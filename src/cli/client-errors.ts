@@ -9,7 +9,7 @@ import {
   RateLimitedError,
   UnauthorizedError,
 } from '../client/errors.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError, KeyringError } from '../config/errors.js';
 import { fsErrorText, isFsError } from '../text/fs-errors.js';
 import { CsvError } from '../csv/errors.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
@@ -46,6 +46,7 @@ const MAPPINGS: Mapping[] = [
   { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
   { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
+  { type: KeyringError, exitCode: ExitCode.failure, hint: () => 'unlock the OS keyring, or run this where it answers' },
   { type: CsvError, exitCode: ExitCode.usage, hint: csvHint },
 ];
 

@@ -1,4 +1,5 @@
 import type { ConfigStore, ProfileConfig } from './config-store.js';
+import { KeyringError } from './errors.js';
 import { keyringAccount, openKeyring, reason, type KeyringAccess } from './keyring.js';
 
 /** A token for a service, as login stores it. */
@@ -19,7 +20,7 @@ export type OpenKeyring = () => KeyringAccess;
 function dropKeyringToken(store: ConfigStore, name: string, profile: ProfileConfig | undefined, open: OpenKeyring): void {
   if (profile?.tokenIn !== 'keyring') return;
   const access = open();
-  const unreachable = (why: string) => new Error(`the token of profile "${name}" is in the OS keyring, which cannot be reached: ${why}`);
+  const unreachable = (why: string) => new KeyringError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${why}`);
   if ('unavailable' in access) throw unreachable(access.unavailable);
   try {
     access.keyring.delete(keyringAccount(name, store.dir));

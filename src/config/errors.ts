@@ -8,3 +8,11 @@ export class ConfigError extends Error {
     this.name = new.target.name;
   }
 }
+
+/** A token is in the OS keyring and the keyring does not answer (locked, or no Secret Service here). */
+export class KeyringError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}

@@ -4,7 +4,7 @@ import { apiErrorFor, InvalidResponseError, NetworkError, TimeoutError } from '.
 import { cliErrorFor } from '../../src/cli/client-errors.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { reportError } from '../../src/cli/main.js';
-import { ConfigError } from '../../src/config/errors.js';
+import { ConfigError, KeyringError } from '../../src/config/errors.js';
 
 const apiError = (status: number, code: string, extra: object = {}) =>
   apiErrorFor({ status, method: 'POST', url: 'http://127.0.0.1:1/v1/verify', problem: { detail: `about ${code}`, code, ...extra } });
@@ -24,6 +24,7 @@ describe('client errors become exit codes in one place', () => {
     [new TimeoutError('no answer within 5 ms', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'no answer within 5 ms'],
     [new InvalidResponseError('GET http://127.0.0.1:1/healthz answered 200 with a body that is not JSON', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'check --base-url'],
     [new ConfigError('bad config', '/tmp/x/config.json'), ExitCode.failure, 'fix or delete /tmp/x/config.json'],
+    [new KeyringError('the token of profile "a" is in the OS keyring, which does not answer: locked'), ExitCode.failure, 'unlock the OS keyring'],
   ])('%s → exit %i', (error, exitCode, text) => {
     let printed = '';
     const stderr = { write: (chunk: string) => (printed += chunk) } as unknown as NodeJS.WritableStream;

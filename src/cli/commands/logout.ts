@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { NotFoundError, UnauthorizedError } from '../../client/errors.js';
 import { forgetToken, readToken } from '../../config/credentials.js';
-import { CliError, ExitCode } from '../errors.js';
+import { KeyringError } from '../../config/errors.js';
 import { createSession, type Session } from '../session.js';
 
 /**
@@ -31,9 +31,7 @@ export async function revokeStoredToken(session: Session, name: string): Promise
   const profile = session.config.read().profiles[name];
   if (profile?.baseUrl === undefined) return undefined;
   const { token, unavailable } = readToken(session.config, name, profile);
-  if (unavailable !== undefined) {
-    throw new CliError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`, ExitCode.failure, 'run this where the keyring is unlocked');
-  }
+  if (unavailable !== undefined) throw new KeyringError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`);
   if (token === undefined) return undefined;
   return { baseUrl: profile.baseUrl, revoked: await revoke(session, { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId }) };
 }
