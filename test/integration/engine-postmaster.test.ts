@@ -12,7 +12,7 @@ import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
-const HOSTS = { refusing: '127.0.28.1', shared: '127.0.28.2', wavering: '127.0.28.3', ruled: '127.0.28.4' };
+const HOSTS = { refusing: '127.0.28.1', shared: '127.0.28.2', wavering: '127.0.28.3', ruled: '127.0.28.4', limited: '127.0.28.5' };
 /** Polish for "refused to take the message": words no row of the table reads, as a server that speaks no English sends them. */
 const UNREADABLE = 'Odmowa przyjecia wiadomosci';
 
@@ -34,6 +34,7 @@ beforeAll(async () => {
   });
   smtp.wavering = await startSmtpServer({ host: HOSTS.wavering, port, unknownUserText: UNREADABLE, replies: { 'postmaster@wavering.test': '451 4.3.0 Temporary lookup failure' } });
   smtp.ruled = await startSmtpServer({ host: HOSTS.ruled, port, unknownUserText: UNREADABLE });
+  smtp.limited = await startSmtpServer({ host: HOSTS.limited, port, unknownUserText: UNREADABLE, mailboxes: ['ann@limited.test', 'postmaster@limited.test'] });
   dns = await startDnsServer(
     {
       ...mxZones('refusing.test', { 'mx.refusing.test': HOSTS.refusing }),
@@ -41,11 +42,16 @@ beforeAll(async () => {
       ...mxZones('two.test', { 'mx.shared.test': HOSTS.shared }),
       ...mxZones('wavering.test', { 'mx.wavering.test': HOSTS.wavering }),
       ...mxZones('ruled.test', { 'mx.ruled.test': HOSTS.ruled }),
+      ...mxZones('limited.test', { 'mx.limited.test': HOSTS.limited }),
     },
     { host: '127.0.28.10' },
   );
   rulesDir = mkdtempSync(join(tmpdir(), 'mailverify-postmaster-'));
-  writeFileSync(join(rulesDir, 'rules.json'), JSON.stringify({ 'ruled.test': { postmasterProvesSender: false, source: 'test: takes postmaster from anyone' } }));
+  const rules = {
+    'ruled.test': { postmasterProvesSender: false, source: 'test: takes postmaster from anyone' },
+    'limited.test': { rcptsPerSession: 1, source: 'test: one RCPT per session' },
+  };
+  writeFileSync(join(rulesDir, 'rules.json'), JSON.stringify(rules));
 });
 
 afterAll(async () => {
@@ -98,6 +104,16 @@ describe('the postmaster control', () => {
     const asked = postmasterRcpts(smtp.wavering);
     expect(asked).toBeGreaterThanOrEqual(1);
     expect(asked).toBeLessThanOrEqual(smtp.wavering.sessionCount());
+  });
+
+  it('waits for the next session where the session has no RCPT left for it, and asks only the control there', async () => {
+    const results = await verifyAll(newVerifier(), ['ann@limited.test', 'nobody@limited.test']);
+    expect(results['ann@limited.test']).toMatchObject({ result: 'valid' });
+    expect(results['nobody@limited.test']).toMatchObject({ result: 'invalid', reasonCode: 'unreadable_refusal' });
+    expect(smtp.limited.rcptCount('nobody@limited.test')).toBe(1);
+    expect(postmasterRcpts(smtp.limited)).toBe(1);
+    // One RCPT per session: the catch-all probe, postmaster, ann and nobody.
+    expect(smtp.limited.sessionCount()).toBe(4);
   });
 
   it('is not asked where a provider rule says postmaster proves nothing', async () => {
