@@ -160,6 +160,7 @@ describe('webhook deliveries', () => {
     for (let n = 0; n < 5; n += 1) expect((await call(api.baseUrl, 'POST', `/v1/webhooks/${ids[n % 2]}/test`, { token })).status).toBe(202);
     const sixth = await call(api.baseUrl, 'POST', `/v1/webhooks/${ids[2]}/test`, { token });
     expectProblem(sixth, 429, 'webhook_test_limit');
+    expect(sixth.headers['retry-after']).toBe('60');
     await target.waitFor(5);
   });
 });

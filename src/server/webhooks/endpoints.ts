@@ -33,6 +33,9 @@ export async function registerEndpoint(
   return endpoint;
 }
 
+/** How long a client is told to wait (Retry-After) once its test events of the minute are spent: at most the minute. */
+export const TEST_LIMIT_RETRY_AFTER_SECONDS = 60;
+
 /**
  * Enqueues a `webhook.test` event for one of the user's endpoints; its id. A 404 for an unknown or
  * another user's endpoint; a 400 for a disabled one (nothing is sent to it, so nothing is queued);
@@ -44,7 +47,7 @@ export async function sendTestEvent(store: WebhookStore, userId: number, endpoin
   if (endpoint.disabledAt !== null) throw new ProblemError('invalid_request', `The endpoint is disabled: ${endpoint.disabledReason ?? 'it answered 410 Gone.'} Remove it and add it again to receive events.`);
   const event = testEvent(endpoint.id, new Date());
   if (!(await store.enqueue(endpoint.id, event, testsPerMinute))) {
-    throw new ProblemError('webhook_test_limit', `An account may send ${testsPerMinute} test events a minute; try again in a minute.`);
+    throw new ProblemError('webhook_test_limit', `An account may send ${testsPerMinute} test events a minute; try again in ${TEST_LIMIT_RETRY_AFTER_SECONDS} s.`);
   }
   return event.id;
 }
