@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
@@ -13,6 +16,9 @@ const REFUSED_SOURCE = '127.0.13.26';
 /** A host that refuses every RCPT from one source address, postmaster's too, in words no reply row reads. */
 const SENDER_REFUSAL_HOST = '127.0.13.27';
 const UNREADABLE = 'Odmowa przyjecia wiadomosci';
+/** A host every egress reaches through the proxy its provider rule names. */
+const RULED_HOST = '127.0.13.28';
+const RULED_DOMAINS = ['one.ruled-egress.test', 'two.ruled-egress.test'];
 const MAILBOXES = ['alice@egress.test', 'bob@egress.test', 'carol@other-egress.test'];
 const ADDRESSES = [...MAILBOXES, 'nobody@egress.test'];
 
@@ -22,10 +28,13 @@ let openProxy: SocksFixture;
 let loginProxy: SocksFixture;
 let greetingBlock: SmtpFixture;
 let senderRefusal: SmtpFixture;
+let ruled: SmtpFixture;
+let rulesDir: string;
 
 beforeAll(async () => {
   const port = await freePort([MX_HOST]);
   smtp = await startSmtpServer({ host: MX_HOST, port, mailboxes: MAILBOXES });
+  ruled = await startSmtpServer({ host: RULED_HOST, port, mailboxes: RULED_DOMAINS.flatMap((domain) => [1, 2, 3, 4, 5, 6].map((n) => `user${n}@${domain}`)), replyDelayMs: 30 });
   senderRefusal = await startSmtpServer({
     host: SENDER_REFUSAL_HOST,
     port,
@@ -34,13 +43,14 @@ beforeAll(async () => {
     refuseFrom: { clients: [REFUSED_SOURCE], text: UNREADABLE },
   });
   greetingBlock = await startSmtpServer({ host: GREETING_BLOCK_HOST, port, mailboxes: ['alice@greeting-block.test'], blockGreetingFrom: [REFUSED_SOURCE] });
-  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }), ...mxZones('sender-refusal.test', { 'mx.sender-refusal.test': SENDER_REFUSAL_HOST }) }, { host: '127.0.13.22' });
+  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }), ...mxZones('sender-refusal.test', { 'mx.sender-refusal.test': SENDER_REFUSAL_HOST }), ...Object.assign({}, ...RULED_DOMAINS.map((domain) => mxZones(domain, { 'mx.ruled-egress.test': RULED_HOST }))) }, { host: '127.0.13.22' });
   openProxy = await startSocksServer({ host: '127.0.13.23' });
   loginProxy = await startSocksServer({ host: '127.0.13.24', credentials: { username: 'probe', password: 's3cret:@pass' } });
 });
 
 afterAll(async () => {
-  await Promise.all([smtp?.close(), greetingBlock?.close(), senderRefusal?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
+  if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
+  await Promise.all([smtp?.close(), greetingBlock?.close(), senderRefusal?.close(), ruled?.close(), dns?.close(), openProxy?.close(), loginProxy?.close()]);
 });
 
 async function verdicts(verifier: ReturnType<typeof createVerifier>): Promise<Map<string, { result: string; reason: string; reasonCode: string }>> {
@@ -138,5 +148,21 @@ describe('a pool of source addresses', () => {
     expect(Object.fromEntries(results)).toEqual({ 'alice@sender-refusal.test': 'valid accepted', 'nobody@sender-refusal.test': 'invalid unreadable_refusal' });
     expect(senderRefusal.clientAddresses()).toContain(REFUSED_SOURCE);
     expect(senderRefusal.rcptCount('postmaster@sender-refusal.test')).toBe(2);
+  });
+
+  it('is one egress at a host whose provider rule names a proxy: the proxy, with one session budget there', async () => {
+    ruled.reset();
+    openProxy.relayed.length = 0;
+    rulesDir = mkdtempSync(join(tmpdir(), 'mailverify-ruled-egress-'));
+    const providerRulesFile = join(rulesDir, 'rules.json');
+    writeFileSync(providerRulesFile, JSON.stringify({ 'mx.ruled-egress.test': { proxy: openProxy.url, source: 'test' } }));
+    const verifier = createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [SOURCE, REFUSED_SOURCE], providerRulesFile, perHostConcurrency: 1 }));
+    const emails = RULED_DOMAINS.flatMap((domain) => [1, 2, 3, 4, 5, 6].map((n) => `user${n}@${domain}`));
+    const results: string[] = [];
+    await verifier.verifyMany(emails, (result) => void results.push(result.result));
+    expect(results).toEqual(emails.map(() => 'valid'));
+    expect(openProxy.relayed.length).toBe(ruled.sessionCount());
+    // Two domains at the host, one session budget: never two sessions there at once.
+    expect(ruled.peakSessions()).toBe(1);
   });
 });

@@ -31,7 +31,7 @@ describe('BenchBoard', () => {
   function sharedStore() {
     const time = clock();
     const kept = new InProcessBenches(time.now);
-    const store = {
+    const store: EgressBenches & { asked: number; failing: boolean } = {
       asked: 0,
       failing: false,
       bench: (each: EgressBench) => (store.failing ? Promise.reject(new Error('down')) : kept.bench(each)),
@@ -39,7 +39,7 @@ describe('BenchBoard', () => {
         store.asked += 1;
         return store.failing ? Promise.reject(new Error('down')) : kept.benched(provider);
       },
-    } satisfies EgressBenches & { asked: number; failing: boolean };
+    };
     return { store, time };
   }
 

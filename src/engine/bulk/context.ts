@@ -191,9 +191,7 @@ export class VerifierContext {
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
     // Each egress has its own limit at the host (EgressRoutes); a pool of one chooses without an await.
-    const egress = this.routes.only ?? (await this.routes.choose(target));
-    const hostKey = this.routes.hostKey(egress, address);
-    const leave = this.routes.enter(hostKey);
+    const { egress, hostKey, leave } = this.routes.only ? this.routes.enter(this.routes.only, address) : await this.routes.choose(target);
     const localSlot = await this.sessionsPerHost.acquire(hostKey, limit, priority, share);
     const releaseHost = () => {
       localSlot();

@@ -6,6 +6,13 @@ import type { ProviderRules } from '../rules/provider-rules.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { EgressBenches } from '../types.js';
 
+/** A session's egress at a host, and its key there (`hostKey`), counted until `leave`. */
+export interface Entered {
+  egress: Egress;
+  hostKey: string;
+  leave: () => void;
+}
+
 /**
  * Which egress of the pool a session at a mail host goes out through (docs/architecture.md
  * "Egress"). Each egress has its own per-host session limit (`hostKey`); a new session takes the
@@ -48,10 +55,12 @@ export class EgressRoutes {
 
   /**
    * The egress for a new session at `target` in a pool of several: the one with the fewest sessions
-   * held or awaited there among those not benched at the host's provider. Throws EgressesBenched
-   * when every egress is benched there.
+   * held or awaited there among those not benched at the host's provider, counted there at once (no
+   * await between the choice and the count, so sessions choosing together spread). Throws
+   * EgressesBenched when every egress is benched there.
    */
-  async choose(target: SessionTarget): Promise<Egress> {
+  async choose(target: SessionTarget): Promise<Entered> {
+    if (this.proxiedByRule(target)) return this.enter(this.pool[0]!, target.address);
     const provider = this.providerOf(target.hostname);
     const benched = await this.board.benched(provider);
     let best: Egress | undefined;
@@ -60,16 +69,31 @@ export class EgressRoutes {
       if (!best || this.load.of(this.hostKey(egress, target.address)) < this.load.of(this.hostKey(best, target.address))) best = egress;
     }
     if (!best) throw new EgressesBenched(unknownOutcome(`not asked: ${allBenchedReason(this.pool.length, provider)}`, 'egress_benched'));
-    return best;
+    return this.enter(best, target.address);
   }
 
-  /** Counts a session held or awaited under `hostKey` until the function returned is called (once). */
-  enter(hostKey: string): () => void {
+  /**
+   * Whether the host's provider rule names a proxy: every egress would reach it through that proxy,
+   * and the host sees the proxy alone, so there the pool acts as one egress, the first (the proxy
+   * reached from its source address): one session budget, not one per egress, and nothing to bench,
+   * as with a pool of one.
+   */
+  private proxiedByRule(target: SessionTarget): boolean {
+    return this.rules.of(target.hostname)?.proxy !== undefined;
+  }
+
+  /** Counts a session held or awaited at `address` through `egress` until `leave` is called (once). */
+  enter(egress: Egress, address: string): Entered {
+    const hostKey = this.hostKey(egress, address);
     this.load.add(hostKey, 1);
     let left = false;
-    return () => {
-      if (!left) this.load.add(hostKey, -1);
-      left = true;
+    return {
+      egress,
+      hostKey,
+      leave: () => {
+        if (!left) this.load.add(hostKey, -1);
+        left = true;
+      },
     };
   }
 
@@ -80,7 +104,7 @@ export class EgressRoutes {
    * (`egress_benched`); a pool of one keeps the refusal as the answer.
    */
   async refused(egress: Egress, target: SessionTarget, refusal: SmtpOutcome): Promise<SmtpOutcome | 'elsewhere'> {
-    if (this.only) return refusal;
+    if (this.only || this.proxiedByRule(target)) return refusal;
     const provider = this.providerOf(target.hostname);
     // Kept for operators (metrics, doctor): the refusal without the address it was about.
     this.board.bench({ egress: egress.key, provider, cooldownMs: this.cooldownMs, reason: refusal.reason.replace(ADDRESS, '<address>') });
