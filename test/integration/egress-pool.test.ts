@@ -1,12 +1,10 @@
 // The egress pool against a real Postfix (test/support/postfix/): it refuses one loopback source
 // address as a blocklisted client (554 at RCPT) and serves the other. The engine must route every
 // address through the other, and never connect from the refused one again while it is benched.
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createVerifier } from '../../src/engine/index.js';
-import type { EngineHooks, EngineOptions, VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/types.js';
 import { missing } from '../support/machine.js';
-import { BLOCKED_CLIENTS, DNS_SERVER, postfixLogFromNow, postfixProblem } from '../support/postfix.js';
+import { BLOCKED_CLIENTS, postfixLogFromNow, postfixProblem, postfixVerifier } from '../support/postfix.js';
 
 const SERVED_CLIENT = '127.0.0.76';
 const [BLOCKED_CLIENT, OTHER_BLOCKED_CLIENT] = BLOCKED_CLIENTS;
@@ -19,24 +17,9 @@ const EXPECTED: Record<string, VerificationResult['result']> = {
   'anyone@catchall.test': 'catch_all',
 };
 
-function poolVerifier(options: Partial<EngineOptions>, hooks: EngineHooks = {}) {
-  return createVerifier(
-    {
-      dnsServers: [DNS_SERVER],
-      smtpPort: 25,
-      allowPrivateNetworks: true,
-      webCheck: false,
-      dnsblZones: [],
-      greylistRetryMs: 0,
-      heloName: 'probe.verifier.test',
-      // postgrey keys on the sender: a fresh one per verifier, letters only (see postfix.test.ts).
-      mailFrom: `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
-      connectTimeoutMs: 5_000,
-      commandTimeoutMs: 5_000,
-      ...options,
-    },
-    hooks,
-  );
+/** The Postfix fixture's verifier, from `sourceAddresses`: no DNSBL lookups, no greylist retries. */
+function poolVerifier(sourceAddresses: string[]) {
+  return postfixVerifier({ sourceAddresses, dnsblZones: [], greylistRetryMs: 0 });
 }
 
 async function verdicts(verifier: ReturnType<typeof poolVerifier>, emails = Object.keys(EXPECTED)): Promise<Map<string, VerificationResult>> {
@@ -50,7 +33,7 @@ const resultsOf = (results: Map<string, VerificationResult>) => Object.fromEntri
 describe.skipIf(absent)('an egress pool against a real Postfix that refuses one source address', () => {
   it('gets every verdict right through the other, and benches the refused one at the host', { timeout: 60_000 }, async () => {
     // The refused address first: ties go to the pool's order, so it is the one tried first.
-    const verifier = poolVerifier({ sourceAddresses: [BLOCKED_CLIENT, SERVED_CLIENT] });
+    const verifier = poolVerifier([BLOCKED_CLIENT, SERVED_CLIENT]);
     const first = postfixLogFromNow();
     expect(resultsOf(await verdicts(verifier))).toEqual(EXPECTED);
     // It was tried (the test means something) and refused, then left alone.
@@ -64,7 +47,7 @@ describe.skipIf(absent)('an egress pool against a real Postfix that refuses one 
   });
 
   it('answers unknown with egress_benched, a condition of ours, once the host refused every egress', { timeout: 60_000 }, async () => {
-    const results = await verdicts(poolVerifier({ sourceAddresses: [BLOCKED_CLIENT, OTHER_BLOCKED_CLIENT] }));
+    const results = await verdicts(poolVerifier([BLOCKED_CLIENT, OTHER_BLOCKED_CLIENT]));
     for (const result of results.values()) {
       expect(result).toMatchObject({ result: 'unknown', reasonCode: 'egress_benched' });
       expect(result.reason).toMatch(/^(not asked: )?mx\.mailbox\.test refused every egress of ours \(2\) for reputation, not this address/);
@@ -73,7 +56,7 @@ describe.skipIf(absent)('an egress pool against a real Postfix that refuses one 
   });
 
   it('keeps the server\'s answer with a pool of one: there is nowhere else to ask', { timeout: 60_000 }, async () => {
-    const alone = await verdicts(poolVerifier({ sourceAddresses: [BLOCKED_CLIENT] }), ['alice@mailbox.test', 'bob@mailbox.test']);
+    const alone = await verdicts(poolVerifier([BLOCKED_CLIENT]), ['alice@mailbox.test', 'bob@mailbox.test']);
     for (const result of alone.values()) expect(result).toMatchObject({ result: 'unknown', reasonCode: 'ip_blocked' });
   });
 });

@@ -1,44 +1,18 @@
 // The engine against a real MTA: Postfix + postgrey + dnsmasq from Debian, set up on loopback by
 // test/support/postfix/setup.sh (see the README there). Nothing here is simulated.
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createVerifier } from '../../src/engine/index.js';
-import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/types.js';
 import { missing } from '../support/machine.js';
-import { DNS_SERVER, postfixProblem } from '../support/postfix.js';
+import { postfixProblem, postfixVerifier } from '../support/postfix.js';
 
 /** setup.sh starts postgrey with --delay=2: a retry after 3 s passes. */
 const GREYLIST_RETRY_MS = 3_000;
 
 const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture', await postfixProblem());
 
-/**
- * A verifier aimed at the fixture. Every verifier gets its own envelope sender, because postgrey
- * greylists (client, sender, recipient) triplets and remembers the ones that passed: a sender
- * never seen before makes grey@mailbox.test greylisted again on every run. Letters, not digits:
- * postgrey folds all-digit words of a sender together.
- */
-function fixtureVerifier(options: Partial<EngineOptions>, hooks: EngineHooks = {}): Verifier {
-  return createVerifier(
-    {
-      dnsServers: [DNS_SERVER],
-      smtpPort: 25,
-      allowPrivateNetworks: true,
-      webCheck: false,
-      heloName: 'probe.verifier.test',
-      mailFrom: `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
-      connectTimeoutMs: 5_000,
-      commandTimeoutMs: 5_000,
-      ...options,
-    },
-    hooks,
-  );
-}
-
 describe.skipIf(absent)('the engine against a real Postfix', () => {
 
   it('finds an existing mailbox valid', async () => {
-    const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('alice@mailbox.test');
+    const result = await postfixVerifier({ greylistRetryMs: 0 }).verify('alice@mailbox.test');
     expect(result).toMatchObject({ email: 'alice@mailbox.test', result: 'valid' });
     expect(result.checks).toMatchObject({
       format: true,
@@ -50,7 +24,7 @@ describe.skipIf(absent)('the engine against a real Postfix', () => {
   });
 
   it('finds an unknown mailbox invalid, quoting the 550 reply', async () => {
-    const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('nobody@mailbox.test');
+    const result = await postfixVerifier({ greylistRetryMs: 0 }).verify('nobody@mailbox.test');
     expect(result.result).toBe('invalid');
     expect(result.checks.smtpStatus).toBe('invalid');
     expect(result.reason).toContain(
@@ -59,19 +33,19 @@ describe.skipIf(absent)('the engine against a real Postfix', () => {
   });
 
   it('finds any address at the catch-all domain catch_all', async () => {
-    const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('anything@catchall.test');
+    const result = await postfixVerifier({ greylistRetryMs: 0 }).verify('anything@catchall.test');
     expect(result.result).toBe('catch_all');
     expect(result.checks).toMatchObject({ isCatchAll: true, smtpStatus: 'valid' });
   });
 
   it('retries a greylisted mailbox after the delay and then finds it valid', async () => {
-    const result = await fixtureVerifier({ greylistRetryMs: GREYLIST_RETRY_MS }).verify('grey@mailbox.test');
+    const result = await postfixVerifier({ greylistRetryMs: GREYLIST_RETRY_MS }).verify('grey@mailbox.test');
     expect(result.result).toBe('valid');
     expect(result.checks.smtpStatus).toBe('valid');
   });
 
   it('with retries off, leaves a greylisted mailbox unknown, quoting the 450 reply', async () => {
-    const result = await fixtureVerifier({ greylistRetryMs: 0 }).verify('grey@mailbox.test');
+    const result = await postfixVerifier({ greylistRetryMs: 0 }).verify('grey@mailbox.test');
     expect(result.result).toBe('unknown');
     expect(result.checks.smtpStatus).toBe('unknown');
     expect(result.reason).toContain('greylisted: 450 4.2.0 <grey@mailbox.test>: Recipient address rejected: Greylisted');
@@ -80,7 +54,7 @@ describe.skipIf(absent)('the engine against a real Postfix', () => {
   it('gives every verdict right in one bulk run', async () => {
     const emails = ['alice@mailbox.test', 'bob@mailbox.test', 'nobody@mailbox.test', 'grey@mailbox.test', 'x@catchall.test'];
     const verdicts = new Map<string, string>();
-    await fixtureVerifier({ greylistRetryMs: GREYLIST_RETRY_MS }).verifyMany(emails, (result) => {
+    await postfixVerifier({ greylistRetryMs: GREYLIST_RETRY_MS }).verifyMany(emails, (result) => {
       verdicts.set(result.email, result.result);
     });
     expect(Object.fromEntries(verdicts)).toEqual({
@@ -103,7 +77,7 @@ describe.skipIf(absent)('the engine against a real Postfix', () => {
     };
     const unknown = Array.from({ length: 25 }, (_, i) => `nobody.${i}@mailbox.test`);
     const verdicts: string[] = [];
-    await fixtureVerifier({ perHostConcurrency: 1 }, { observer }).verifyMany(unknown, (result) => void verdicts.push(result.result));
+    await postfixVerifier({ perHostConcurrency: 1 }, { observer }).verifyMany(unknown, (result) => void verdicts.push(result.result));
     expect(verdicts).toEqual(unknown.map(() => 'invalid'));
     // The catch-all probe and 10 addresses refused at full speed, the 11th answered a second late: the
     // session ends there; every later one stops at the ninth refusal, before Postfix would slow it.

@@ -2,9 +2,12 @@
  * The Postfix fixture (test/support/postfix/, set up by setup.sh there): where it answers, whether
  * it does, and what its log says about who connected.
  */
+import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { createVerifier } from '../../src/engine/index.js';
+import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/types.js';
 
 export const MX_HOST = '127.0.0.25';
 export const DNS_SERVER = '127.0.0.53:5353';
@@ -53,4 +56,27 @@ export function postfixLogFromNow(): { connectionsFrom(client: string): Promise<
       }
     },
   };
+}
+
+/**
+ * A verifier aimed at the fixture. Every verifier gets its own envelope sender, because postgrey
+ * greylists (client, sender, recipient) triplets and remembers the ones that passed: a sender
+ * never seen before makes grey@mailbox.test greylisted again on every run. Letters, not digits:
+ * postgrey folds all-digit words of a sender together.
+ */
+export function postfixVerifier(options: Partial<EngineOptions>, hooks: EngineHooks = {}): Verifier {
+  return createVerifier(
+    {
+      dnsServers: [DNS_SERVER],
+      smtpPort: 25,
+      allowPrivateNetworks: true,
+      webCheck: false,
+      heloName: 'probe.verifier.test',
+      mailFrom: `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
+      connectTimeoutMs: 5_000,
+      commandTimeoutMs: 5_000,
+      ...options,
+    },
+    hooks,
+  );
 }
