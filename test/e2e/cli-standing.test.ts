@@ -18,6 +18,8 @@ const CLEAN = '127.0.33.8';
 const HELO = 'probe.standing.test';
 /** The real Postfix of test/support/postfix/. */
 const POSTFIX = '127.0.0.25';
+/** Nothing listens here. */
+const NOBODY = '127.0.33.42';
 const NO_SERVICE = { MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: '', MAILVERIFY_CONFIG_DIR: '/nonexistent/mailverify-standing' };
 
 beforeAll(async () => {
@@ -122,16 +124,16 @@ describe('doctor: our own standing per egress', () => {
   });
 
   it('says the address is not known when no mail host says it back', async () => {
-    // The real Postfix fixture answers EHLO without naming the peer; the source address is not public.
+    // The real Postfix fixture answers EHLO without naming the peer, nothing listens on the other; the source address is not public.
     const { stdout } = await runCli(
-      ['--json', 'doctor', '--source-address', CLEAN, '--dns-server', dns.server, '--smtp-port', '25', '--allow-private-networks', '--mx-host', POSTFIX, '--helo', HELO, '--dnsbl-zone', 'dnsbl.test'],
+      ['--json', 'doctor', '--source-address', CLEAN, '--dns-server', dns.server, '--smtp-port', '25', '--allow-private-networks', '--mx-host', POSTFIX, '--mx-host', NOBODY, '--helo', HELO, '--dnsbl-zone', 'dnsbl.test'],
       { env: NO_SERVICE },
     );
     const checks = (JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks;
     expect(checks.find((check) => check.check.endsWith(CLEAN))).toEqual({
       check: `standing ${CLEAN}`,
       status: 'skipped',
-      detail: `the address mail hosts see from ${CLEAN} is not known: it is no public address of this host and no mail host said it back (${POSTFIX} asked); blocklists and reverse DNS not checked`,
+      detail: `the address mail hosts see from ${CLEAN} is not known: it is no public address of this host and no mail host said it back (asked ${POSTFIX}; ${NOBODY}: cannot connect to ${NOBODY}:25: ECONNREFUSED); blocklists and reverse DNS not checked`,
     });
     expect(checks.filter((check) => check.check.endsWith(CLEAN))).toHaveLength(1);
   });

@@ -63,17 +63,22 @@ async function publicAddress(egress: Egress, targets: readonly Target[], options
   const answers = await Promise.all(
     usable.map((target) =>
       SmtpSession.introduce({ address: target.address, hostname: target.host }, session).then(
-        ({ seenAs }) => seenAs,
+        ({ seenAs }) => ({ seenAs }),
         (error: unknown) => {
-          if (error instanceof SmtpError) return null;
+          if (error instanceof SmtpError) return { failed: error.message };
           throw error;
         },
       ),
     ),
   );
-  const said = answers.findIndex((answer) => answer !== null);
-  if (said !== -1) return { address: answers[said]!, seenBy: usable[said]!.host };
-  return { unknown: `no mail host said it back (${usable.map((target) => target.host).join(', ')} asked)` };
+  const said = answers.findIndex((answer) => 'seenAs' in answer && answer.seenAs !== null);
+  if (said !== -1) return { address: (answers[said] as { seenAs: string }).seenAs, seenBy: usable[said]!.host };
+  // Why each host said nothing: a host that answered without naming us, or one we could not talk to (the port, the proxy).
+  const asked = usable.map((target, index) => {
+    const answer = answers[index]!;
+    return 'failed' in answer ? `${target.host}: ${answer.failed}` : target.host;
+  });
+  return { unknown: `no mail host said it back (asked ${asked.join('; ')})` };
 }
 
 async function blocklists(dns: DnsClient, address: string, subject: string, zones: readonly string[]): Promise<{ listed: Record<string, boolean>; finding: Omit<Diagnosis, 'check'> }> {
