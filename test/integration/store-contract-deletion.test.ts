@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
+import { instrumentStore } from '../../src/server/metrics/instrument-store.js';
+import { Metrics } from '../../src/server/metrics/metrics.js';
 import type { Store, WorkChunk } from '../../src/server/store/store.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
@@ -60,9 +62,9 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     const cached = (addressKey: string, userId: number) => ({ addressKey, userId, result: result(addressKey), verifiedAt: clock.toISOString(), freshUntil: fresh });
     await store.resultCache.remember([cached('a@x.test', owner), cached('a@x.test', stranger), cached('elsewhere@x.test', owner)]);
 
-    expect(await store.jobs.deleteJob(stranger, jobId)).toBe(false);
+    expect(await store.jobs.deleteJob(stranger, jobId)).toBeUndefined();
     expect(await store.jobs.getJob(owner, jobId)).toBeDefined();
-    expect(await store.jobs.deleteJob(owner, jobId)).toBe(true);
+    expect(await store.jobs.deleteJob(owner, jobId)).toEqual({ refunded: 0 });
     expect(await rowsOf(jobId)).toEqual({ items: 0, jobs: 0, uploads: 0 });
     expect(await store.jobs.getJob(owner, jobId)).toBeUndefined();
     expect(await store.jobs.readResults(jobId, { after: -1, limit: 10 })).toEqual([]);
@@ -72,7 +74,7 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     // The owner's cached verdicts about the job's addresses went with it; another account's, and the owner's others, stay.
     expect([...(await store.resultCache.recall(['a@x.test', 'elsewhere@x.test'], clock.getTime(), owner)).keys()]).toEqual(['elsewhere@x.test']);
     expect((await store.resultCache.recall(['a@x.test'], clock.getTime(), stranger)).size).toBe(1);
-    expect(await store.jobs.deleteJob(owner, jobId)).toBe(false);
+    expect(await store.jobs.deleteJob(owner, jobId)).toBeUndefined();
   });
 
   it('stops a job still processing: its unverified addresses are refunded once, and a chunk in flight writes nothing', async () => {
@@ -82,7 +84,10 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     await save(chunk, 1);
     expect((await store.accounts.findUserById(owner))!.balance).toBe(96);
 
-    expect(await store.jobs.deleteJob(owner, jobId)).toBe(true);
+    // Through the metrics' view of the store, as serve has it: the refund counts as one.
+    const metrics = new Metrics();
+    expect(await instrumentStore(store, metrics).jobs.deleteJob(owner, jobId)).toEqual({ refunded: 3 });
+    expect((await metrics.creditsRefunded.get()).values.map((each) => each.value)).toEqual([3]);
     expect(await rowsOf(jobId)).toEqual({ items: 0, jobs: 0, uploads: 0 });
     // The three without a result, given back in one ledger row naming the job.
     expect((await store.accounts.findUserById(owner))!.balance).toBe(99);

@@ -6,12 +6,15 @@ const PARTS: readonly Part[] = ['accounts', 'tokens', 'jobs', 'work', 'idempoten
 
 /** Credits moved by a store call, read off its arguments and outcome (the store is where every balance changes). */
 function countCredits(metrics: Metrics, part: Part, method: string, args: unknown[], outcome: unknown): void {
-  const result = outcome as { ok?: boolean; kind?: string; replayed?: boolean; queued?: number; refunded?: number };
+  const result = (outcome ?? {}) as { ok?: boolean; kind?: string; replayed?: boolean; queued?: number; refunded?: number };
   if (part === 'accounts' && method === 'charge' && result.ok) metrics.creditsCharged.inc(args[1] as number);
   else if (part === 'accounts' && method === 'chargeWithKey' && result.kind === 'charged') metrics.creditsCharged.inc(args[1] as number);
   else if (part === 'jobs' && method === 'createJob' && result.ok && !result.replayed) metrics.creditsCharged.inc(result.queued ?? 0);
-  // A refund's outcome says what it gave back (nothing when the charge was refunded already); a batch of results what its refunds of unknowns did.
-  else if ((part === 'accounts' && method === 'refund') || (part === 'work' && method === 'saveResults')) metrics.creditsRefunded.inc(result.refunded ?? 0);
+  // A refund's outcome says what it gave back (nothing when the charge was refunded already); a batch of results what its refunds of unknowns did;
+  // a job deleted while processing what it gave back of its addresses without a result.
+  else if ((part === 'accounts' && method === 'refund') || (part === 'work' && method === 'saveResults') || (part === 'jobs' && method === 'deleteJob')) {
+    metrics.creditsRefunded.inc(result.refunded ?? 0);
+  }
 }
 
 /** The store with every call timed and counted (errors by kind, credits moved), for the metrics listener. */

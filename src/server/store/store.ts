@@ -202,9 +202,10 @@ export interface JobStore {
    * uploaded file, and the verdicts about its addresses the user's jobs left in the result cache;
    * the ledger keeps its amounts. A job still processing stops there: its
    * addresses without a result are given back (one ledger row), and results of chunks in flight
-   * are written nowhere (their leases hold nothing any more). False when the user has no such job.
+   * are written nowhere (their leases hold nothing any more). What it gave back; undefined when
+   * the user has no such job.
    */
-  deleteJob(userId: number, jobId: string): Promise<boolean>;
+  deleteJob(userId: number, jobId: string): Promise<{ refunded: number } | undefined>;
   /** Deletes, as deleteJob does, up to `limit` jobs that completed before `before` (ISO); returns how many (`--retention`). */
   deleteFinishedBefore(before: string, limit: number): Promise<number>;
 }

@@ -25,17 +25,18 @@ export interface DeletionSteps {
  * (and counts as processed) or finds no item to write. The addresses not verified by then were
  * paid for at submission and are given back, once: after this the job is gone.
  */
-export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string): Flow<boolean> {
+export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string): Flow<{ refunded: number } | undefined> {
   const owned = yield* step(steps.jobOf(userId, jobId));
-  if (!owned) return false;
+  if (!owned) return undefined;
   // The owner's verdicts about the job's addresses leave the shared cache too: they hold the addresses.
   const keys = [...new Set((yield* step(steps.emailsOf(jobId))).map(addressKey))];
   if (keys.length > 0) yield* step(steps.forgetCached(userId, keys));
   yield* step(steps.deleteItems(jobId));
   const job = yield* step(steps.jobOf(userId, jobId));
   // Deleted meanwhile by another request: that one gave back what was owed.
-  if (!job) return false;
-  if (!job.completed && job.total > job.processed) yield* step(steps.refund(userId, job.total - job.processed, jobId));
+  if (!job) return undefined;
+  const refunded = job.completed ? 0 : Math.max(0, job.total - job.processed);
+  if (refunded > 0) yield* step(steps.refund(userId, refunded, jobId));
   yield* step(steps.deleteJob(jobId));
-  return true;
+  return { refunded };
 }

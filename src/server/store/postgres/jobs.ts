@@ -93,7 +93,7 @@ export class JobRecords {
     return rows.map((row) => ({ verdict: row.verdict, count: Number(row.count) }));
   }
 
-  deleteJob(userId: number, jobId: string): Promise<boolean> {
+  deleteJob(userId: number, jobId: string): Promise<{ refunded: number } | undefined> {
     return this.db.transaction((sql) => runAwaiting(deleteJob(this.deletionSteps(sql), userId, jobId)));
   }
 

@@ -124,7 +124,7 @@ export class JobRecords {
     return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
   }
 
-  deleteJob(userId: number, jobId: string): boolean {
+  deleteJob(userId: number, jobId: string): { refunded: number } | undefined {
     return this.connection.db.transaction(() => runNow(deleteJob(this.deletionSteps, userId, jobId))).immediate();
   }
 
