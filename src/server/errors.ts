@@ -13,6 +13,7 @@ const PROBLEMS = {
   invalid_request: { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Invalid or missing authentication token' },
   insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
+  insufficient_scope: { status: 403, title: 'Token lacks a scope' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
@@ -40,6 +41,8 @@ export type ProblemCode = keyof typeof PROBLEMS;
 export interface ProblemExtras {
   balance?: number;
   required?: number;
+  /** With insufficient_scope: the scope the route needs. */
+  scope?: string;
 }
 
 export interface ProblemBody extends ProblemExtras {

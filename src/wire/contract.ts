@@ -165,6 +165,23 @@ export const jobPageSchema = {
   },
 } as const;
 
+/**
+ * What an API token may do (docs/api.md "Token scopes"): `verify` single addresses, submit and
+ * delete `bulk` jobs, read jobs' `results`, manage the `account` (tokens, webhooks). A token
+ * created without a list gets them all; a login JWT always has them all.
+ */
+export const API_SCOPES = ['verify', 'bulk', 'results', 'account'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** The longest `expiresIn` taken, in seconds: ten years. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 366 * 24 * 3600;
+
+const scopesSchema = {
+  type: 'array',
+  items: { type: 'string', enum: API_SCOPES },
+  description: 'What the token may do: `verify`, `bulk`, `results`, `account`.',
+} as const;
+
 export const accountBodySchema = {
   type: 'object',
   required: ['email', 'balance', 'rateLimit'],
@@ -178,6 +195,19 @@ export const accountBodySchema = {
       required: ['limit', 'windowSeconds'],
       additionalProperties: false,
       properties: { limit: { type: 'integer' }, windowSeconds: { type: 'integer' } },
+    },
+    token: {
+      type: 'object',
+      required: ['kind', 'id', 'name', 'scopes', 'expiresAt'],
+      additionalProperties: false,
+      description: 'The token this request was sent with: what it may do and until when.',
+      properties: {
+        kind: { type: 'string', enum: ['api', 'login'], description: '`api`: an `mv_` token; `login`: a JWT from /v1/auth/login (every scope).' },
+        id: { type: ['string', 'null'], description: 'The API token\'s id; null for a login.' },
+        name: { type: ['string', 'null'] },
+        scopes: scopesSchema,
+        expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      },
     },
   },
 } as const;
@@ -204,18 +234,37 @@ const tokenFields = {
   id: { type: 'string' },
   name: { type: 'string' },
   createdAt: { type: 'string', format: 'date-time' },
+  scopes: scopesSchema,
+  expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'When the token stops working; null: never.' },
+} as const;
+
+export const createTokenRequestSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    scopes: { ...scopesSchema, minItems: 1, uniqueItems: true, description: 'What the token may do (at least one); every scope when left out.' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'When the token stops working, in the future. Not with `expiresIn`.' },
+    expiresIn: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TOKEN_LIFETIME_SECONDS,
+      description: 'Seconds from now until the token stops working (90 days: 7776000). Not with `expiresAt`. Neither: the token never expires.',
+    },
+  },
 } as const;
 
 export const createdTokenSchema = {
   type: 'object',
-  required: ['id', 'name', 'token', 'createdAt'],
+  required: ['id', 'name', 'token', 'createdAt', 'scopes', 'expiresAt'],
   additionalProperties: false,
   properties: { ...tokenFields, token: { type: 'string' } },
 } as const;
 
 export const tokenInfoSchema = {
   type: 'object',
-  required: ['id', 'name', 'createdAt', 'lastUsedAt'],
+  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'scopes', 'expiresAt'],
   additionalProperties: false,
   properties: { ...tokenFields, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
 } as const;
@@ -302,6 +351,7 @@ export type LoginRequest = FromSchema<typeof loginRequestSchema>;
 export type LoginResponse = FromSchema<typeof loginResponseSchema>;
 export type CreatedToken = FromSchema<typeof createdTokenSchema>;
 export type TokenInfo = FromSchema<typeof tokenInfoSchema>;
+export type CreateTokenRequest = FromSchema<typeof createTokenRequestSchema>;
 export type CreatedWebhook = FromSchema<typeof createdWebhookSchema>;
 export type WebhookInfo = FromSchema<typeof webhookInfoSchema>;
 export type WebhookTest = FromSchema<typeof webhookTestSchema>;

@@ -171,7 +171,7 @@ describe('service routes', () => {
   it('POST/GET/DELETE /v1/tokens create an mv_ token shown once, list it without the secret, and revoke it', async () => {
     const created = await app.call('POST', '/v1/tokens', { token, json: { name: 'laptop' } });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'name', 'token']);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'scopes', 'token']);
     expect(created.body.name).toBe('laptop');
     expect(created.body.token).toMatch(/^mv_[0-9a-f]{64}$/);
     expect(created.body.createdAt).toMatch(ISO_TIME);
@@ -187,7 +187,7 @@ describe('service routes', () => {
     const listed = await app.call('GET', '/v1/tokens', { token });
     expect(listed.status).toBe(200);
     const entry = listed.body.tokens.find((item: { id: string }) => item.id === created.body.id);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name']);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'scopes']);
     expect(entry.name).toBe('laptop');
     expect(entry.lastUsedAt).toMatch(ISO_TIME);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
@@ -202,7 +202,7 @@ describe('service routes', () => {
   it('GET /v1/account answers email, balance, rate limit and whether unknowns are refunded', async () => {
     const account = await app.call('GET', '/v1/account', { token });
     expect(account.status).toBe(200);
-    expect(Object.keys(account.body).sort()).toEqual(['balance', 'email', 'rateLimit', 'refundUnknown']);
+    expect(Object.keys(account.body).sort()).toEqual(['balance', 'email', 'rateLimit', 'refundUnknown', 'token']);
     expect(account.body.refundUnknown).toBe(false);
     expect(account.body.email).toBe('owner@example.org');
     expect(Number.isInteger(account.body.balance)).toBe(true);
@@ -264,7 +264,7 @@ describe('service routes', () => {
     expect(document.paths['/v1/bulk-verify'].post.requestBody.content['application/json'].schema).toEqual(submitBulkSchema.body);
     expect(document.paths['/v1/bulk-verify/{job_id}'].get.responses['200'].content['application/json'].schema).toEqual(jobSchema.response[200]);
     expect(Object.keys(verify.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '402', '429', '500']));
-    expect(verify.security).toEqual([{ bearer: [] }]);
+    expect(verify.security).toEqual([{ bearer: ['verify'] }]);
     expect(verify.parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
     const job = document.paths['/v1/bulk-verify/{job_id}'].get;
     expect(job.parameters).toContainEqual(expect.objectContaining({ name: 'job_id', in: 'path', required: true }));

@@ -177,6 +177,26 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await store.tokens.findApiTokenByHash('hash-2'))?.lastUsedAt).toBe(clock.toISOString());
       expect((await store.tokens.listApiTokens(user.id))[0]?.lastUsedAt).toBe(clock.toISOString());
     });
+
+    it('keeps a token\'s scopes and expiry, gives a token made without them every scope for ever, and finds an expired one for the caller to refuse', async () => {
+      const user = await addUser('scoped@example.test', 0);
+      const expiresAt = new Date(clock.getTime() - 1_000).toISOString();
+      // Scopes in any order are kept in the API's order.
+      const scoped = await store.tokens.createApiToken(user.id, 'form', 'hash-s', { scopes: ['results', 'verify'], expiresAt });
+      expect(scoped).toMatchObject({ scopes: ['verify', 'results'], expiresAt });
+      const plain = await store.tokens.createApiToken(user.id, 'ci', 'hash-p');
+      expect(plain).toMatchObject({ scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: null });
+      expect(await store.tokens.findApiTokenByHash('hash-s')).toMatchObject({ id: scoped.id, scopes: ['verify', 'results'], expiresAt });
+      // Both made at the same clock time: listed in id order, which is random.
+      const listed = (await store.tokens.listApiTokens(user.id)).sort((a, b) => a.name.localeCompare(b.name));
+      expect(listed.map(({ name, scopes, expiresAt: at }) => ({ name, scopes, expiresAt: at }))).toEqual([
+        { name: 'ci', scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: null },
+        { name: 'form', scopes: ['verify', 'results'], expiresAt },
+      ]);
+      // Another connection reads what this one wrote (the fixture closes it).
+      const again = await open();
+      expect(await again.tokens.findApiTokenByHash('hash-s')).toMatchObject({ scopes: ['verify', 'results'], expiresAt });
+    });
   });
 
   describe('bulk jobs', () => {

@@ -1,6 +1,6 @@
 import { ExpiringCache } from '../expiring-cache.js';
 import { ProblemError } from '../errors.js';
-import type { Store, User } from '../store/store.js';
+import { FULL_GRANT, type Store, type TokenGrant, type User } from '../store/store.js';
 import { API_TOKEN_PREFIX, hashApiToken } from './api-tokens.js';
 import type { JwtIssuer } from './jwt.js';
 
@@ -28,9 +28,25 @@ const DATA_VERSION_CHECK_MS = 1;
  */
 export type Caller = Pick<User, 'id' | 'rateLimit' | 'rateWindowSeconds'>;
 
+/** The token a request came with and what it may do (docs/api.md "Token scopes"). */
+export interface Access extends TokenGrant {
+  kind: 'api' | 'login';
+  /** The API token's id and name; null for a login JWT. */
+  tokenId: string | null;
+  name: string | null;
+}
+
+/** A login JWT may do everything; it expires by its own `exp`, checked where it is verified. */
+const LOGIN_ACCESS: Access = { kind: 'login', tokenId: null, name: null, ...FULL_GRANT };
+
+export interface Authenticated {
+  caller: Caller;
+  access: Access;
+}
+
 export interface Authenticator {
-  /** The caller an Authorization header stands for; throws the 401 otherwise. */
-  authenticate(authorization: string | undefined): Promise<Caller>;
+  /** The caller an Authorization header stands for and the token's access; throws the 401 otherwise. */
+  authenticate(authorization: string | undefined): Promise<Authenticated>;
   /** Forgets a token this instance has just revoked, so that it is refused from the next request. */
   forgetToken(tokenId: string): void;
 }
@@ -39,13 +55,18 @@ function invalidToken(): ProblemError {
   return new ProblemError('unauthorized', 'The token is not valid: unknown, revoked, expired or malformed.');
 }
 
+/** An API token past its expiry: said as such, so that its owner knows to make a new one rather than look for a typo. */
+function expiredToken(expiresAt: string): ProblemError {
+  return new ProblemError('unauthorized', `The token expired at ${expiresAt}: create a new one (POST /v1/tokens, or mailverify tokens create).`);
+}
+
 /**
  * Two kinds of bearer token (docs/api.md "Conventions"): `mv_` API tokens, looked up by their SHA-256,
  * and login JWTs. Reading the token and the user from the store on every request was most of the
  * cost of a cheap route, so both are cached in this process (unknown tokens never are).
  */
 export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator {
-  const owners = new ExpiringCache<string, { userId: number; tokenId: string }>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
+  const owners = new ExpiringCache<string, { userId: number; access: Access }>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
   const callers = new ExpiringCache<number, Caller>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
   /** Undefined until the first check, which only takes note of where the store stands. */
   let seenVersion: number | undefined;
@@ -62,16 +83,20 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     callers.clear();
   }
 
-  async function ownerOfApiToken(token: string): Promise<number | undefined> {
+  async function ownerOfApiToken(token: string): Promise<{ userId: number; access: Access } | undefined> {
     const hash = hashApiToken(token);
     let owner = owners.get(hash);
     if (owner === undefined) {
       const record = await store.tokens.findApiTokenByHash(hash);
       if (record === undefined) return undefined;
-      owner = { userId: record.userId, tokenId: record.id };
+      const { id, name, scopes, expiresAt } = record;
+      owner = { userId: record.userId, access: { kind: 'api', tokenId: id, name, scopes, expiresAt } };
       owners.set(hash, owner);
     }
-    return owner.userId;
+    // Checked on every request, cached or not: a token stops at its expiry, to the millisecond.
+    const { expiresAt } = owner.access;
+    if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw expiredToken(expiresAt);
+    return owner;
   }
 
   async function callerOf(userId: number): Promise<Caller | undefined> {
@@ -85,6 +110,11 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     return caller;
   }
 
+  async function loginOwner(token: string): Promise<{ userId: number; access: Access } | undefined> {
+    const userId = await jwt.verify(token);
+    return userId === undefined ? undefined : { userId, access: LOGIN_ACCESS };
+  }
+
   return {
     async authenticate(authorization) {
       if (authorization === undefined || authorization === '') {
@@ -93,13 +123,13 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
       const token = BEARER.exec(authorization)?.[1];
       if (token === undefined) throw invalidToken();
       await forgetWhatOthersChanged();
-      const userId = token.startsWith(API_TOKEN_PREFIX) ? await ownerOfApiToken(token) : await jwt.verify(token);
-      const caller = userId === undefined ? undefined : await callerOf(userId);
-      if (caller === undefined) throw invalidToken();
-      return caller;
+      const owner = token.startsWith(API_TOKEN_PREFIX) ? await ownerOfApiToken(token) : await loginOwner(token);
+      const caller = owner === undefined ? undefined : await callerOf(owner.userId);
+      if (caller === undefined || owner === undefined) throw invalidToken();
+      return { caller, access: owner.access };
     },
     forgetToken(tokenId) {
-      owners.deleteWhere((owner) => owner.tokenId === tokenId);
+      owners.deleteWhere((owner) => owner.access.tokenId === tokenId);
     },
   };
 }

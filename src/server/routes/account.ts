@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../app-config.js';
-import { currentUser } from '../auth/guard.js';
+import { currentAccess, currentUser } from '../auth/guard.js';
 import { ProblemError } from '../errors.js';
 import { accountSchema } from '../schemas/account.js';
 
@@ -9,11 +9,13 @@ export function accountRoutes(app: FastifyInstance, { store, refundUnknown = fal
     // Read fresh, not from the authentication cache: the balance moves with every charge.
     const user = await store.accounts.findUserById(currentUser(request).id);
     if (user === undefined) throw new ProblemError('unauthorized', 'The account of this token no longer exists.');
+    const { kind, tokenId, name, scopes, expiresAt } = currentAccess(request);
     return {
       email: user.email,
       balance: user.balance,
       refundUnknown,
       rateLimit: { limit: user.rateLimit, windowSeconds: user.rateWindowSeconds },
+      token: { kind, id: tokenId, name, scopes: [...scopes], expiresAt },
     };
   });
 }

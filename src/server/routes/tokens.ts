@@ -4,20 +4,30 @@ import type { AppConfig } from '../app-config.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { currentUser } from '../auth/guard.js';
+import { grantFrom } from '../auth/token-grant.js';
 import { ProblemError } from '../errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
 export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
+    const grant = grantFrom(request.body);
     const token = generateApiToken();
-    const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token));
+    const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token), grant);
     // The only time the secret is ever shown: only its hash is kept.
-    return reply.code(201).send({ id: record.id, name: record.name, token, createdAt: record.createdAt });
+    const { id, name, createdAt, scopes, expiresAt } = record;
+    return reply.code(201).send({ id, name, token, createdAt, scopes: [...scopes], expiresAt });
   });
 
   app.get('/v1/tokens', { schema: listTokensSchema }, async (request) => ({
-    tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
+    tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt, scopes, expiresAt }) => ({
+      id,
+      name,
+      createdAt,
+      lastUsedAt,
+      scopes: [...scopes],
+      expiresAt,
+    })),
   }));
 
   app.delete('/v1/tokens/:id', { schema: revokeTokenSchema }, async (request, reply) => {

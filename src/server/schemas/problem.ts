@@ -12,6 +12,7 @@ export const problemSchema = {
     code: { type: 'string' },
     balance: { type: 'integer', description: 'With 402: the balance now.' },
     required: { type: 'integer', description: 'With 402: the tokens the request needed.' },
+    scope: { type: 'string', description: 'With 403 `insufficient_scope`: the scope the route needs, which the token lacks.' },
   },
 } as const;
 

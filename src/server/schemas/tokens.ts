@@ -1,14 +1,9 @@
-import { createdTokenSchema, tokenListSchema } from '../../wire/contract.js';
+import { createdTokenSchema, createTokenRequestSchema, tokenListSchema } from '../../wire/contract.js';
 import { errorResponses } from './problem.js';
 
 export const createTokenSchema = {
-  summary: 'Create an API token (`mv_…`); the secret is shown only in this response',
-  body: {
-    type: 'object',
-    required: ['name'],
-    additionalProperties: false,
-    properties: { name: { type: 'string', minLength: 1, maxLength: 200 } },
-  },
+  summary: 'Create an API token (`mv_…`), with the scopes it may use and when it expires; the secret is shown only in this response',
+  body: createTokenRequestSchema,
   response: {
     201: createdTokenSchema,
     ...errorResponses('invalid_request', 'payload_too_large', 'unsupported_media_type'),
@@ -16,7 +11,7 @@ export const createTokenSchema = {
 } as const;
 
 export const listTokensSchema = {
-  summary: 'List your live API tokens (never their secrets)',
+  summary: 'List your API tokens not revoked, expired ones included, with their scopes and expiry (never their secrets)',
   response: {
     200: tokenListSchema,
   },

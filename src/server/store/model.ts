@@ -1,4 +1,5 @@
 import type { VerificationResult, Verdict } from '../../engine/types.js';
+import { API_SCOPES, type ApiScope } from '../../wire/contract.js';
 
 /** The records the store's parts (store.ts) hand out and take, and the rules about them that no database decides. */
 
@@ -50,13 +51,22 @@ export interface User {
   createdAt: string;
 }
 
-export interface ApiTokenRecord {
+export interface ApiTokenRecord extends TokenGrant {
   id: string;
   userId: number;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
 }
+
+/** What a token may do and until when (docs/api.md "Token scopes"); `expiresAt` null: never expires. */
+export interface TokenGrant {
+  scopes: readonly ApiScope[];
+  expiresAt: string | null;
+}
+
+/** A new token's grant when none is asked for: everything, for ever (as before tokens had scopes). */
+export const FULL_GRANT: TokenGrant = { scopes: API_SCOPES, expiresAt: null };
 
 export interface LedgerEntry {
   userId: number;

@@ -1,4 +1,5 @@
-import type { ApiTokenRecord, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './model.js';
+import { API_SCOPES } from '../../wire/contract.js';
+import type { ApiTokenRecord, TokenGrant, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './model.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './model.js';
 
 /**
@@ -32,6 +33,9 @@ export interface TokenRow {
   name: string;
   created_at: string;
   last_used_at: string | null;
+  /** The token's scopes, space-separated (docs/api.md "Token scopes"). */
+  scopes: string;
+  expires_at: string | null;
 }
 
 export interface JobRow {
@@ -79,7 +83,12 @@ export const toToken = (row: TokenRow): ApiTokenRecord => ({
   name: row.name,
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
+  scopes: API_SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
+  expiresAt: row.expires_at,
 });
+
+/** A grant's scopes as the `scopes` column holds them. */
+export const scopesColumn = (grant: TokenGrant): string => API_SCOPES.filter((scope) => grant.scopes.includes(scope)).join(' ');
 
 export const toJob = (row: JobRow): JobProgress => ({
   id: row.id,

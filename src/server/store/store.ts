@@ -26,6 +26,7 @@ import type {
   SavedResults,
   SavePolicy,
   StoredResult,
+  TokenGrant,
   User,
   VerdictCount,
   WorkChunk,
@@ -160,8 +161,9 @@ export interface AccountStore {
 
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
-  createApiToken(userId: number, name: string, tokenHash: string): Promise<ApiTokenRecord>;
-  /** The live (not revoked) token with this hash; marks it used. */
+  /** A token that may do what `grant` says (FULL_GRANT when left out). */
+  createApiToken(userId: number, name: string, tokenHash: string, grant?: TokenGrant): Promise<ApiTokenRecord>;
+  /** The token with this hash, unless revoked (expired ones too: the caller tells them apart); marks it used. */
   findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | undefined>;
   listApiTokens(userId: number): Promise<ApiTokenRecord[]>;
   /** False when the token does not exist, is another user's, or is revoked already. */

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { lastUseIsStale, toToken, type TokenRow } from '../records.js';
-import type { ApiTokenRecord } from '../model.js';
+import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../records.js';
+import { FULL_GRANT, type ApiTokenRecord, type TokenGrant } from '../model.js';
 import { isForeignKeyViolation, noSuchUser, type Database } from './database.js';
 
 /** API tokens, kept as SHA-256 hashes. */
 export class TokenRecords {
   constructor(private readonly db: Database) {}
 
-  async createApiToken(userId: number, name: string, tokenHash: string): Promise<ApiTokenRecord> {
+  async createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): Promise<ApiTokenRecord> {
     try {
       const row = await this.db.sql.row<TokenRow>(
-        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-        [randomUUID(), userId, name, tokenHash, this.db.timestamp()],
+        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
+        [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt],
       );
       return toToken(row!);
     } catch (error) {

@@ -275,6 +275,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE done_at IS NULL;
   `,
+  // 15: scoped, expiring API tokens (docs/api.md "Token scopes"): tokens from before keep every scope and never expire.
+  `
+  ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'verify bulk results account';
+  ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;
+  `,
 ];
 
 /**

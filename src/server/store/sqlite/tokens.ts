@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { lastUseIsStale, toToken, type TokenRow } from '../records.js';
-import { StoreError, type ApiTokenRecord } from '../model.js';
+import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../records.js';
+import { FULL_GRANT, StoreError, type ApiTokenRecord, type TokenGrant } from '../model.js';
 import type { Connection } from './database.js';
 import type { UserRecords } from './users.js';
 
@@ -15,7 +15,7 @@ export class TokenRecords {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
       insertToken: prepare<TokenRow>(
-        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
+        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
       ),
       liveTokenByHash: prepare<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL'),
       touchToken: prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
@@ -28,9 +28,10 @@ export class TokenRecords {
     };
   }
 
-  createApiToken(userId: number, name: string, tokenHash: string): ApiTokenRecord {
+  createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): ApiTokenRecord {
     if (!this.users.findUserById(userId)) throw new StoreError('user_not_found', `no user with id ${userId}`);
-    return toToken(this.sql.insertToken.get(randomUUID(), userId, name, tokenHash, this.connection.timestamp())!);
+    const row = this.sql.insertToken.get(randomUUID(), userId, name, tokenHash, this.connection.timestamp(), scopesColumn(grant), grant.expiresAt);
+    return toToken(row!);
   }
 
   findApiTokenByHash(tokenHash: string): ApiTokenRecord | undefined {
