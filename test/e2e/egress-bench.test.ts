@@ -11,7 +11,7 @@ import { call, pollProgress } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
-const [REFUSED] = BLOCKED_CLIENTS;
+const [REFUSED, ALSO_REFUSED] = BLOCKED_CLIENTS;
 const SERVED = '127.0.0.76';
 const EXPECTED = { 'alice@mailbox.test': 'valid', 'bob@mailbox.test': 'valid', 'nobody@mailbox.test': 'invalid', 'anyone@catchall.test': 'catch_all' };
 /** The refused address first: a new session takes the egress with the fewest sessions there, ties in the pool's order. */
@@ -32,14 +32,15 @@ afterEach(async () => {
   place = undefined;
 });
 
-/** Submits the list afresh (no cached verdict) and waits for it; its verdicts. */
-async function verifyAll(api: RunningService, token: string): Promise<Record<string, string>> {
+/** Submits the list afresh (no cached verdict) and waits for it; its verdicts (each with its reason code when `withCodes`). */
+async function verifyAll(api: RunningService, token: string, withCodes = false): Promise<Record<string, string>> {
   const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails: Object.keys(EXPECTED), fresh: true } });
   expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
   const jobId = submitted.body.jobId as string;
   await pollProgress(api.baseUrl, jobId, token, (progress) => progress.status === 'completed');
   const job = await call(api.baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token });
-  return Object.fromEntries((job.body.results as Array<{ email: string; result: string }>).map((result) => [result.email, result.result]));
+  const results = job.body.results as Array<{ email: string; result: string; reasonCode: string }>;
+  return Object.fromEntries(results.map((result) => [result.email, withCodes ? `${result.result} ${result.reasonCode}` : result.result]));
 }
 
 describe.skipIf(absent || !postgres)('two workers on one PostgreSQL store, a host that refuses one of their two source addresses', () => {
@@ -64,5 +65,18 @@ describe.skipIf(absent || !postgres)('two workers on one PostgreSQL store, a hos
     expect(await verifyAll(api, token)).toEqual(EXPECTED);
     expect(await secondLog.connectionsFrom(REFUSED)).toBe(0);
     expect(await secondLog.connectionsFrom(SERVED)).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe.skipIf(absent)('a service whose every egress the host refuses', () => {
+  it('answers unknown with egress_benched and charges nothing for it', { timeout: 60_000 }, async () => {
+    place = await STORE_KINDS.find((kind) => kind.name === 'SQLite')!.create();
+    const engineArgs = ENGINE_ARGS.map((arg) => (arg === SERVED ? ALSO_REFUSED : arg));
+    const service = await startService({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs });
+    running.push(service);
+    const token = await service.createUser('owner@example.test', { credits: 10, rateLimit: 1_000 });
+    const verdicts = await verifyAll(service, token, true);
+    expect(Object.values(verdicts)).toEqual(Object.keys(EXPECTED).map(() => 'unknown egress_benched'));
+    expect((await call(service.baseUrl, 'GET', '/v1/account', { token })).body.balance).toBe(10);
   });
 });
