@@ -3,6 +3,8 @@ import type { EgressBench, EgressBenches } from '../types.js';
 
 /** How long what the shared benches said about a provider is believed before they are asked again. */
 const SHARED_FRESH_MS = 5_000;
+/** Providers whose shared benches are remembered at once (a provider is often a host name: many over a long run). */
+const PROVIDERS_KEPT = 10_000;
 
 /** Every egress is benched at a host's provider: its addresses are not asked there (bulk/egress-routes.ts). */
 export class EgressesBenched extends Error {
@@ -78,7 +80,10 @@ export class BenchBoard {
         return known?.egresses ?? new Set<string>();
       },
     );
+    // Re-inserted, so the Map's order is the order of asking: the first entry is the stalest.
+    this.shared.delete(provider);
     this.shared.set(provider, { at: this.now(), egresses });
+    if (this.shared.size > PROVIDERS_KEPT) this.shared.delete(this.shared.keys().next().value!);
     return egresses;
   }
 }
