@@ -204,6 +204,24 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .argument('<id>', 'the endpoint id (see webhooks list)')
     .action(lazy(async () => (await import('./commands/webhooks.js')).runWebhooksTest));
 
+  const tokens = program.command('tokens').description('the API tokens of this account: what each may do and until when');
+  tokens
+    .command('create')
+    .description('create an mv_ API token and print only the token (shown only now)')
+    .option('--name <name>', 'a label for the token (default "mailverify-<this host>")')
+    .option('--scope <scope...>', 'what it may do, one or more of verify, bulk, results, account (default: all)')
+    .option('--expires <duration>', 'when it stops working, from now: 90d, 12h, 30m or seconds (default: never)')
+    .action(lazy(async () => (await import('./commands/tokens.js')).runTokensCreate));
+  tokens
+    .command('list')
+    .description('list the tokens with their scopes, expiry and last use (never the secrets)')
+    .action(lazy(async () => (await import('./commands/tokens.js')).runTokensList));
+  tokens
+    .command('revoke')
+    .description('revoke a token: it is refused from the next request')
+    .argument('<id>', 'the token id (see tokens list)')
+    .action(lazy(async () => (await import('./commands/tokens.js')).runTokensRevoke));
+
   const admin = program
     .command('admin')
     .description('manage users, credits and API tokens in the store of `mailverify serve` (its data dir or database, also while it runs)')

@@ -8,7 +8,16 @@ const RUNS_FILE = 'local-runs.json';
 
 export interface LocalRuns {
   /** By the list's path (or "stdin"): its last content's digest and the job made of it. */
-  [list: string]: { digest: string; jobId: string; at: string };
+  [list: string]: LocalRunRecord;
+}
+
+export interface LocalRunRecord {
+  digest: string;
+  /** The job of the whole list. */
+  jobId: string;
+  /** Jobs that asked again what an earlier one could not verify (this machine's own condition), oldest first: their results win. */
+  retries?: string[];
+  at: string;
 }
 
 export async function readRuns(dataDir: string): Promise<LocalRuns> {
@@ -20,10 +29,10 @@ export async function readRuns(dataDir: string): Promise<LocalRuns> {
 }
 
 /** Records the list's job, read-modify-write under a lock: of runs at once, each keeps the others' entries. */
-export async function recordRun(dataDir: string, list: string, digest: string, jobId: string): Promise<void> {
+export async function recordRun(dataDir: string, list: string, run: Omit<LocalRunRecord, 'at'>): Promise<void> {
   await withFileLock(join(dataDir, `${RUNS_FILE}.lock`), async () => {
     const runs = await readRuns(dataDir);
-    runs[list] = { digest, jobId, at: new Date().toISOString() };
+    runs[list] = { ...run, at: new Date().toISOString() };
     await writeTextAtomic(join(dataDir, RUNS_FILE), `${JSON.stringify(runs, null, 2)}\n`, { mode: 0o600 });
   });
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ResultIndex } from '../../../csv/result-index.js';
 import type { ListSource } from '../../../csv/source.js';
 import { selectorsOf, type ResultSelector } from '../../../engine/result-filter.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
 import { VERDICTS, type VerificationResult } from '../../../engine/types.js';
 import type { JobRunner } from '../../../server/jobs/runner.js';
 import { StoreError, type Holder, type Store, type User } from '../../../server/store/store.js';
@@ -13,7 +14,7 @@ import { counted } from '../../format.js';
 import type { Session } from '../../session.js';
 import { Interruption } from './jobs.js';
 import { readRuns, recordRun } from './local-runs.js';
-import { cannotVerify, shellQuote, writeOutput, type OutputPlan } from './output.js';
+import { cannotVerify, unverifiableOutcome, shellQuote, writeOutput, type OutputPlan } from './output.js';
 import { startProgress } from './progress.js';
 
 /**
@@ -39,6 +40,8 @@ export interface LocalRun {
   file: string;
   addresses: string[];
   failOn: ResultSelector[];
+  /** `--fresh`: a new job, nothing of an earlier run of the list reused. */
+  fresh?: boolean;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
 }
@@ -55,32 +58,88 @@ async function localAccount(store: Store): Promise<User> {
   }
 }
 
-/** The job for this list and these addresses: the one a run of the same list made before, or a new one. */
-async function jobFor(store: Store, session: Session, dataDir: string, list: string, addresses: string[]): Promise<{ jobId: string; resumed: boolean }> {
-  const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
-  const before = (await readRuns(dataDir))[list];
-  if (before?.digest === digest) {
-    const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
-    const job = user && (await store.jobs.getJob(user.id, before.jobId));
-    if (job) return { jobId: job.id, resumed: true };
-  }
-  if (before) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
+/** The jobs of a list: the whole list's first, then those that asked again what it could not verify. */
+interface LocalJobs {
+  jobIds: string[];
+  /** Found from an earlier run of the same list (not made now). */
+  resumed: boolean;
+}
+
+/** A job for these addresses in the local account, credited with exactly what it costs. */
+async function newJob(store: Store, addresses: string[]): Promise<string> {
   const user = await localAccount(store);
   await store.accounts.grantCredits(user.id, addresses.length);
   const created = await store.jobs.createJob(user.id, addresses);
   if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
-  await recordRun(dataDir, list, digest, created.jobId);
-  return { jobId: created.jobId, resumed: false };
+  return created.jobId;
 }
 
-async function waitForJob(store: Store, jobId: string, session: Session, resumed: boolean, signal: AbortSignal): Promise<void> {
+/**
+ * The jobs for this list and these addresses: those a run of the same list made before, or a new
+ * one. `--fresh` always makes a new one: nothing of an earlier run is reused.
+ */
+async function jobsFor(store: Store, session: Session, dataDir: string, list: string, addresses: string[], fresh: boolean): Promise<LocalJobs> {
+  const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
+  const before = (await readRuns(dataDir))[list];
+  if (before?.digest === digest && !fresh) {
+    const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
+    const jobIds = [before.jobId, ...(before.retries ?? [])];
+    const found = user && (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id))));
+    if (found?.every(Boolean)) return { jobIds, resumed: true };
+  }
+  if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
+  else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
+  const jobId = await newJob(store, addresses);
+  await recordRun(dataDir, list, { digest, jobId });
+  return { jobIds: [jobId], resumed: false };
+}
+
+/** Addresses whose newest result is unknown for this machine's own condition (VERIFIER_CONDITIONS), not the address's. */
+function unverifiableIn(results: ResultIndex): string[] {
+  return [...results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).map((result) => result.email);
+}
+
+/**
+ * On a resumed run, what an earlier run could not verify because of this machine (no port 25, a
+ * lying resolver, a proxy down) is asked again, once, in a job of its own whose results win: the
+ * network may be fixed since. Answers the chain of jobs to read results from.
+ */
+async function askAgain(
+  store: Store,
+  session: Session,
+  dataDir: string,
+  list: string,
+  jobs: LocalJobs,
+  stale: Set<string>,
+  work: (jobId: string) => void,
+  signal: AbortSignal,
+): Promise<string[]> {
+  if (stale.size === 0) return jobs.jobIds;
+  const again = unverifiableIn(await resultsOf(store, jobs.jobIds)).filter((email) => stale.has(email));
+  if (again.length === 0) return jobs.jobIds;
+  session.notice(`asking again ${counted(again.length, 'address', 'addresses')} this machine could not verify before`);
+  const retry = await newJob(store, again);
+  work(retry);
+  const before = (await readRuns(dataDir))[list]!;
+  await recordRun(dataDir, list, { digest: before.digest, jobId: before.jobId, retries: [...(before.retries ?? []), retry] });
+  await waitForJobs(store, [retry], session, false, signal);
+  return [...jobs.jobIds, retry];
+}
+
+/** Waits for the jobs with a progress line; none when they are done already (`quietWhenDone`), as a resumed finished run is. */
+async function waitForJobs(store: Store, jobIds: string[], session: Session, resumed: boolean, signal: AbortSignal, { quietWhenDone = false } = {}): Promise<void> {
   const user = (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
+  const done = async () => (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id)))).every((job) => job?.status === 'completed');
+  if (quietWhenDone && (await done())) return;
   const progress = await startProgress(session.io, resumed ? 'resuming' : 'verifying', { lines: true, ctrlC: 'Ctrl-C stops; the same command resumes' });
   try {
     for (;;) {
-      const job = (await store.jobs.getJob(user.id, jobId))!;
-      progress.update(job.processed, job.total);
-      if (job.status === 'completed') return;
+      const jobs = await Promise.all(jobIds.map(async (id) => (await store.jobs.getJob(user.id, id))!));
+      progress.update(
+        jobs.reduce((sum, job) => sum + job.processed, 0),
+        jobs.reduce((sum, job) => sum + job.total, 0),
+      );
+      if (jobs.every((job) => job.status === 'completed')) return;
       if (signal.aborted) throw signal.reason;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -89,14 +148,20 @@ async function waitForJob(store: Store, jobId: string, session: Session, resumed
   }
 }
 
-async function resultsOf(store: Store, jobId: string): Promise<ResultIndex> {
-  const results: VerificationResult[] = [];
-  for (let after = -1; ; ) {
-    const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
-    for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
-    if (page.length < PAGE) return new ResultIndex().add(results);
-    after = page.at(-1)!.position;
+/** The results of a chain of jobs, a later job's result for an address over an earlier one's. */
+async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
+  const index = new ResultIndex();
+  for (const jobId of jobIds) {
+    const results: VerificationResult[] = [];
+    for (let after = -1; ; ) {
+      const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
+      for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.position;
+    }
+    index.add(results);
   }
+  return index;
 }
 
 export async function runLocalSubmit(run: LocalRun): Promise<void> {
@@ -114,23 +179,30 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const interruption = new Interruption();
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
-    const { jobId, resumed } = await jobFor(store, session, dataDir, list, addresses);
+    const jobs = await jobsFor(store, session, dataDir, list, addresses, run.fresh === true);
+    const stale = new Set(jobs.resumed ? unverifiableIn(await resultsOf(store, jobs.jobIds)) : []);
     holder = await store.holders.join();
     const log = { info: () => undefined, error: (details: object, message: string) => session.warn(message) };
     // This run's job alone: whatever else the store holds (another run's list, a service's jobs in a
     // data dir given by mistake) is not this command's to verify, with its flags, outside any limits.
-    runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: createVerifier(engine), log, idlePollMs: POLL_MS, onlyJobs: [jobId] });
+    // Read at each claim: a job that asks again is added to it.
+    const working = [...jobs.jobIds];
+    runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: createVerifier(engine), log, idlePollMs: POLL_MS, onlyJobs: working });
     const resume = run.argv.map(shellQuote).join(' ');
-    await interruption.during(
-      () => waitForJob(store, jobId, session, resumed, interruption.signal),
+    const chain = await interruption.during(
+      async () => {
+        await waitForJobs(store, jobs.jobIds, session, jobs.resumed, interruption.signal, { quietWhenDone: true });
+        return await askAgain(store, session, dataDir, list, jobs, stale, (retry) => working.push(retry), interruption.signal);
+      },
       () => new InterruptedError(`interrupted; what was verified is kept in ${dataDir}`, `resume with: ${resume}`),
     );
-    const results = await resultsOf(store, jobId);
+    const results = await resultsOf(store, chain);
     const summary = await writeOutput(plan, session.io, { results, source });
-    const counts = new Map((await store.jobs.verdictCounts(jobId)).map((each) => [each.verdict, each.count]));
+    const counts = new Map<string, number>();
+    for (const result of results.values()) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
     session.notice(`${counted(addresses.length, 'address', 'addresses')}: ${VERDICTS.map((verdict) => `${counts.get(verdict) ?? 0} ${verdict}`).join(', ')}`);
     if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
-    if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, plan.path ? `${plan.path} was written anyway (--force)` : 'they are written above');
+    if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
     const matched = new Set([...results.values()].flatMap((result) => selectorsOf(result).filter((selector) => run.failOn.includes(selector))));
     if (matched.size > 0) throw new VerdictMatchedError([...matched]);
   } finally {

@@ -56,6 +56,14 @@ export async function planOutput(flags: OutputFlags): Promise<OutputPlan> {
 export interface Written extends WriteSummary {
   /** Results `unknown` because the verifying side could not verify (see VERIFIER_CONDITIONS). */
   unverifiable: number;
+  /** An existing --output file was replaced with such results because of --force. */
+  forced: boolean;
+}
+
+/** What became of the results the verifier could not establish, for cannotVerify. */
+export function unverifiableOutcome(plan: OutputPlan, summary: Written): string {
+  if (plan.path === undefined) return 'they are written above';
+  return summary.forced ? `${plan.path} was written anyway (--force)` : `they are written to ${plan.path}`;
 }
 
 /**
@@ -71,7 +79,8 @@ export async function writeOutput(
 ): Promise<Written> {
   const options = { format: plan.format, only: plan.only, ...content };
   const unverifiable = [...content.results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).length;
-  if (unverifiable > 0 && plan.path !== undefined && existsSync(plan.path) && !plan.flags.force) {
+  const replacing = unverifiable > 0 && plan.path !== undefined && existsSync(plan.path);
+  if (replacing && !plan.flags.force) {
     throw cannotVerify(unverifiable, content.results, `${plan.path} is left as it was`, 'fix the verifier\'s network (`mailverify doctor`), or replace the file anyway with --force');
   }
   const refuseUnmatched = (summary: WriteSummary) => {
@@ -83,7 +92,7 @@ export async function writeOutput(
     // On stdout the rows are out before the count is known: the refusal is the exit code (2) and its line.
     const written = await writeResults(io.stdout, options);
     refuseUnmatched(written);
-    return { ...written, unverifiable };
+    return { ...written, unverifiable, forced: false };
   }
   let summary: WriteSummary | undefined;
   await writeFileAtomic(plan.path, async (out) => {
@@ -91,7 +100,7 @@ export async function writeOutput(
     // Thrown inside the write: the temp file is dropped and the old file stays.
     refuseUnmatched(summary);
   });
-  return { ...summary!, unverifiable };
+  return { ...summary!, unverifiable, forced: replacing };
 }
 
 /** Exit 9: how many results the verifier could not establish, and why (their reasons' codes). */

@@ -7,7 +7,7 @@ import { openListSource, type ListSource } from '../../../csv/source.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { createSession, type Session } from '../../session.js';
 import { fetchResults, Interruption, jobsNamed, requireCompleted, waitForJobs } from './jobs.js';
-import { cannotVerify, planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
+import { cannotVerify, unverifiableOutcome, planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
 import { counted } from '../../format.js';
 import { BulkState } from './state.js';
 
@@ -59,7 +59,7 @@ export async function deliverResults({ session, client, interruption, jobIds, pl
   );
   const { results, written: summary } = delivered;
   if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
-  if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, plan.path ? `${plan.path} was written anyway (--force)` : 'they are written above');
+  if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
   if (source && summary.unmatched > 0) {
     const kept = plan.format === 'csv' && plan.only === undefined ? 'kept with empty verdict columns' : 'left out';
     const message = `${counted(summary.unmatched, 'row')} of ${source.label} (${linesNamed(summary.unmatchedLines, summary.unmatched)}) ${summary.unmatched === 1 ? 'is' : 'are'} in none of the jobs: ${kept}`;

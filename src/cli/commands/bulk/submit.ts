@@ -148,7 +148,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     for (const line of describeList(list, source.label)) session.notice(line);
     if (flags.local) {
       const { runLocalSubmit } = await import('./local.js');
-      return await runLocalSubmit({ session, command, plan, source, file, addresses: list.addresses, failOn, argv: ['mailverify', ...process.argv.slice(2)] });
+      return await runLocalSubmit({ session, command, plan, source, file, addresses: list.addresses, failOn, fresh: flags.fresh, argv: ['mailverify', ...process.argv.slice(2)] });
     }
     const client = session.authenticatedClient();
 
