@@ -49,9 +49,9 @@ function addServiceProcessOptions(command: Command): Command {
 /**
  * The whole command tree. Command modules are imported only when their command runs, so that
  * `mailverify --help` loads commander and nothing else heavy (no engine, server or CSV code).
- * With `jsonErrors`, commander's own usage errors are left to `reportError`, which writes JSON.
+ * commander's own usage errors are left to `reportError`, in both modes.
  */
-export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
+export function buildProgram(): Command {
   const program = new Command('mailverify')
     .description('Verify whether email addresses are deliverable: a CLI, an HTTP service and the engine behind both.')
     .version(VERSION, '-V, --version')
@@ -63,9 +63,9 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--debug', 'trace HTTP requests on stderr (Authorization redacted)')
     .option('--no-input', 'never wait for typing at the terminal: fail instead (also when CI is set)')
     .addOption(new Option('--timeout <ms>', 'HTTP request timeout').argParser(Number))
-    // Usage errors are one line on stderr (a "did you mean" suggestion joins that line).
-    // commander's own "error: …" says `mailverify:` as every other error does.
-    .configureOutput({ outputError: (message, write) => (options.jsonErrors ? undefined : write(`${oneLine(message.replace(/^error:\s*/, 'mailverify: '))}\n`)) })
+    // commander's own errors are reported as every other error is (reportError): one line on
+    // stderr that says `mailverify:`, with a "did you mean" joined to it and the same hint as --json.
+    .configureOutput({ outputError: () => undefined })
     .exitOverride()
     // Every --help shows the program-wide flags too, and ends with examples (help/examples.ts).
     .configureHelp({ showGlobalOptions: true })
@@ -150,7 +150,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     .option('--only <results>', 'with --wait: only rows with these verdicts or reason codes (comma list, e.g. valid,catch_all or valid,mailbox_full)')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)')
     .option('--force', 'write --output even when results are unknown because the verifier cannot verify (exit 9 still)')
-    .option('--fresh', 'ask every address again: the service reuses no recent verdict (--local always asks)')
+    .option('--fresh', 'ask every address again: the service reuses no recent verdict; --local starts a new job, resuming nothing')
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option('--data-dir <dir>', 'with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service\'s)');
@@ -318,8 +318,8 @@ export function reportError(error: unknown, stderr: NodeJS.WritableStream = proc
   const hint = report.hint === undefined ? undefined : oneLine(report.hint);
   if (json) {
     stderr.write(`${JSON.stringify({ error: { code: exitCodeName(report.exitCode), message, exitCode: report.exitCode, hint } })}\n`);
-  } else if (!(error instanceof CommanderError)) {
-    // commander has printed its own message already.
+  } else if (!(error instanceof CommanderError && error.code === 'commander.help')) {
+    // Help shown because no command was given is its own answer.
     stderr.write(`mailverify: ${message}${hint ? ` (${hint})` : ''}\n`);
   }
   return report.exitCode;
@@ -353,7 +353,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   const json = jsonRequested(argv);
   let ran: Command | undefined;
   try {
-    await buildProgram({ jsonErrors: json })
+    await buildProgram()
       .hook('preAction', (_program, action) => void (ran = action))
       .parseAsync(argv);
   } catch (error) {

@@ -49,4 +49,15 @@ describe('every error', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^mailverify: unknown command 'frobnicate'/);
   });
+
+  it('gives an argument error the same hint in human mode as under --json', async () => {
+    for (const args of [['verify'], ['verify', '--frobnicate', 'ann@example.org']]) {
+      const human = await runCli(args);
+      const json = await runCli([...args, '--json']);
+      expect(human.code).toBe(2);
+      const { message, hint } = (JSON.parse(json.stderr) as { error: { message: string; hint: string } }).error;
+      expect(hint).toContain('--help');
+      expect(human.stderr).toBe(`mailverify: ${message} (${hint})\n`);
+    }
+  });
 });
