@@ -11,6 +11,7 @@ const RENEW_EVERY_MS = SLOT_TTL_MS / 3;
 /** Pause before asking again for a full host: short for an answer someone waits for, growing for bulk work. */
 const INTERACTIVE_POLL_MS = 25;
 const BULK_POLL_MS = { first: 50, max: 200 };
+const RELEASE_AGAIN_MS = 1_000;
 
 export interface HostSlotSharing {
   /** The engine's hook (EngineHooks.sharedHostSlots). */
@@ -35,6 +36,18 @@ export function shareHostSlots(
   // Renewed by id, not by holder: a slot whose release failed, or whose take committed but whose
   // answer was lost, is no one's to renew and runs out with its lease.
   const held = new Set<string>();
+  // Slots whose release failed (the store away): released again every second until it answers,
+  // rather than left to run out while this holder, alive, keeps the host's sessions from everyone.
+  const unreleased = new Set<string>();
+  const release = async (id: string) => {
+    await store.release(id).then(
+      () => unreleased.delete(id),
+      () => unreleased.add(id),
+    );
+  };
+  const releaseLeft = setInterval(() => {
+    for (const id of unreleased) void release(id);
+  }, RELEASE_AGAIN_MS).unref();
   let stopped = false;
   // A failed renewal is tried again at the next tick, well before the slots run out.
   const renewal = setInterval(() => {
@@ -49,7 +62,7 @@ export function shareHostSlots(
         held.add(id);
         return async () => {
           held.delete(id);
-          await store.release(id).catch(() => undefined);
+          await release(id);
         };
       }
       await pause(priority === 'interactive' ? INTERACTIVE_POLL_MS : wait * (0.5 + Math.random()));
@@ -62,6 +75,7 @@ export function shareHostSlots(
     stop: () => {
       stopped = true;
       clearInterval(renewal);
+      clearInterval(releaseLeft);
     },
   };
 }

@@ -67,6 +67,11 @@ export class ResultBatcher {
     return settled;
   }
 
+  /** Whether results of this lease are still to be written (waiting, being written, or kept while the store is away). */
+  holds(lease: string): boolean {
+    return [...this.waiting, ...this.inFlight].some((each) => each.result.lease === lease);
+  }
+
   /** Forgets what is kept and any retry (the runner stops; those items are verified again by whoever claims them). */
   discard(): void {
     clearTimeout(this.timer);

@@ -174,7 +174,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** One renewal at a time: a slow store never gets a second one piled on the first. */
   let renewing = false;
   async function renew(): Promise<void> {
-    const leases = [...held.keys()];
+    // A chunk already stopped is not kept from others any longer than its lease.
+    const leases = [...held].filter(([, entry]) => !entry.lost).map(([lease]) => lease);
     const askedAt = Date.now();
     try {
       const kept = new Set(await queue.renewLeases(leases, leaseMs));
@@ -316,7 +317,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       // Its own results written first: once released, its items are anyone's to claim.
       await batcher.flush(chunk.lease);
       await queue.releaseLeases([chunk.lease]).catch((error: unknown) => {
-        log.error({ err: error, jobId: chunk.jobId }, 'could not release a lease; its items wait for it to expire');
+        unreleased.add(chunk.lease);
+        log.error({ err: error, jobId: chunk.jobId }, 'could not release a lease; trying again once the store answers');
       });
       held.delete(chunk.lease);
       itemsInFlight -= chunk.items.length;
@@ -325,9 +327,23 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     }
   }
 
+  /**
+   * Leases whose release failed (the store away, as when this holder lost its standing): released
+   * once the store answers and their results kept meanwhile are written, rather than left to run
+   * out while this holder, alive, keeps them from everyone.
+   */
+  const unreleased = new Set<string>();
+  async function releaseLeft(): Promise<void> {
+    const ready = [...unreleased].filter((lease) => !batcher.holds(lease));
+    if (ready.length === 0) return;
+    await queue.releaseLeases(ready);
+    for (const lease of ready) unreleased.delete(lease);
+  }
+
   /** Claims chunks while there is room and work; true when the store answered. */
   async function claim(): Promise<boolean> {
     try {
+      await releaseLeft();
       if (Date.now() - lastRescue >= RESCUE_EVERY_MS) {
         lastRescue = Date.now();
         const freed = await queue.rescue();
