@@ -26,6 +26,12 @@ function unauthorizedHint(_error: UnauthorizedError, env: NodeJS.ProcessEnv): st
   return 'run `mailverify login`';
 }
 
+/** A token refused for its scopes (docs/api.md "Token scopes") will not do better later: say what will. */
+function apiErrorHint(error: ApiError): string {
+  if (error.code === 'insufficient_scope') return 'use a token with that scope (`mailverify tokens create --scope …` with a token that has `account`, or `mailverify login`)';
+  return 'try again later; --debug shows the requests';
+}
+
 /** The csv layer's own hint, else, when another column may do, this CLI's way to name one. */
 function csvHint(error: CsvError): string | undefined {
   return error.hint ?? (error.columnProblem ? 'name the column that holds the addresses with --column <name|number>' : undefined);
@@ -42,7 +48,7 @@ const MAPPINGS: Mapping[] = [
   { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
   { type: BadRequestError, exitCode: ExitCode.usage, hint: () => 'the service refused the request; --debug shows it' },
   { type: PayloadTooLargeError, exitCode: ExitCode.usage, hint: () => "the service's limits are lower than this CLI's; split the list" },
-  { type: ApiError, exitCode: ExitCode.failure, hint: () => 'try again later; --debug shows the requests' },
+  { type: ApiError, exitCode: ExitCode.failure, hint: apiErrorHint },
   { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
   { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },

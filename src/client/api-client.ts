@@ -4,6 +4,7 @@ import type {
   Account,
   BulkSubmission,
   CreatedToken,
+  CreateTokenRequest,
   Health,
   JobPage,
   JobProgress,
@@ -45,8 +46,8 @@ export interface ApiClient {
   account(): Promise<Account>;
   /** Exchanges credentials for a short-lived JWT; needs no token. */
   login(email: string, password: string): Promise<LoginResponse>;
-  /** Creates an `mv_` token; the secret is in this answer only. */
-  createToken(name: string): Promise<CreatedToken>;
+  /** Creates an `mv_` token (every scope, never expiring, unless `grant` says); the secret is in this answer only. */
+  createToken(name: string, grant?: Omit<CreateTokenRequest, 'name'>): Promise<CreatedToken>;
   listTokens(): Promise<TokenInfo[]>;
   deleteToken(id: string): Promise<void>;
   /** Registers a webhook endpoint; its signing secret is in this answer only. */
@@ -98,7 +99,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     account: () => send({ method: 'GET', path: '/v1/account' }),
     login: (email, password) =>
       send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),
-    createToken: (name) => send({ method: 'POST', path: '/v1/tokens', body: { name } }),
+    createToken: (name, grant = {}) => send({ method: 'POST', path: '/v1/tokens', body: { name, ...grant } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),
     createWebhook: (url, description) => send({ method: 'POST', path: '/v1/webhooks', body: description === undefined ? { url } : { url, description } }),

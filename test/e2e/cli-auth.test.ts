@@ -88,6 +88,8 @@ describe('login --with-token, whoami, logout', () => {
     expect(human.stdout).toMatch(/unknowns\s+charged like any result\n/);
     expect(human.stdout).toContain(service.baseUrl);
     expect(human.stdout).toContain(`the config file (${cli.configPath})`);
+    expect(human.stdout).toMatch(/scopes\s+verify, bulk, results, account\n/);
+    expect(human.stdout).toMatch(/expires\s+never\n/);
 
     const json = await cli.run(['whoami', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({
@@ -95,6 +97,8 @@ describe('login --with-token, whoami, logout', () => {
       balance: 7,
       rateLimit: { limit: expect.any(Number), windowSeconds: expect.any(Number) },
       refundUnknown: false,
+      // The token of `admin token create`: every scope, never expiring.
+      token: { kind: 'api', id: expect.any(String), name: 'admin', scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: null },
       baseUrl: service.baseUrl,
       profile: 'default',
       tokenSource: 'config',

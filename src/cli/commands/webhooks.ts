@@ -1,18 +1,8 @@
 import type { Command } from 'commander';
-import type { ApiClient } from '../../client/api-client.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import type { Io } from '../io.js';
-import { createSession } from '../session.js';
+import { withClient } from '../with-client.js';
 
-/** `mailverify webhooks …`: the account's webhook endpoints (docs/api.md "Webhooks"), one small run per subcommand. */
-async function withClient(command: Command, work: (client: ApiClient, io: Io) => Promise<void>): Promise<void> {
-  const session = createSession(command);
-  try {
-    await work(session.authenticatedClient(), session.io);
-  } finally {
-    await session.close();
-  }
-}
+// `mailverify webhooks …`: the account's webhook endpoints (docs/api.md "Webhooks"), one small run per subcommand.
 
 /** Registers an endpoint and prints its signing secret, the only time it is ever shown. */
 export async function runWebhooksAdd(url: string, command: Command): Promise<void> {

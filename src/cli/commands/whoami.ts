@@ -8,10 +8,10 @@ export async function runWhoami(command: Command): Promise<void> {
   const session = createSession(command);
   try {
     const { io, settings } = session;
-    const { email, balance, rateLimit, refundUnknown } = await session.authenticatedClient().account();
+    const { email, balance, rateLimit, refundUnknown, token } = await session.authenticatedClient().account();
     const { baseUrl, tokenSource, profile } = settings;
     if (io.json) {
-      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, refundUnknown, baseUrl, profile, tokenSource })}\n`);
+      io.stdout.write(`${toSafeJson({ email, balance, rateLimit, refundUnknown, token, baseUrl, profile, tokenSource })}\n`);
       return;
     }
     const { limit, windowSeconds } = rateLimit;
@@ -21,6 +21,13 @@ export async function runWhoami(command: Command): Promise<void> {
       ['rate limit', ratePhrase(limit, windowSeconds)],
       // Said only by a service that says it: another server of the contract may not.
       ...(refundUnknown === undefined ? [] : [['unknowns', refundUnknown ? 'refunded (an unknown result costs nothing)' : 'charged like any result'] as [string, string]]),
+      // Said only by a service that says it (docs/api.md "Token scopes").
+      ...(token === undefined
+        ? []
+        : ([
+            ['scopes', token.scopes.join(', ')],
+            ['expires', token.expiresAt ?? (token.kind === 'login' ? 'with the login' : 'never')],
+          ] as [string, string][])),
       ['service', baseUrl],
       ['profile', profile],
       ['token from', tokenOrigin(settings)],
