@@ -52,7 +52,7 @@ async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: bool
     if (!answer.ok) return { host, unusable: `DNS ${describeDnsFailure(answer.failure)}` };
     address = answer.records[0]!;
   }
-  if (!allowPrivateNetworks && isPrivateAddress(address)) return { host, unusable: `${address} is on a private network and allowPrivateNetworks is off` };
+  if (!allowPrivateNetworks && isPrivateAddress(address)) return { host, unusable: `${address} is on a private network and private networks are not allowed (--allow-private-networks)` };
   return { host, address };
 }
 

@@ -251,7 +251,7 @@ describe('SMTP probing', () => {
     slow.reset();
     const result = await verify('late@slow.test', { allowPrivateNetworks: false });
     expect(result.result).toBe('unknown');
-    expect(result.reason).toMatch(/private network.*127\.0\.0\.114.*allowPrivateNetworks is off/);
+    expect(result.reason).toMatch(/private network.*127\.0\.0\.114.*not allowed \(--allow-private-networks\)/);
     expect(slow.sessionCount()).toBe(0);
   });
 

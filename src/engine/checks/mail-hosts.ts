@@ -52,7 +52,7 @@ export async function findMailHosts(dns: DnsClient, allHosts: readonly string[],
   const problems = resolved.map((host) => host.problem).filter((problem) => problem !== '');
   const problem =
     refused.length > 0
-      ? `not contacted: the mail host is on a private network (${refused.join(', ')}) and allowPrivateNetworks is off`
+      ? `not contacted: the mail host is on a private network (${refused.join(', ')}) and private networks are not allowed (--allow-private-networks)`
       : `the mail hosts have no address (${problems.join(', ')})`;
   const tried = targets.slice(0, MAX_ADDRESSES_PER_DOMAIN);
   return { targets: tried, addresses: tried.map((target) => target.address), problem: tried.length > 0 ? '' : problem };
