@@ -69,8 +69,13 @@ export async function mailTargets(dns: DnsClient, options: EngineOptions, given:
   return Promise.all(hosts.map((host) => targetOf(dns, host, options.allowPrivateNetworks)));
 }
 
-/** Connects and reads the greeting: the first words of an SMTP server, or why there were none. */
+/**
+ * Connects and reads the greeting within the connect timeout as a whole (a port that takes the
+ * connection and never greets, or resets it late, must not hold doctor for a command timeout): the
+ * first words of an SMTP server, or why there were none.
+ */
 async function greeting(dial: Dialer, address: string, options: EngineOptions): Promise<{ line: string } | { error: string; timedOut: boolean }> {
+  const deadline = Date.now() + options.connectTimeoutMs;
   let timedOut = false;
   const noticingTimeouts: Dialer = (...args) =>
     dial(...args).catch((error: unknown) => {
@@ -80,7 +85,7 @@ async function greeting(dial: Dialer, address: string, options: EngineOptions): 
   try {
     const connection = await SmtpConnection.connect(address, options.smtpPort, options.connectTimeoutMs, noticingTimeouts);
     try {
-      const reply = await connection.readReply(options.commandTimeoutMs);
+      const reply = await connection.readReply(Math.max(1, Math.min(options.commandTimeoutMs, deadline - Date.now())));
       return { line: reply.line };
     } finally {
       // Polite, but not waited for: no slot is held here, and the hang-up may come after we are done.
@@ -88,7 +93,7 @@ async function greeting(dial: Dialer, address: string, options: EngineOptions): 
     }
   } catch (error) {
     if (!(error instanceof SmtpError)) throw error;
-    return { error: error.message, timedOut };
+    return { error: error.message, timedOut: timedOut || error.kind === 'timeout' };
   }
 }
 
@@ -110,7 +115,8 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], option
   if (answers.every((answer) => 'timedOut' in answer && answer.timedOut)) {
     return problem(check, blockedPortReason(options.smtpPort, `no mail host answered (${failures})`));
   }
-  return problem(check, `no mail host answered: ${failures}`);
+  // Resets and refusals from every well-known host are how many networks block the port too.
+  return problem(check, `no mail host answered: ${failures}; if this network blocks port ${options.smtpPort}, use --proxy or run where port ${options.smtpPort} is open`);
 }
 
 /** Each proxy of the pool, through its own dialer: one line, a problem if any proxy fails. */
