@@ -31,6 +31,7 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk submit contacts.csv --wait --output cleaned.csv',
     'mailverify bulk submit export.csv --column "Work Email"',
     'cut -d, -f3 crm.csv | mailverify --json bulk submit -',
+    'mailverify bulk submit contacts.csv --local --output cleaned.csv',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
   'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],

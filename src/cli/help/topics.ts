@@ -25,26 +25,54 @@ rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
 `,
   environment: `Environment (a flag beats the environment, which beats the config file):
 
+The CLI, as a client of a service
   MAILVERIFY_TOKEN        the API token (mv_…) or JWT to use instead of the stored one
   MAILVERIFY_BASE_URL     the service (--base-url), default http://127.0.0.1:8025
   MAILVERIFY_PROFILE      the profile (--profile): which stored service and token; default the current one
   MAILVERIFY_CONFIG_DIR   where the config (profiles), the bulk job records and the update check live
-  MAILVERIFY_DATA_DIR     serve, worker, admin: the service's data directory (--data-dir)
-  MAILVERIFY_DATABASE_URL serve, worker, admin: a PostgreSQL database instead of SQLite
-  MAILVERIFY_LOG_LEVEL    serve, worker: fatal … trace, or silent
+  MAILVERIFY_RETRY_MAX_ATTEMPTS, MAILVERIFY_RETRY_MAX_ELAPSED_MS
+                          how often and how long (ms) a failed request is tried again (tests, impatient scripts)
+
+Local runs (verify --local, bulk submit --local)
+  MAILVERIFY_LOCAL_DATA_DIR
+                          bulk submit --local: where the work is kept (--data-dir), never the service's data dir
+
+The service (serve, worker; the store's three for admin too)
+  MAILVERIFY_DATA_DIR     the service's data directory (--data-dir)
+  MAILVERIFY_DATABASE_URL a PostgreSQL database instead of SQLite (--database-url)
+  MAILVERIFY_STORE_TIMEOUT
+                          the time limit of every call to the database in ms (--store-timeout)
+  MAILVERIFY_LOG_LEVEL    fatal … trace, or silent (--log-level)
+  MAILVERIFY_LEASE_SECONDS
+                          how long a claim on bulk work lasts unless renewed (--lease-seconds)
+  MAILVERIFY_METRICS_PORT, MAILVERIFY_METRICS_HOST
+                          the Prometheus metrics listener (--metrics-port, --metrics-host)
+  MAILVERIFY_STANDING_INTERVAL
+                          how often each egress's standing is checked, 0 = off (--standing-interval)
+  MAILVERIFY_TRUST_PROXY  serve: the reverse proxies whose X-Forwarded-For is believed (--trust-proxy)
   MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
-                          serve, worker: verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
-  MAILVERIFY_RETENTION    serve, worker: delete finished jobs' addresses and results after this (--retention)
+                          verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
+  MAILVERIFY_RETENTION    delete finished jobs' addresses and results after this (--retention)
   MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1, MAILVERIFY_WEBHOOK_ENDPOINTS, MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE, MAILVERIFY_WEBHOOK_RETENTION
-                          serve, worker: webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
-  MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM, …
-                          the engine's options (serve, worker, verify --local): see their --help
+                          webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
-                          serve, worker, for testing only: webhook retry waits in seconds (e.g. 0,1,1)
+                          for testing only: webhook retry waits in seconds (e.g. 0,1,1)
+
+The engine (verify --local, bulk submit --local, doctor, serve, worker; each the same as its flag)
+  MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM,
+  MAILVERIFY_DNSBL_ZONES, MAILVERIFY_WEB_PORT, MAILVERIFY_CONNECT_TIMEOUT, MAILVERIFY_COMMAND_TIMEOUT,
+  MAILVERIFY_DNS_TIMEOUT, MAILVERIFY_GREYLIST_RETRY, MAILVERIFY_GREYLIST_BUDGET, MAILVERIFY_CONCURRENCY,
+  MAILVERIFY_PER_HOST_CONCURRENCY, MAILVERIFY_PROXY, MAILVERIFY_SOURCE_ADDRESS, MAILVERIFY_PORT25_CHECK_HOSTS,
+  MAILVERIFY_EGRESS_COOLDOWN, MAILVERIFY_PROVIDER_RULES, MAILVERIFY_ALLOW_PRIVATE_NETWORKS=1, MAILVERIFY_WEB_CHECK=0
+                          lists are comma-separated; see the command's --help for each
+
+Everywhere
   NO_COLOR                no colours; FORCE_COLOR=1..3 forces them
   CI                      set (and not 0/false): no spinners, nothing waits for typing (as --no-input), no update notice
   NO_UPDATE_NOTIFIER, MAILVERIFY_NO_UPDATE_CHECK
-                          set: no daily check of the npm registry (npm_config_registry) for a newer version
+                          set: no daily check of the npm registry for a newer version
+  MAILVERIFY_UPDATE_REGISTRY
+                          the registry that check asks (default: npm_config_registry, else npmjs.org)
 `,
   csv: `How lists are read (bulk submit) and written back (bulk results):
 
@@ -62,7 +90,11 @@ Reading
 
 Writing (merge-back)
   - CSV output is the original file, row for row, in its own delimiter, BOM and line ends, with
-    result, reason and the checks appended under their own headers.
+    these columns appended under their own headers (a check not established is an empty cell):
+      result reason reason_code format domainExists hasMx domainReachable smtpStatus isDisposable
+      isRole isBlacklisted isKnownProvider isCatchAll suggestion
+    reason_code is the reason as a stable code for scripts (e.g. mailbox_not_found); suggestion is
+    the address with its domain corrected when the domain looks like a typo (ann@gmial.com: ann@gmail.com).
   - Ragged rows: short rows are padded, trailing empty fields dropped; fields past the header's
     are kept after the verdict columns. Blank rows keep their place, with empty verdict cells.
   - A list changed since it was submitted: a warning names it, and rows that are in none of the
