@@ -18,7 +18,7 @@ export async function dataDirFor(flag: string | undefined, env: NodeJS.ProcessEn
 }
 
 /**
- * Where `bulk submit --local` keeps its work (README "Clean a list on this machine"): `--data-dir` >
+ * Where `bulk submit --local` keeps its work (docs/cli.md "Clean a list on this machine"): `--data-dir` >
  * MAILVERIFY_LOCAL_DATA_DIR > the `local` folder of the OS data directory. Never the service's data
  * dir unless given (MAILVERIFY_DATA_DIR is the service's and is not read): a list cleaner's runs
  * are not a service's store, and the service's jobs are none of theirs.

@@ -20,7 +20,7 @@ function isProxyAddress(entry: string): boolean {
 
 /**
  * `--trust-proxy` > MAILVERIFY_TRUST_PROXY: the reverse proxies whose X-Forwarded-For and
- * X-Forwarded-Proto the service believes (README "TLS and a reverse proxy"), as a comma list of
+ * X-Forwarded-Proto the service believes (docs/operating.md "TLS and a reverse proxy"), as a comma list of
  * addresses and CIDR ranges, or as the number of proxy hops in front of it. Undefined when neither
  * is given: the headers count for nothing.
  */

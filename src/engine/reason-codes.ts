@@ -1,6 +1,6 @@
 /**
- * `reasonCode`: why a result is what it is, as one stable word a script can test (the README has
- * them as a table). `reason` keeps the words, the server's own among them; the code never changes
+ * `reasonCode`: why a result is what it is, as one stable word a script can test (docs/providers.md
+ * "Reason codes" has them as a table). `reason` keeps the words, the server's own among them; the code never changes
  * with the wording. Each code belongs to one verdict, except those about the address's mailbox
  * under a catch-all or risk verdict, which is why the verdict is given beside it.
  */

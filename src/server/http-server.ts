@@ -20,7 +20,7 @@ export interface HttpTimeouts {
 }
 
 /**
- * The defaults (README "Running the service"). No socket inactivity timeout on top: a
+ * The defaults (docs/operating.md "Run the service"). No socket inactivity timeout on top: a
  * `POST /v1/verify` sends nothing back for as long as the SMTP probe takes, and the client's own
  * side is bounded by the two timeouts above.
  */

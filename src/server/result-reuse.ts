@@ -47,7 +47,7 @@ const dayOf = (iso: string): string => `${iso.slice(0, 10)}T00:00:00.000Z`;
 /**
  * A kept verdict handed out for another request: the address as asked, and when the verdict was
  * found: exactly when the asker's own job found it, to the day when another account's did (the
- * moment would tell one customer when another verified the address; README "The result cache").
+ * moment would tell one customer when another verified the address; docs/operating.md "Reused verdicts and refunds").
  */
 const reused = (email: string, cached: CachedResult, owner: number | undefined): VerificationResult => ({
   ...cached.result,

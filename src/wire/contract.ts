@@ -45,7 +45,7 @@ export const verificationResultSchema = {
     result: { type: 'string', enum: [...VERDICTS] },
     checks: checksSchema,
     reason: { type: 'string' },
-    reasonCode: { type: 'string', enum: REASON_CODE_NAMES, description: 'Why, as a stable code (the README lists them); `reason` says it in words.' },
+    reasonCode: { type: 'string', enum: REASON_CODE_NAMES, description: 'Why, as a stable code (docs/providers.md lists them); `reason` says it in words.' },
     notEstablished: {
       type: 'array',
       items: { type: 'string', enum: ['format', ...BEYOND_FORMAT] },

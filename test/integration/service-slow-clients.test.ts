@@ -1,6 +1,6 @@
 /**
  * Slow and idle clients cannot hold connections: the HTTP server's header, request and keep-alive
- * timeouts (explicit, README "Running the service") close them, a request cut off with a 408
+ * timeouts (explicit, docs/operating.md "Run the service") close them, a request cut off with a 408
  * problem+json. The timeouts here are short so that the test is quick; the bounds waited for are
  * generous multiples of them.
  */

@@ -8,7 +8,7 @@ const JOBS_PER_ROUND = 50;
 const MAX_LOOK_EVERY_MS = 3_600_000;
 
 /**
- * `--retention` (README "Operating it"): the jobs that finished longer ago than `retentionMs` are
+ * `--retention` (docs/operating.md "Data leaves when asked"): the jobs that finished longer ago than `retentionMs` are
  * deleted, their addresses and results with them, as DELETE /v1/bulk-verify/{id} does (the ledger
  * keeps its amounts). Every node with a runner looks; two deleting at once delete each job once.
  */

@@ -1,5 +1,5 @@
 /**
- * What an install allows each account's webhooks (README "Operating it"; set alike on every node):
+ * What an install allows each account's webhooks (docs/operating.md "Webhook limits"; set alike on every node):
  * no account's endpoints or test events can grow the deliveries every account's events wait
  * behind, and what was delivered is kept only for a while.
  */
