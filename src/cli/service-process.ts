@@ -1,6 +1,6 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
-import { networkProblems } from '../server/network-log.js';
+import { networkProblems, UNTIL_FIXED } from '../server/network-log.js';
 import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../server/standing-watch.js';
 import { LOG_LEVELS } from '../server/logging.js';
 import { durationMs, integer } from './engine-flags.js';
@@ -37,17 +37,22 @@ export function logStrayRejections(): void {
   });
 }
 
+/** Whether the service's log (JSON lines on stderr) takes warnings at this `--log-level`. */
+export function logsWarnings(level: string): boolean {
+  return level !== 'silent' && LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]) >= LOG_LEVELS.indexOf('warn');
+}
+
 /**
  * Says at start, in plain words on stderr, what is wrong with the network this process verifies
- * from, so that the operator hears of it before the first paid address does (the log and /healthz
- * say it too, as data). Not waited for: the check may take a connect timeout.
+ * from, so that the operator hears of it before the first paid address does: once, so only when
+ * the log (on the same stderr, see logNetworkChanges) does not say it already at this level.
+ * Not waited for: the check may take a connect timeout.
  */
-export function warnAboutNetwork(check: Promise<NetworkStatus>): void {
+export function warnAboutNetwork(check: Promise<NetworkStatus>, logLevel: string): void {
+  if (logsWarnings(logLevel)) return;
   check.then(
     (status) => {
-      for (const problem of networkProblems(status)) {
-        process.stderr.write(`mailverify: warning: ${problem}. Until it is fixed every address comes back unknown (refunded to its owner)\n`);
-      }
+      for (const problem of networkProblems(status)) process.stderr.write(`mailverify: warning: ${problem}. ${UNTIL_FIXED}\n`);
     },
     () => undefined,
   );

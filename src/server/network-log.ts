@@ -5,6 +5,9 @@ interface Logger {
   info(details: object, message: string): void;
 }
 
+/** What a network problem means for the service's customers, said with it. */
+export const UNTIL_FIXED = 'Until it is fixed every address comes back unknown (refunded to its owner)';
+
 /** The problems in a network status, each in a sentence that says what to do; none when all is well. */
 export function networkProblems(status: NetworkStatus): string[] {
   const problems: string[] = [];
@@ -20,7 +23,7 @@ export function networkProblems(status: NetworkStatus): string[] {
 export function logNetworkChanges(network: NetworkWatch, log: Logger): () => void {
   return network.onChange((status) => {
     const problems = networkProblems(status);
-    if (problems.length > 0) log.warn({ network: status }, `network: ${problems.join('; ')}`);
+    if (problems.length > 0) log.warn({ network: status }, `network: ${problems.join('; ')}. ${UNTIL_FIXED}`);
     // Customers' hosts timing out prove nothing yet: the check hosts are asked (docs/architecture.md "Egress").
     else if (status.port25.state === 'suspect') log.warn({ network: status }, `network: port 25 suspected blocked (${status.port25.reason ?? 'mail hosts timed out'}); confirming against the check hosts`);
     else log.info({ network: status }, 'network: SMTP connections get out and the resolver tells the truth');

@@ -89,7 +89,7 @@ export async function runServe(command: Command, env: NodeJS.ProcessEnv = proces
   if (typeof first !== 'string') {
     process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
     if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
-    warnAboutNetwork(first.networkChecked);
+    warnAboutNetwork(first.networkChecked, logLevel);
     warnAboutStanding(first.standingChecked);
   }
   await runUntilSignal(shutdown, starting);

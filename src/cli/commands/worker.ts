@@ -31,7 +31,7 @@ export async function runWorker(command: Command, env: NodeJS.ProcessEnv = proce
   // Tests and scripts wait for this line.
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
   if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
-  warnAboutNetwork(worker.networkChecked);
+  warnAboutNetwork(worker.networkChecked, logLevel);
   warnAboutStanding(worker.standingChecked);
   await runUntilSignal(shutdown, worker);
 }
