@@ -98,6 +98,17 @@ describe('dashboard pages over HTTP', () => {
     expect(Object.keys(JSON.parse(openapi.text).paths)).not.toContain('/sign-in');
   });
 
+  it('sends /login to /sign-in, and every page names a favicon that is served', async () => {
+    const login = await fetchPage('/login');
+    expect([login.status, login.headers.location]).toEqual([301, '/sign-in']);
+    const page = await fetchPage('/sign-in');
+    expect(page.text).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    const icon = await fetchPage('/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.text).toMatch(/^<svg /);
+  });
+
   it('sends a visitor without a session to sign in', async () => {
     for (const path of ['/', '/tokens', '/lists', '/jobs/x', '/verify']) {
       const page = await fetchPage(path, { cookie: 'mv_session=made-up' });

@@ -65,6 +65,11 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
     const script = staticFile('dashboard.js');
     scope.get('/dashboard.css', (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(css));
     scope.get('/dashboard.js', (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(script));
+    const icon = staticFile('favicon.svg');
+    scope.get('/favicon.svg', (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(icon));
+    scope.get('/favicon.ico', (_request, reply) => reply.redirect('/favicon.svg', 301));
+    // Where people (and browsers' saved links) look for a sign-in page.
+    scope.get('/login', (_request, reply) => reply.redirect('/sign-in', 301));
 
     signInPages(scope, config);
 
