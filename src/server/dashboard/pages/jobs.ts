@@ -9,6 +9,7 @@ import { openUploadedList, withListFile } from '../list-files.js';
 import type { VerdictCount } from '../../store/store.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
 import { signedIn } from '../signed-in.js';
 
 /** Results listed on the job page; the download has them all. */
@@ -52,12 +53,14 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
         ? await Promise.all([store.jobs.verdictCounts(job.id), store.jobs.readResults(job.id, { after: -1, limit: RESULTS_SHOWN })])
         : [[], []];
     const upload = await store.dashboard.findUploadOfJob(userId, job.id);
+    const results = page.map((row) => JSON.parse(row.json) as VerificationResult);
     return renderPage(request, reply, 'job', {
       title: upload ? `Job: ${upload.fileName}` : job.name ? `Job: ${job.name}` : 'Job',
       job,
       percent: progressPercent(job),
       breakdown: breakdown(counts),
-      results: page.map((row) => JSON.parse(row.json) as VerificationResult),
+      results,
+      cannotVerify: cannotVerifyBanner(results),
       refreshSeconds: job.status === 'processing' ? REFRESH_SECONDS : 0,
       listOnServer: upload !== undefined,
     });
@@ -99,4 +102,20 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
         .send(body);
     },
   );
+}
+
+/**
+ * The service's own failures among the results shown (its network, not the addresses: see
+ * VERIFIER_CONDITIONS), each reason once with how many rows it stands for: the page says it in one
+ * banner, and those rows show only their code.
+ */
+export function cannotVerifyBanner(results: readonly VerificationResult[]): { reasonCode: string; reason: string; count: number }[] {
+  const byCode = new Map<string, { reasonCode: string; reason: string; count: number }>();
+  for (const result of results) {
+    if (!VERIFIER_CONDITIONS.has(result.reasonCode)) continue;
+    const seen = byCode.get(result.reasonCode) ?? { reasonCode: result.reasonCode, reason: result.reason, count: 0 };
+    seen.count += 1;
+    byCode.set(result.reasonCode, seen);
+  }
+  return [...byCode.values()];
 }
