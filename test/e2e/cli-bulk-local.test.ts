@@ -4,7 +4,7 @@
  * "not asked again after a resume" are measured where they happen.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,5 +197,46 @@ describe('bulk submit --local', () => {
       expect(again.stderr).not.toContain('starting a new job');
     }
     expect(quick.rcptCount()).toBe(0);
+  });
+});
+
+describe('bulk submit - --local: its copy of stdin', () => {
+  /** The CLI's own temp dir (TMPDIR), so that what it leaves there is seen, and only its. */
+  const withTmp = async () => {
+    const tmp = join(dir, 'tmp');
+    await mkdir(tmp);
+    return { tmp, env: { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'data'), TMPDIR: tmp } };
+  };
+
+  it('is removed when the run succeeds and when it fails', async () => {
+    const { tmp, env } = await withTmp();
+    const done = await run(['bulk', 'submit', '-', ...engineArgs, '--format', 'ndjson'], { stdin: 'ann@quick.local.test\n', env });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('ann@quick.local.test');
+    // A CSV with no address column: refused after the copy was made.
+    const failed = await run(['bulk', 'submit', '-', ...engineArgs], { stdin: 'name,phone\nann,123\nbob,456\n', env });
+    expect(failed.code, failed.stderr).toBe(2);
+    expect(await readdir(tmp)).toEqual([]);
+  });
+
+  it('is removed at Ctrl-C while verifying and while stdin is still being read', { timeout: 60_000 }, async () => {
+    const { tmp, env } = await withTmp();
+    const emails = Array.from({ length: 200 }, (_, index) => `p${index}@slow.local.test`);
+    const verifying = await run(['bulk', 'submit', '-', ...engineArgs, '--format', 'ndjson'], { stdin: `${emails.join('\n')}\n`, env, interruptWhen: () => slow.rcptCount() >= 10 });
+    expect(verifying.code, verifying.stderr).toBe(130);
+    expect(await readdir(tmp)).toEqual([]);
+
+    // stdin left open: the copy is being written when Ctrl-C comes, and nothing else listens for it.
+    const child = spawn(process.execPath, [BIN, 'bulk', 'submit', '-', ...engineArgs], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_CONFIG_DIR: join(dir, 'config'), MAILVERIFY_TOKEN: '', ...env },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    child.stdin.write('ann@quick.local.test\n');
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    while ((await readdir(tmp)).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    child.kill('SIGINT');
+    expect(await ended).toBe('SIGINT');
+    expect(await readdir(tmp)).toEqual([]);
   });
 });

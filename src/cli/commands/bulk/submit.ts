@@ -1,7 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
@@ -18,6 +16,7 @@ import { parseSelectorList } from '../../format.js';
 import { forEachConcurrently } from '../../concurrently.js';
 import { announceStdinRead, type Io } from '../../io.js';
 import { createSession, type Session } from '../../session.js';
+import { privateTempDir, type TempDir } from '../../temp-dir.js';
 import { Interruption, jobsNamed } from './jobs.js';
 import { planOutput, type OutputFlags } from './output.js';
 import { counted } from '../../format.js';
@@ -36,10 +35,14 @@ interface SubmitFlags extends OutputFlags {
 }
 
 
-/** stdin copied to a private temp file: it is read twice (addresses now, rows at merge-back), maybe much later. */
-async function bufferStdin(io: Io): Promise<string> {
+/**
+ * stdin copied to a private temp file in `dir`: it is read twice (addresses now, rows at
+ * merge-back). The copy goes when the command ends, unless a submission to a service recorded it:
+ * a later `bulk results` merges into it.
+ */
+async function bufferStdin(io: Io, dir: TempDir): Promise<string> {
   announceStdinRead(io);
-  const path = join(await mkdtemp(join(tmpdir(), 'mailverify-stdin-')), 'stdin');
+  const path = join(dir.path, 'stdin');
   await pipeline(io.stdin, createWriteStream(path, { mode: 0o600 }));
   return path;
 }
@@ -138,8 +141,10 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
   const interruption = new Interruption();
   const session = createSession(command, { signal: interruption.signal });
   const { io } = session;
+  let stdinCopy: TempDir | undefined;
   try {
-    const path = file === '-' ? await bufferStdin(io) : resolve(file);
+    if (file === '-') stdinCopy = await privateTempDir('mailverify-stdin-');
+    const path = stdinCopy ? await bufferStdin(io, stdinCopy) : resolve(file);
     const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
     // Taken before the read, so that an edit while it runs counts as a change at merge-back; stdin's
     // private copy is edited by nobody, so it is not hashed (a second read of the whole list).
@@ -152,6 +157,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
     }
     const client = session.authenticatedClient();
 
+    if (list.addresses.length > 0) stdinCopy?.keep();
     const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses, fresh: flags.fresh });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
@@ -161,6 +167,7 @@ export async function runBulkSubmit(file: string, command: Command): Promise<voi
 
     if (flags.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
   } finally {
+    await stdinCopy?.remove();
     await session.close();
   }
 }
