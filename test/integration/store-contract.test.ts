@@ -324,8 +324,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy)).toEqual({ completedJobs: 1, refunded: 2 });
       // Completed: b and d given back in one row naming the job (c was given back already).
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1 + 2);
+      // Written a batch at a time (+1, then +2), read as one line for the job.
       const refunds = (await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'refund');
-      expect(refunds.map((entry) => [entry.delta, entry.jobId])).toEqual([[1, jobId], [2, jobId]]);
+      expect(refunds.map((entry) => [entry.delta, entry.jobId, entry.balanceAfter])).toEqual([[3, jobId, 8]]);
       // The same results again (a runner that lost its lease): nothing is written, nothing refunded.
       expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure'))], policy)).toEqual({ completedJobs: 0, refunded: 0 });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(8);

@@ -2,6 +2,7 @@ import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
 import { toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
+import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,
   type ChargeOutcome,
@@ -89,7 +90,7 @@ export class UserRecords {
   }
 
   async ledger(userId: number): Promise<LedgerEntry[]> {
-    return (await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger);
+    return joinJobRefunds((await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger));
   }
 
   deleteUser(userId: number): Promise<boolean> {

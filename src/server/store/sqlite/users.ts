@@ -2,6 +2,7 @@ import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
 import { toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
+import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,
   type ChargeOutcome,
@@ -141,7 +142,7 @@ export class UserRecords {
   }
 
   ledger(userId: number): LedgerEntry[] {
-    return this.sql.ledgerOf.all(userId).map(toLedger);
+    return joinJobRefunds(this.sql.ledgerOf.all(userId).map(toLedger));
   }
 
   deleteUser(userId: number): boolean {
