@@ -16,7 +16,7 @@ import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 import { commandProblem, isRoot, missing } from '../support/machine.js';
-import { freePort } from '../support/smtp-server.js';
+import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
 const DROPPED = '127.0.13.64/28';
 const hostAddress = (index: number) => `127.0.13.${64 + (index % 16)}`;
@@ -32,28 +32,42 @@ const CHECK_HOST = '127.0.13.79';
 
 const absent = missing('test/integration/port25-blocked.test.ts', 'iptables, as root', isRoot ? commandProblem('iptables') : 'not running as root');
 
+/** Two egresses on loopback: every SYN from the first to the test's port is dropped; the second gets through. */
+const DROPPED_EGRESS = '127.0.69.2';
+const OPEN_EGRESS = '127.0.69.1';
+/** Mail hosts that answer (from the open egress), one domain each. */
+const answeringHost = (index: number) => `127.0.13.${100 + index}`;
+const ANSWERING = 4;
+
 let dns: DnsFixture;
 let port: number;
 let rule: string[];
+let egressRule: string[];
+let answering: SmtpFixture[] = [];
 
-function iptables(action: '-I' | '-D'): void {
-  execFileSync('iptables', ['-w', '5', action, 'OUTPUT', ...rule], { stdio: ['ignore', 'ignore', 'pipe'] });
+function iptables(action: '-I' | '-D', which = rule): void {
+  execFileSync('iptables', ['-w', '5', action, 'OUTPUT', ...which], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 beforeAll(async () => {
   if (absent) return;
   port = await freePort();
   rule = ['-d', DROPPED, '-p', 'tcp', '--dport', String(port), '-j', 'DROP'];
+  egressRule = ['-s', DROPPED_EGRESS, '-p', 'tcp', '--dport', String(port), '-j', 'DROP'];
+  answering = await Promise.all(Array.from({ length: ANSWERING }, (_, index) => startSmtpServer({ host: answeringHost(index), port, mailboxes: Array.from({ length: 40 }, (_, n) => `user${n}@a${index}.answering.test`) })));
   const zones: Record<string, ZoneBehaviour> = {};
+  for (let index = 0; index < ANSWERING; index += 1) Object.assign(zones, mxZones(`a${index}.answering.test`, { [`mx${index}.answering.test`]: answeringHost(index) }));
   for (let index = 0; index < DOMAINS; index += 1) Object.assign(zones, mxZones(`d${index}.blocked.test`, { [`mx${index}.blocked.test`]: hostAddress(index) }));
   for (let index = 0; index < 5; index += 1) Object.assign(zones, mxZones(`r${index}.refused.test`, { [`mx${index}.refused.test`]: refusingAddress(index) }));
   dns = await startDnsServer(zones, { host: '127.0.13.30' });
   iptables('-I');
+  iptables('-I', egressRule);
 });
 
 afterAll(async () => {
   if (rule) iptables('-D');
-  await dns?.close();
+  if (egressRule) iptables('-D', egressRule);
+  await Promise.all([dns?.close(), ...answering.map((fixture) => fixture.close())]);
 });
 
 const addresses = (domain: (index: number) => string, domains: number) =>
@@ -81,6 +95,27 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
     expect(verifier.network.status().port25).toMatchObject({ state: 'blocked', reason: expect.stringContaining(`outbound port ${port} appears blocked`) });
     // 25 timeouts one after the other without the fail-fast; a small multiple of one with it (a generous bound).
     expect(elapsed).toBeLessThan(8 * CONNECT_TIMEOUT_MS);
+  });
+
+  it('is judged per egress: one whose SYNs are dropped is passed over, and the other carries every address', async () => {
+    // The dropped egress first: the pool's first choice at every host, until its port is found blocked.
+    const verifier = createVerifier(
+      fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, sourceAddresses: [DROPPED_EGRESS, OPEN_EGRESS], port25CheckHosts: [answeringHost(0)] }),
+    );
+    const domain = (index: number) => `a${index}.answering.test`;
+    const list = (from: number) => Array.from({ length: ANSWERING * 3 }, (_, index) => `user${from + index}@${domain(index % ANSWERING)}`);
+    await verifier.verifyMany(list(0), () => undefined);
+    // Timeouts at three hosts through it made it suspect; its check host timed out too: blocked, for it alone.
+    await vi.waitFor(() => expect(verifier.network.status().port25.reason).toMatch(/egress 127\.0\.69\.2: blocked \(outbound port \d+ appears blocked/), { timeout: 3 * CONNECT_TIMEOUT_MS });
+    expect(verifier.network.status().port25.state).toBe('suspect');
+
+    for (const fixture of answering) fixture.reset();
+    const results: { result: string; reasonCode: string }[] = [];
+    await verifier.verifyMany(list(ANSWERING * 3), (result) => {
+      results.push(result);
+    });
+    expect(results.map((result) => `${result.result} ${result.reasonCode}`)).toEqual(Array(ANSWERING * 3).fill('valid accepted'));
+    expect(new Set(answering.flatMap((fixture) => fixture.clientAddresses()))).toEqual(new Set([OPEN_EGRESS]));
   });
 
   it('is not concluded from refused connections: a refusal is an answer', async () => {

@@ -2,6 +2,7 @@ import type net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DialError, type Dialer } from '../../src/engine/net/egress.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../../src/engine/net/network-status.js';
+import { poolPort25 } from '../../src/engine/net/port25-pool.js';
 import { CONFIRM_INTERVAL_MS, Port25Watch, RECHECK_MS, type CheckTarget } from '../../src/engine/net/port25.js';
 
 type Answer = 'timeout' | 'refused' | 'ok';
@@ -48,7 +49,7 @@ describe('Port25Watch', () => {
     expect(changes[0]).toEqual({ state: 'suspect', reason: 'connections to 3 mail hosts (192.0.2.1, 192.0.2.2, 192.0.2.3) timed out and none got through' });
     await watch.confirm();
     expect(checkCalls()).toBe(CHECK_HOSTS.length);
-    expect(board.status().port25).toEqual({ state: 'open', reason: 'check host gmail-smtp-in.l.google.com (198.51.100.1) answered' });
+    expect(board.status().port25).toEqual({ state: 'open' });
     expect(changes.map((change) => change.state)).toEqual(['suspect', 'open']);
   });
 
@@ -156,5 +157,21 @@ describe('Port25Watch', () => {
     for (const release of held.splice(0)) release();
     await Promise.all(later);
     expect(board.status().port25.state).toBe('suspect');
+  });
+});
+
+describe('poolPort25: the node made of its egresses', () => {
+  const blocked = { state: 'blocked' as const, reason: 'outbound port 25 appears blocked' };
+  it('is the one egress as it is', () => {
+    expect(poolPort25([{ key: 'default', status: blocked }])).toEqual(blocked);
+  });
+  it('is blocked only when every egress is, and suspect (naming them) while some are', () => {
+    expect(poolPort25([{ key: '192.0.2.1', status: blocked }, { key: '192.0.2.2', status: { state: 'open' } }])).toEqual({
+      state: 'suspect',
+      reason: 'egress 192.0.2.1: blocked (outbound port 25 appears blocked)',
+    });
+    expect(poolPort25([{ key: '192.0.2.1', status: blocked }, { key: '192.0.2.2', status: blocked }]).state).toBe('blocked');
+    expect(poolPort25([{ key: '192.0.2.1', status: { state: 'unknown' } }, { key: '192.0.2.2', status: { state: 'open' } }])).toEqual({ state: 'open' });
+    expect(poolPort25([{ key: '192.0.2.1', status: { state: 'unknown' } }, { key: '192.0.2.2', status: { state: 'unknown' } }])).toEqual({ state: 'unknown' });
   });
 });

@@ -9,6 +9,7 @@ import { egressKey } from '../net/egress-key.js';
 import { EgressRoutes } from './egress-routes.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
+import { Port25Pool } from '../net/port25-pool.js';
 import { Counts } from '../counts.js';
 import { KeyedSemaphore, Semaphore, type BulkClaim, type Priority } from '../semaphore.js';
 import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
@@ -65,7 +66,8 @@ export class VerifierContext {
 
   /** What this verifier has found out about its network (a blocked port, a lying resolver). */
   readonly network = new NetworkStatusBoard();
-  private readonly port25: Port25Watch;
+  /** Each egress's port 25, watched on its own (net/port25-pool.ts). */
+  private readonly port25: Port25Pool;
   /** The ways out (net/egress-pool.ts), and which one each session takes. */
   readonly egresses: readonly Egress[];
   private readonly routes: EgressRoutes;
@@ -84,7 +86,7 @@ export class VerifierContext {
     this.sharedHostSlots = hooks.sharedHostSlots;
     this.dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     this.egresses = egressPool(options);
-    this.port25 = this.port25Watch(this.egresses[0]!);
+    this.port25 = new Port25Pool(this.egresses, (egress, board) => this.port25Watch(egress, board), this.network);
     this.sessionOptions = {
       port: options.smtpPort,
       heloName: options.heloName,
@@ -92,26 +94,26 @@ export class VerifierContext {
       connectTimeoutMs: options.connectTimeoutMs,
       commandTimeoutMs: options.commandTimeoutMs,
       startTls: true,
-      dial: this.port25.dial,
+      dial: this.port25.of(this.egresses[0]!).dial,
       egress: this.egresses[0]!.key,
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
-    this.routes = new EgressRoutes(this.egresses, this.rules, options.egressCooldownMs, hooks.egressBenches);
+    this.routes = new EgressRoutes(this.egresses, this.rules, options.egressCooldownMs, hooks.egressBenches, (egress) => this.port25.blocked(egress));
   }
 
   /**
    * The port-25 watch of one egress (net/port25.ts): its own dialer, watched, and confirmed against
    * the hosts no customer picks (the operator's check hosts, else the providers' mail hosts).
    */
-  private port25Watch(egress: Egress): Port25Watch {
+  private port25Watch(egress: Egress, board: NetworkStatusBoard): Port25Watch {
     const { smtpPort, connectTimeoutMs } = this.options;
     return new Port25Watch({
       port: smtpPort,
       connectTimeoutMs,
       dial: dialerFor(egress),
       checkTargets: () => mailTargets(this.dns, this.options, undefined),
-      board: this.network,
+      board,
     });
   }
 
@@ -125,7 +127,7 @@ export class VerifierContext {
     const key = `${proxy}\n${egress.sourceAddress ?? ''}`;
     let dial = this.ruleDialers.get(key);
     if (!dial) {
-      dial = this.port25.watch(dialerFor({ proxy, sourceAddress: egress.sourceAddress }));
+      dial = this.port25.of(egress).watch(dialerFor({ proxy, sourceAddress: egress.sourceAddress }));
       this.ruleDialers.set(key, dial);
     }
     return { ...this.sessionOptions, dial, egress: egressKey({ proxy, sourceAddress: egress.sourceAddress }) };
@@ -134,7 +136,7 @@ export class VerifierContext {
   private egressSession(egress: Egress): SessionOptions {
     let session = this.egressSessions.get(egress.key);
     if (!session) {
-      session = { ...this.sessionOptions, dial: this.port25.watch(dialerFor(egress)), egress: egress.key };
+      session = { ...this.sessionOptions, dial: this.port25.of(egress).dial, egress: egress.key };
       this.egressSessions.set(egress.key, session);
     }
     return session;
@@ -168,7 +170,7 @@ export class VerifierContext {
    * address, a private one) leaves the port's state as it was.
    */
   async checkNetwork(): Promise<NetworkStatus> {
-    if ((await this.resolverSanity()).truthful || this.options.port25CheckHosts.length > 0) await this.port25.confirm();
+    if ((await this.resolverSanity()).truthful || this.options.port25CheckHosts.length > 0) await this.port25.confirmAll();
     return this.network.status();
   }
 

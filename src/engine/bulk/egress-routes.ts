@@ -34,6 +34,8 @@ export class EgressRoutes {
     private readonly rules: ProviderRules,
     private readonly cooldownMs: number,
     shared: EgressBenches | undefined,
+    /** Whether an egress's port 25 is confirmed blocked (net/port25-pool.ts): its sessions would fail at once. */
+    private readonly portBlocked: (egress: Egress) => boolean = () => false,
   ) {
     this.board = new BenchBoard(shared);
     this.only = pool.length === 1 ? pool[0] : undefined;
@@ -63,9 +65,11 @@ export class EgressRoutes {
     if (this.proxiedByRule(target)) return this.enter(this.pool[0]!, target.address);
     const provider = this.providerOf(target.hostname);
     const benched = await this.board.benched(provider);
+    const open = this.pool.filter((egress) => !benched.has(egress.key));
+    // An egress whose port 25 is blocked is passed over while another is not; with all blocked, any says so at once.
+    const usable = open.some((egress) => !this.portBlocked(egress)) ? open.filter((egress) => !this.portBlocked(egress)) : open;
     let best: Egress | undefined;
-    for (const egress of this.pool) {
-      if (benched.has(egress.key)) continue;
+    for (const egress of usable) {
       if (!best || this.load.of(this.hostKey(egress, target.address)) < this.load.of(this.hostKey(best, target.address))) best = egress;
     }
     if (!best) throw new EgressesBenched(unknownOutcome(`not asked: ${allBenchedReason(this.pool.length, provider)}`, 'egress_benched'));

@@ -31,8 +31,9 @@ export class NetworkStatusBoard implements NetworkWatch {
     return () => this.listeners.delete(listener);
   }
 
+  /** Listeners hear of a new state, or of the same state for a new reason (one egress of several blocked). */
   set<K extends keyof NetworkStatus>(key: K, value: NetworkStatus[K]): void {
-    if (this.current[key].state === value.state) return;
+    if (this.current[key].state === value.state && this.current[key].reason === value.reason) return;
     this.current = { ...this.current, [key]: value };
     for (const listener of this.listeners) listener(this.current);
   }

@@ -79,7 +79,7 @@ export class Port25Watch {
       }
       try {
         const socket = await dial(address, port, timeoutMs);
-        this.succeeded(`a connection to ${address} got through`);
+        this.succeeded();
         return socket;
       } catch (error) {
         if (error instanceof DialError && error.timedOut) this.timeOut(address, startedAt);
@@ -118,10 +118,8 @@ export class Port25Watch {
         ),
       ),
     );
-    const answered = answers.findIndex((answer) => answer === 'answered');
-    if (answered !== -1) {
-      const target = usable[answered]!;
-      this.succeeded(`check host ${target.host} (${target.address}) answered`);
+    if (answers.includes('answered')) {
+      this.succeeded();
       return 'open';
     }
     if (!answers.every((answer) => answer === 'timeout')) return 'inconclusive';
@@ -133,11 +131,12 @@ export class Port25Watch {
     return 'blocked';
   }
 
-  private succeeded(how: string): void {
+  /** No reason kept: the board tells listeners of each new reason, and every connection succeeds differently. */
+  private succeeded(): void {
     this.lastSuccessAt = this.clock.now();
     this.timedOut.clear();
     this.blockedReason = null;
-    this.options.board.set('port25', { state: 'open', reason: how });
+    this.options.board.set('port25', { state: 'open' });
   }
 
   private timeOut(address: string, startedAt: number): void {
