@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
@@ -48,6 +51,8 @@ let browser: Browser;
 /** An `mv_` token from `admin token create`: the API's view of what the dashboard did. */
 let adminToken: string;
 let store: StoreFixture;
+/** Where a run leaves what people look at (gitignored): the overview's screenshot. */
+const ARTIFACTS = fileURLToPath(new URL('../../.tmp/artifacts', import.meta.url));
 
 async function api(path: string, token: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}) {
   const response = await request(`${service.baseUrl}${path}`, {
@@ -56,6 +61,20 @@ async function api(path: string, token: string, init: { method?: 'GET' | 'POST';
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
+}
+
+/** axe-core's own script, run in the page as a person's browser extension would: every WCAG A and AA rule. */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is.
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
+  });
+  return violations;
 }
 
 async function tokenNames(): Promise<string[]> {
@@ -138,6 +157,36 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     expect(await tokenNames()).not.toContain('<b>ci</b> pipeline');
   });
 
+  it('creates a verify-only token that expires in 7 days, which the API holds to its scope', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Token name').fill('web form');
+    for (const scope of ['bulk', 'results', 'account']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
+    await expect(page.getByRole('checkbox', { name: /^verify:/ }).isChecked()).resolves.toBe(true);
+    await page.getByLabel('Expires').selectOption({ label: 'in 7 days' });
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = await page.getByLabel('New token').inputValue();
+    const row = page.getByRole('row', { name: /web form/ });
+    await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('verify');
+    expect(await axeViolations(page)).toEqual([]);
+
+    const account = await api('/v1/account', secret);
+    const token = account.body.token as { scopes: string[]; expiresAt: string };
+    expect(token.scopes).toEqual(['verify']);
+    expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    const bulk = await api('/v1/bulk-verify', secret, { method: 'POST', body: { emails: [ANN] } });
+    expect(bulk.status).toBe(403);
+    expect(bulk.body).toMatchObject({ code: 'insufficient_scope', scope: 'bulk' });
+    expect((await api('/v1/verify', secret, { method: 'POST', body: { email: ANN } })).status).toBe(200);
+
+    // No scope ticked: the form says what is wrong, and nothing is made.
+    await page.getByLabel('Token name').fill('nothing');
+    for (const scope of ['verify', 'bulk', 'results', 'account']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await expect(page.locator('main').textContent()).resolves.toContain('at least one scope');
+    expect(await tokenNames()).not.toContain('nothing');
+  });
+
   it('refuses a list file over the size limit with a clear message', async () => {
     const { page } = browser;
     await page.getByRole('link', { name: 'Lists' }).click();
@@ -171,6 +220,7 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     );
     expect(breakdown).toEqual({ valid: 1, invalid: 2, risky: 1, catch_all: 0, unknown: 0 });
     await expect(page.getByRole('img', { name: /Addresses by verdict/ }).count()).resolves.toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
     const text = await readFile((await download.path())!, 'utf8');
@@ -186,7 +236,8 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     expect(invalidRows.slice(1).map((row) => row[0])).toEqual(LIST_ROWS.slice(1).filter((_, index) => EXPECTED_VERDICTS[index] === 'invalid').map((row) => row[0]));
 
     const account = await api('/v1/account', adminToken);
-    expect(account.body.balance).toBe(CREDITS - QUEUED);
+    // The job, and the one address the scoped token verified.
+    expect(account.body.balance).toBe(CREDITS - QUEUED - 1);
   });
 
   it('shows a hostile SMTP reply on the job page as text: nothing of it runs', async () => {
@@ -213,6 +264,34 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     await page.getByLabel('Email').fill('ann@gmial.com');
     await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await expect(page.locator('.suggestion').textContent()).resolves.toBe('Did you mean ann@gmail.com?');
+  });
+
+  it('draws a month of credits and verdicts on the overview, with the numbers as a table, axe-clean', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const today = new Date().toISOString().slice(0, 10);
+    const credits = page.getByRole('img', { name: /Credits spent per day/ });
+    const verdicts = page.getByRole('img', { name: /Verdicts per day/ });
+    await expect(credits.count()).resolves.toBe(1);
+    await expect(verdicts.count()).resolves.toBe(1);
+    // The job's four charges and the single verifications so far, all today; the job's results by verdict.
+    const row = page.getByRole('row', { name: new RegExp(today) });
+    const cells = await row.getByRole('cell').allTextContents();
+    const header = await page.locator('#usage thead th').allTextContents();
+    const byColumn = Object.fromEntries(header.slice(1).map((name, index) => [name, Number(cells[index])]));
+    const spent = CREDITS - ((await api('/v1/account', adminToken)).body.balance as number);
+    expect(byColumn).toMatchObject({ Spent: spent, Granted: CREDITS, valid: 1, invalid: 2, risky: 1, catch_all: 0, unknown: 0 });
+    expect(byColumn.Charged! - byColumn.Refunded!).toBe(spent);
+    // Today's bars are drawn: the spent bar and one segment per verdict present.
+    await expect(credits.locator('rect.bar-spent').count()).resolves.toBe(1);
+    await expect(verdicts.locator('rect.bar').count()).resolves.toBe(3);
+    await expect(page.locator('#usage caption').count()).resolves.toBe(1);
+    await expect(page.locator('main script').count()).resolves.toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await mkdir(ARTIFACTS, { recursive: true });
+    const shot = `${ARTIFACTS}/overview-${kind.name.toLowerCase()}.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    expect((await stat(shot)).size).toBeGreaterThan(10_000);
   });
 
   it('refuses a forged cross-site form post and creates nothing', async () => {

@@ -687,6 +687,37 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   });
 
   describe('dashboard sessions and uploads', () => {
+    it('sums a user\'s ledger and the verdicts of their completed jobs by UTC day, from a time on, no one else\'s', async () => {
+      clock = new Date('2030-03-01T23:59:00.000Z');
+      const user = await addUser('usage@example.test', 10);
+      const other = await addUser('usage-other@example.test', 10);
+      await store.accounts.charge(other.id, 1, 'verify');
+      const paid = await store.accounts.charge(user.id, 1, 'verify');
+      if (!paid.ok) throw new Error('expected a charge');
+      await store.accounts.refund(user.id, { id: paid.chargeId, amount: 1 });
+      clock = new Date('2030-03-02T00:01:00.000Z');
+      const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test']);
+      if (!created.ok) throw new Error('expected a job');
+      const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
+      const verdicts = ['valid', 'invalid', 'valid'] as const;
+      await store.work.saveResults(
+        chunk.items.map((item) => ({ lease: chunk.lease, jobId: created.jobId, position: item.position, result: { ...resultFor(item.email), result: verdicts[item.position]! } })),
+      );
+      expect(await store.jobs.getJob(user.id, created.jobId)).toMatchObject({ status: 'completed' });
+
+      expect(await store.dashboard.dailyCredits(user.id, '2030-03-01T00:00:00.000Z')).toEqual([
+        { day: '2030-03-01', charged: 1, refunded: 1, granted: 10 },
+        { day: '2030-03-02', charged: 3, refunded: 0, granted: 0 },
+      ]);
+      expect(await store.dashboard.dailyCredits(user.id, '2030-03-02T00:00:00.000Z')).toEqual([{ day: '2030-03-02', charged: 3, refunded: 0, granted: 0 }]);
+      expect(await store.dashboard.dailyVerdicts(user.id, '2030-03-01T00:00:00.000Z')).toEqual([
+        { day: '2030-03-02', verdict: 'invalid', count: 1 },
+        { day: '2030-03-02', verdict: 'valid', count: 2 },
+      ]);
+      expect(await store.dashboard.dailyVerdicts(user.id, '2030-03-03T00:00:00.000Z')).toEqual([]);
+      expect(await store.dashboard.dailyVerdicts(other.id, '2030-03-01T00:00:00.000Z')).toEqual([]);
+    });
+
     it('finds a session by its id hash until it expires or is deleted, pruning expired ones at the next sign-in', async () => {
       const user = await addUser('session@example.com', 0);
       const expiresAt = new Date(clock.getTime() + 60_000);

@@ -337,3 +337,19 @@ export class StoreFault extends Error {
     this.name = 'StoreFault';
   }
 }
+
+/** One UTC day of the ledger (the dashboard's overview): credits charged, refunded and granted. */
+export interface DailyCredits {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  charged: number;
+  refunded: number;
+  granted: number;
+}
+
+/** How many results of bulk jobs completed on a UTC day had a verdict. */
+export interface DailyVerdicts {
+  day: string;
+  verdict: Verdict;
+  count: number;
+}

@@ -1,5 +1,5 @@
 import { API_SCOPES } from '../../wire/contract.js';
-import type { ApiTokenRecord, TokenGrant, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './model.js';
+import type { ApiTokenRecord, DailyCredits, TokenGrant, DashboardSession, IdempotencyRecord, JobCreation, JobProgress, JobSummary, LedgerEntry, ListUpload, User } from './model.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from './model.js';
 
 /**
@@ -180,3 +180,42 @@ export function replayedJob(record: IdempotencyRecord): JobCreation {
   if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') throw new Error(`the record of Idempotency-Key ${record.key} holds no job`);
   return { ok: true, jobId: ack.jobId, queued: ack.queued, replayed: true };
 }
+
+/**
+ * The ledger of one user summed by UTC day (the dashboard's overview), the same SQL in both
+ * dialects but for the placeholders: `created_at` is ISO text, so its first 10 characters are the
+ * day, and the (user_id, created_at) index reads only the days asked for.
+ */
+export const dailyCreditsSql = (user: string, since: string): string => `
+  SELECT substr(created_at, 1, 10) AS day,
+         sum(CASE WHEN reason IN ('verify', 'bulk') THEN -delta ELSE 0 END) AS charged,
+         sum(CASE WHEN reason = 'refund' THEN delta ELSE 0 END) AS refunded,
+         sum(CASE WHEN reason = 'grant' THEN delta ELSE 0 END) AS granted
+  FROM ledger WHERE user_id = ${user} AND created_at >= ${since}
+  GROUP BY 1 ORDER BY 1`;
+
+/** A day's sums as the database gives them (PostgreSQL's bigint sums come as text). */
+export interface DailyCreditsRow {
+  day: string;
+  charged: number | string;
+  refunded: number | string;
+  granted: number | string;
+}
+
+export const toDailyCredits = (row: DailyCreditsRow): DailyCredits => ({
+  day: row.day,
+  charged: Number(row.charged),
+  refunded: Number(row.refunded),
+  granted: Number(row.granted),
+});
+
+/**
+ * The verdicts of one user's jobs completed since a time, by UTC day: `verdict` is the dialect's
+ * expression for the stored result's verdict. Reads the jobs by the (user_id, created_at) index
+ * and only their items: the job page's count per verdict, for a month of jobs.
+ */
+export const dailyVerdictsSql = (verdict: string, user: string, since: string): string => `
+  SELECT substr(jobs.completed_at, 1, 10) AS day, ${verdict} AS verdict, count(*) AS count
+  FROM jobs JOIN job_items ON job_items.job_id = jobs.id
+  WHERE jobs.user_id = ${user} AND jobs.created_at >= ${since} AND jobs.completed_at >= ${since} AND job_items.result IS NOT NULL
+  GROUP BY 1, 2 ORDER BY 1, 2`;

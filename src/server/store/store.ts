@@ -4,6 +4,8 @@ import type {
   CacheEntry,
   ChargeOutcome,
   ClaimRequest,
+  DailyCredits,
+  DailyVerdicts,
   DashboardSession,
   Holder,
   HostSlotRequest,
@@ -349,6 +351,10 @@ export interface DashboardStore {
   findUploadOfJob(userId: number, jobId: string): Promise<ListUpload | undefined>;
   /** Records the job made from an upload and the column its addresses came from (once: a second call changes nothing). */
   attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): Promise<void>;
+  /** The user's ledger summed by UTC day from `since` (an ISO time) on, oldest first; days without entries left out. */
+  dailyCredits(userId: number, since: string): Promise<DailyCredits[]>;
+  /** The verdicts of the user's bulk jobs completed from `since` on, counted by the UTC day they completed. */
+  dailyVerdicts(userId: number, since: string): Promise<DailyVerdicts[]>;
 }
 
 /** What every node of one install shares beyond the records: change notices and the login signing secret. */

@@ -1,20 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import { generateApiToken, hashApiToken } from '../../auth/api-tokens.js';
+import { grantFrom } from '../../auth/token-grant.js';
 import { ProblemError } from '../../errors.js';
+import { API_SCOPES } from '../../../wire/contract.js';
 import { createTokenSchema } from '../../schemas/tokens.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { keepForNextPage, takeFromLastPage } from '../shown-once.js';
 import { signedIn } from '../signed-in.js';
 
+/** The form's expiry choices, in days; "never" is the empty value. */
+const EXPIRY_DAYS = [7, 30, 90, 365] as const;
+
 const createSchema = {
   body: {
     type: 'object',
     required: ['name'],
-    // The API's own rule for a token name.
-    properties: { name: createTokenSchema.body.properties.name, _csrf: { type: 'string' } },
+    // The API's own rules for a token name and its scopes (checked again by grantFrom).
+    properties: {
+      name: createTokenSchema.body.properties.name,
+      scopes: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: API_SCOPES.length }] },
+      expires: { type: 'string', enum: ['', ...EXPIRY_DAYS.map(String)] },
+      _csrf: { type: 'string' },
+    },
   },
 };
+
+interface CreateForm {
+  name: string;
+  /** One checkbox ticked is a string, several an array, none absent (which the grant refuses). */
+  scopes?: string | string[];
+  expires?: string;
+}
 
 const revokeSchema = {
   params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
@@ -30,15 +47,17 @@ export function tokenPages(app: FastifyInstance, { store, authenticator }: Dashb
     const { user } = signedIn(request);
     const created = takeFromLastPage<{ name: string; token: string }>(request, reply, NEW_TOKEN);
     const tokens = await store.tokens.listApiTokens(user.id);
-    return renderPage(request, reply, 'tokens', { title: 'API tokens', tokens, created });
+    return renderPage(request, reply, 'tokens', { title: 'API tokens', tokens, created, scopes: API_SCOPES, expiryDays: EXPIRY_DAYS, now: Date.now() });
   });
 
   // Post, redirect, get: the answer to the form is a redirect, so that reloading the page that
   // follows cannot post it again (a second token); only the token's hash is kept.
-  app.post<{ Body: { name: string } }>('/tokens', { schema: createSchema }, async (request, reply) => {
+  app.post<{ Body: CreateForm }>('/tokens', { schema: createSchema }, async (request, reply) => {
     const name = request.body.name.trim();
+    const { scopes = [], expires = '' } = request.body;
+    const grant = grantFrom({ scopes: [scopes].flat(), ...(expires === '' ? {} : { expiresIn: Number(expires) * 86_400 }) });
     const token = generateApiToken();
-    await store.tokens.createApiToken(signedIn(request).user.id, name, hashApiToken(token));
+    await store.tokens.createApiToken(signedIn(request).user.id, name, hashApiToken(token), grant);
     keepForNextPage(request, reply, NEW_TOKEN, { name, token });
     return reply.redirect('/tokens', 303);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { toSession, toUpload, type SessionRow, type UploadRow } from '../records.js';
-import type { DashboardSession, ListUpload, NewSession } from '../model.js';
+import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../records.js';
+import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Database } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
@@ -47,5 +47,17 @@ export class DashboardRecords {
     await this.db.sql.run('UPDATE list_uploads SET job_id = $1, column_spec = $2 WHERE id = $3 AND user_id = $4 AND job_id IS NULL', [
       jobId, column, uploadId, userId,
     ]);
+  }
+
+  async dailyCredits(userId: number, since: string): Promise<DailyCredits[]> {
+    return (await this.db.sql.rows<DailyCreditsRow>(dailyCreditsSql('$1', '$2'), [userId, since])).map(toDailyCredits);
+  }
+
+  async dailyVerdicts(userId: number, since: string): Promise<DailyVerdicts[]> {
+    const rows = await this.db.sql.rows<{ day: string; verdict: DailyVerdicts['verdict']; count: string }>(
+      dailyVerdictsSql("job_items.result::json ->> 'result'", '$1', '$2'),
+      [userId, since],
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
   }
 }

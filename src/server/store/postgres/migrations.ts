@@ -309,6 +309,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'verify bulk results account';
   ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;
   `,
+  // 14: the dashboard's month of usage reads a user's ledger by day (records.ts dailyCreditsSql).
+  `
+  CREATE INDEX ledger_by_user_time ON ledger (user_id, created_at);
+  `,
 ];
 
 /** Any constant would do: it only keeps two nodes starting at once from migrating together. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { toSession, toUpload, type SessionRow, type UploadRow } from '../records.js';
-import type { DashboardSession, ListUpload, NewSession } from '../model.js';
+import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../records.js';
+import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Connection } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
@@ -18,6 +18,8 @@ export class DashboardRecords {
       uploadOf: prepare<UploadRow>('SELECT * FROM list_uploads WHERE id = ? AND user_id = ?'),
       uploadOfJob: prepare<UploadRow>('SELECT * FROM list_uploads WHERE job_id = ? AND user_id = ?'),
       attachUpload: prepare('UPDATE list_uploads SET job_id = ?, column_spec = ? WHERE id = ? AND user_id = ? AND job_id IS NULL'),
+      dailyCredits: prepare<DailyCreditsRow>(dailyCreditsSql('?', '?')),
+      dailyVerdicts: prepare<DailyVerdicts>(dailyVerdictsSql("job_items.result ->> '$.result'", '@user', '@since')),
     };
   }
 
@@ -55,5 +57,13 @@ export class DashboardRecords {
 
   attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): void {
     this.sql.attachUpload.run(jobId, column, uploadId, userId);
+  }
+
+  dailyCredits(userId: number, since: string): DailyCredits[] {
+    return this.sql.dailyCredits.all(userId, since).map(toDailyCredits);
+  }
+
+  dailyVerdicts(userId: number, since: string): DailyVerdicts[] {
+    return this.sql.dailyVerdicts.all({ user: userId, since });
   }
 }
