@@ -25,6 +25,7 @@ export default tseslint.config(
   // The layers of docs/architecture.md "Layers", as lint rules: an import that runs back up fails `npm run lint`.
   layerRule(['src/engine/**'], 'cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'),
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
+  layerRule(['src/server/store/**'], 'routes|jobs|webhooks|dashboard|auth|metrics|http|schemas', 'the store is below every part of the service'),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
   {
     // The dashboard's one browser script.

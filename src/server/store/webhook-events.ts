@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { VERDICTS, type Verdict } from '../../engine/types.js';
-import type { VerdictCount, WebhookEvent } from '../store/store.js';
+import type { VerdictCount, WebhookEvent } from './store.js';
 
 /**
  * The events an account's webhook endpoints receive (docs/api.md "Webhooks"), in the Standard

@@ -1,7 +1,7 @@
 import { ProblemError } from '../errors.js';
 import type { WebhookEndpoint, WebhookStore } from '../store/store.js';
 import { checkDestination, DestinationRefused } from './destination.js';
-import { testEvent } from './events.js';
+import { testEvent } from '../store/webhook-events.js';
 import type { WebhookPolicy } from './policy.js';
 import { newEndpointSecret } from './signing.js';
 

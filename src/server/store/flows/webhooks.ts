@@ -1,5 +1,5 @@
 import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptRecord, type DueDelivery, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
-import { jobCompletedEvent } from '../../webhooks/events.js';
+import { jobCompletedEvent } from '../webhook-events.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
 /** The statements of announcing a job's completion, inside the transaction that completed it. */
