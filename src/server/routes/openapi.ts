@@ -74,7 +74,7 @@ export function openApiDocument(routes: RouteOptions[]) {
     info: { title: 'mailverify', version: VERSION, description: 'Email deliverability verification.' },
     components: {
       securitySchemes: {
-        [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A JWT from POST /v1/auth/login or an `mv_` API token.' },
+        [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A JWT from POST /v1/auth/login (every scope) or an `mv_` API token, limited to its scopes: each operation lists the one it needs.' },
       },
     },
     paths,
