@@ -17,7 +17,7 @@ beforeEach(async () => {
 describe('local run records', () => {
   it('keeps every entry when many runs record at once (read-modify-write under a lock)', async () => {
     const lists = Array.from({ length: 20 }, (_, index) => `list-${index}.csv`);
-    await Promise.all(lists.map((list, index) => recordRun(dir, list, `digest-${index}`, `job-${index}`)));
+    await Promise.all(lists.map((list, index) => recordRun(dir, list, { digest: `digest-${index}`, jobId: `job-${index}` })));
     const runs = await readRuns(dir);
     expect(Object.keys(runs).sort()).toEqual([...lists].sort());
     expect(runs['list-7.csv']).toMatchObject({ digest: 'digest-7', jobId: 'job-7' });
@@ -25,7 +25,7 @@ describe('local run records', () => {
 
   it('keeps every entry when separate processes record at once', async () => {
     const script = `import { recordRun } from ${JSON.stringify(new URL('../../dist/cli/commands/bulk/local-runs.js', import.meta.url).href)};
-      await Promise.all(Array.from({ length: 10 }, (_, i) => recordRun(process.argv[1], process.argv[2] + '-' + i, 'd', 'j')));`;
+      await Promise.all(Array.from({ length: 10 }, (_, i) => recordRun(process.argv[1], process.argv[2] + '-' + i, { digest: 'd', jobId: 'j' })));`;
     const run = (name: string) =>
       new Promise<number | null>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir, name], { stdio: 'inherit' }).on('close', resolve));
     expect(await Promise.all(['a', 'b', 'c'].map(run))).toEqual([0, 0, 0]);
