@@ -35,8 +35,11 @@ const CALM_FROM = 0.95;
 const DATABASE_DOWN_MS = 2_000;
 /** The issue's bound on addresses asked again. */
 const ASKED_TWICE_AT_MOST = 0.05;
-/** A loose bound on the cost of the chaos (the issue's goal is 1.5; timing belongs to bench/): a takeover that waited for the lease's minute would break it. */
-const SLOWER_AT_MOST = 3;
+/**
+ * A loose bound on the cost of the chaos (the goal is 1.5; timing belongs to bench/ and BENCHMARKS.md,
+ * 2.0-2.9 on a loaded 2-core machine): work or slots left to run out their minute would break it.
+ */
+const SLOWER_AT_MOST = 4;
 const CREDITS = 100_000;
 const WEBHOOKS = { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '1' };
 
@@ -101,7 +104,7 @@ async function resultsOf(api: () => RunningService, token: string, jobId: string
 }
 
 describe.skipIf(missing('test/e2e/chaos.test.ts', 'PostgreSQL\'s server programs', serverBinDir() ? undefined : 'none installed'))('chaos on PostgreSQL', () => {
-  it('a job survives killed workers, database restarts and an API restart: every result once, charged once, one webhook', { timeout: 180_000 }, async () => {
+  it('a job survives killed workers, database restarts and an API restart: every result once, charged once, one webhook', { timeout: 240_000 }, async () => {
     cluster = await startCluster();
     const first = await startService({ databaseUrl: cluster.url, engineArgs: [...engineArgs, '--no-worker'], env: WEBHOOKS });
     running.push(first);
