@@ -8,7 +8,7 @@
  *    that the per-process session limits, not the CPU, bound it;
  *  - a small job's completion and a single verify's latency while a large job runs, against idle.
  *
- *   node bench/runner.js [--quick] [--part bulk] [--smtp-latency 20] [--dns-latency 5]
+ *   node bench/runner.js [--quick] [--part bulk] [--smtp-latency 20] [--dns-latency 5] [--cpu-prof]
  *
  * `--part bulk` measures only the first figures (bulk and local bulk against local), for work on those ratios alone.
  */
@@ -17,6 +17,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { profileFlags } from './lib/profiling.js';
 import { missingRow, row, runAlone } from './lib/report.js';
 import { median } from './lib/stats.js';
 import { createBenchDatabase } from './lib/postgres.js';
@@ -51,10 +52,10 @@ function engineArgsFor(fixture) {
 }
 
 /** The built CLI, stdout discarded; resolves with its wall time, rejects on a non-zero exit. */
-function timeCli(args, { env = {}, stdinFile } = {}) {
+function timeCli(args, { env = {}, stdinFile, nodeFlags = [] } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: [stdinFile ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: [stdinFile ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
     if (stdinFile) createReadStream(stdinFile).pipe(child.stdin);
@@ -64,13 +65,14 @@ function timeCli(args, { env = {}, stdinFile } = {}) {
 }
 
 /** `bulk submit --wait` of the world's list against `verify --local` of the same list. */
-async function bulkAgainstLocal(fixture, dir) {
+async function bulkAgainstLocal(fixture, dir, cpuProf) {
+  const size = fixture.world.addresses.length;
   const { world } = fixture;
   const list = join(dir, 'list.txt');
   await writeFile(list, `${world.addresses.join('\n')}\n`);
   const engineArgs = engineArgsFor(fixture);
   fixture.reset();
-  const localMs = await timeCli(['verify', '--local', '--json', '--allow-private-networks', '--no-web-check', ...engineArgs, '-'], { stdinFile: list });
+  const localMs = await timeCli(['verify', '--local', '--json', '--allow-private-networks', '--no-web-check', ...engineArgs, '-'], { stdinFile: list, nodeFlags: profileFlags({ cpuProf }, `verify-local-${size}`) });
   fixture.reset();
   const service = await startMailverify(engineArgs);
   try {
@@ -79,13 +81,13 @@ async function bulkAgainstLocal(fixture, dir) {
     fixture.reset();
     // The same list cleaned on this machine: the job machinery in process, no service (a fresh data dir).
     const localEnv = { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'local-data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
-    const localBulkMs = await timeCli(['--quiet', 'bulk', 'submit', list, '--local', '--allow-private-networks', '--no-web-check', ...engineArgs, '--output', join(dir, 'local.ndjson')], { env: localEnv });
+    const localBulkMs = await timeCli(['--quiet', 'bulk', 'submit', list, '--local', '--allow-private-networks', '--no-web-check', ...engineArgs, '--output', join(dir, 'local.ndjson')], { env: localEnv, nodeFlags: profileFlags({ cpuProf }, `bulk-local-${size}`) });
     const rate = (ms) => (world.addresses.length / ms) * 1000;
-    const size = `${world.addresses.length} addresses at ${world.domains.length} domains`;
+    const named = `${world.addresses.length} addresses at ${world.domains.length} domains`;
     return [
       row({
         section: SECTION,
-        metric: `bulk submit --wait vs verify --local, ${size}`,
+        metric: `bulk submit --wait vs verify --local, ${named}`,
         unit: 'addr/s',
         ours: rate(bulkMs),
         baselineName: 'verify --local',
@@ -95,7 +97,7 @@ async function bulkAgainstLocal(fixture, dir) {
       }),
       row({
         section: SECTION,
-        metric: `bulk submit --local vs verify --local, ${size}`,
+        metric: `bulk submit --local vs verify --local, ${named}`,
         unit: 'addr/s',
         ours: rate(localBulkMs),
         baselineName: 'verify --local',
@@ -105,7 +107,7 @@ async function bulkAgainstLocal(fixture, dir) {
       }),
       row({
         section: SECTION,
-        metric: `bulk submit --local vs bulk submit --wait through a service, ${size}`,
+        metric: `bulk submit --local vs bulk submit --wait through a service, ${named}`,
         unit: 'addr/s',
         ours: rate(localBulkMs),
         baselineName: 'the service path',
@@ -205,7 +207,7 @@ async function fairness(fixture, samples) {
   }
 }
 
-export async function run({ quick = false, part, smtpLatency = '20', dnsLatency = '5' } = {}) {
+export async function run({ quick = false, part, smtpLatency = '20', dnsLatency = '5', cpuProf = false } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) return [missingRow(SECTION, 'job runner', BULK_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
   const sizes = quick ? SIZES.quick : SIZES.full;
@@ -214,7 +216,7 @@ export async function run({ quick = false, part, smtpLatency = '20', dnsLatency 
   const dir = await mkdtemp(join(fileURLToPath(WORK_DIR), 'runner-'));
   const fixture = await startWorldFixture(sizes.list, latency);
   try {
-    const bulk = await bulkAgainstLocal(fixture, dir);
+    const bulk = await bulkAgainstLocal(fixture, dir, cpuProf);
     if (part === 'bulk') return bulk;
     const rows = [...bulk, ...(await fairness(fixture, sizes.samples))];
     return [...rows, ...(await workerScaling(sizes.scaling, latency))];
