@@ -95,7 +95,8 @@ describe('a service behind a resolver that denies every name', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailverify-broken-'));
     try {
       const owner = await broken.createUser('broke@example.org', { credits: 10, rateLimit: 1_000 });
-      const env = { MAILVERIFY_BASE_URL: broken.baseUrl, MAILVERIFY_TOKEN: owner, MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
+      // TMPDIR: the copy of the piped list, kept for the service job's later merge-back, goes with dir.
+      const env = { MAILVERIFY_BASE_URL: broken.baseUrl, MAILVERIFY_TOKEN: owner, MAILVERIFY_CONFIG_DIR: join(dir, 'config'), TMPDIR: dir };
       const keep = join(dir, 'keep.csv');
       await writeFile(keep, 'email,result\nann@example.org,valid\n');
       const run = await runCli(['bulk', 'submit', '-', '--wait', '--only', 'valid', '--output', keep], { env, stdin: 'jane@gmail.com\njoe@example.org\nann@example.org\n' });

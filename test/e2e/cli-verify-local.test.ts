@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { testTempDir } from '../support/temp-dirs.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
 const CHECK_FIELDS = [
@@ -115,7 +115,7 @@ describe('mailverify verify --local (built binary)', () => {
 });
 
 describe('mailverify verify --local with provider rules', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mailverify-cli-rules-'));
+  const dir = testTempDir('cli-rules');
   const rulesFile = (name: string, text: string): string => {
     const file = join(dir, name);
     writeFileSync(file, text);

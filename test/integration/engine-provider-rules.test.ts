@@ -1,8 +1,7 @@
 // Provider rules applied by the engine, against real SMTP servers on loopback whose MX names match
 // the rules' suffixes: session and RCPT limits, pauses, a skipped catch-all probe, a 250 that proves
 // nothing, and a proxy for one provider only.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type VerificationResult } from '../../src/engine/index.js';
@@ -10,6 +9,7 @@ import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 import { startSocksServer, type SocksFixture } from '../support/socks-server.js';
+import { testTempDir } from '../support/temp-dirs.js';
 
 const HOSTS = { limited: '127.0.22.1', paused: '127.0.22.2', gateway: '127.0.22.3', acceptAll: '127.0.22.4', proxied: '127.0.22.5' };
 const RULES = {
@@ -44,7 +44,7 @@ beforeAll(async () => {
     { host: '127.0.22.10' },
   );
   proxy = await startSocksServer({ host: '127.0.22.11' });
-  rulesFile = join(mkdtempSync(join(tmpdir(), 'mailverify-rules-')), 'rules.json');
+  rulesFile = join(testTempDir('rules'), 'rules.json');
   writeFileSync(rulesFile, JSON.stringify({ ...RULES, 'proxied.test': { proxy: proxy.url, source: 'test' } }, null, 2));
 });
 

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, runCli, type CommandOutput } from './service.js';
+import { testTempDir } from './temp-dirs.js';
 
 /** A CLI run the test can watch and signal while it goes on. */
 export interface StartedCli {
@@ -31,13 +32,18 @@ export interface CliSandbox {
 }
 
 export async function createCliSandbox(env: NodeJS.ProcessEnv = {}): Promise<CliSandbox> {
-  const configDir = join(await mkdtemp(join(tmpdir(), 'mailverify-cli-')), 'config');
+  const root = testTempDir('cli');
+  const configDir = join(root, 'config');
   const configPath = join(configDir, 'config.json');
+  // The CLI's own temp files (a copy of a list piped to `bulk submit -` that a service job keeps for
+  // a later merge) stay in the sandbox, and go with it.
+  const tmp = join(root, 'tmp');
+  mkdirSync(tmp);
   const outputs: string[] = [];
   // MAILVERIFY_TOKEN and MAILVERIFY_PROFILE from the test runner's own environment must not leak in,
   // nor test tokens into the desktop's keyring: no D-Bus session unless the test brings its own
   // (test/e2e/cli-keyring.test.ts).
-  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', MAILVERIFY_PROFILE: '', DBUS_SESSION_BUS_ADDRESS: '', NO_COLOR: '1', ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
+  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', MAILVERIFY_PROFILE: '', DBUS_SESSION_BUS_ADDRESS: '', NO_COLOR: '1', TMPDIR: tmp, ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
   return {
     configDir,
     configPath,
@@ -69,6 +75,6 @@ export async function createCliSandbox(env: NodeJS.ProcessEnv = {}): Promise<Cli
         throw error;
       }
     },
-    close: () => rm(join(configDir, '..'), { recursive: true, force: true }),
+    close: () => rm(root, { recursive: true, force: true }),
   };
 }

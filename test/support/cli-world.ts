@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCliSandbox, type CliSandbox } from './cli-sandbox.js';
 import { startMailWorld, type MailWorld } from './service-app.js';
 import { startService, type RunningService } from './service.js';
+import { testTempDir } from './temp-dirs.js';
 
 /**
  * Everything an end-to-end test of the CLI's list commands stands on: DNS and SMTP fixtures, the
@@ -35,7 +35,7 @@ export async function startCliWorld(options: CliWorldOptions): Promise<CliWorld>
   options.prepare?.(world);
   const service = await startService({ engineArgs: [...world.engineArgs, ...(options.serveArgs ?? [])] });
   const token = await service.createUser(options.user, { credits: 1_000_000, rateLimit: 1_000 });
-  const dir = await mkdtemp(join(tmpdir(), 'mailverify-cli-e2e-'));
+  const dir = testTempDir('cli-e2e');
   const cli = await createCliSandbox({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token });
   return {
     world,

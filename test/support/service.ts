@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { testTempDir } from './temp-dirs.js';
 
 /**
  * The real service for end-to-end tests: the BUILT binary (`npm run build` first) spawned as
@@ -144,7 +143,9 @@ async function startLongRunning(args: string[], env: NodeJS.ProcessEnv, ready: R
 
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const ownsDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mailverify-service-')));
+  // A data dir made here is removed by stop(), or at the end of the test file when the service was
+  // killed (its data kept for a restart on it) or never started.
+  const dataDir = options.dataDir ?? testTempDir('service');
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
   const storeArgs = options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl];
   const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...storeArgs, ...(options.allowPrivateNetworks === false ? [] : ['--allow-private-networks']), '--no-web-check', ...(options.engineArgs ?? [])];

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
@@ -10,6 +9,7 @@ import type { Store } from '../../src/server/store/store.js';
 import { inject } from 'vitest';
 import { missing } from './machine.js';
 import { createTestDatabase } from './postgres.js';
+import { testTempDir } from './temp-dirs.js';
 
 /**
  * The two stores as tests meet them (`describe.each(STORE_KINDS)`): a fresh, empty store per
@@ -53,7 +53,7 @@ function fixture(location: StoreLocation, direct: Pick<StoreFixture, 'query' | '
 const sqlite: StoreKind = {
   name: 'SQLite',
   async create() {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
+    const dataDir = testTempDir('store');
     const direct = <T>(work: (db: Sqlite.Database) => T): T => {
       const db = new Sqlite(join(dataDir, DATABASE_FILE));
       try {
@@ -80,7 +80,7 @@ const postgres: StoreKind = {
   name: 'PostgreSQL',
   async create() {
     const database = await createTestDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailverify-store-'));
+    const dataDir = testTempDir('store');
     const direct = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
       const client = new pg.Client({ connectionString: database.url, types: { getTypeParser: numbersAsNumbers } });
       await client.connect();

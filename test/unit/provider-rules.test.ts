@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProviderRules, ProviderRules } from '../../src/engine/rules/provider-rules.js';
 import { parseProviderRules, ProviderRulesError } from '../../src/engine/rules/rules-file.js';
+import { testTempDir } from '../support/temp-dirs.js';
 
 const BUILT_IN = readFileSync(new URL('../../data/provider-rules.json', import.meta.url), 'utf8');
 
@@ -95,7 +95,7 @@ describe('parseProviderRules: a bad file names its line and field', () => {
 
 describe('loadProviderRules: the operator file over the built-in one', () => {
   it('adds suffixes and replaces a built-in rule whole', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mailverify-rules-'));
+    const dir = testTempDir('rules');
     const file = join(dir, 'rules.json');
     writeFileSync(file, JSON.stringify({ 'google.com': { sessionLimit: 1, source: 'our contract' }, 'corp.example': { acceptProvesMailbox: false, source: 'observed' } }));
     const rules = loadProviderRules(file);
