@@ -57,4 +57,46 @@ describe('result batches', () => {
     expect(new Set(batches.flat().map((each) => `${each.lease}:${each.position}`)).size).toBe(251);
     expect((await on.jobs.getJob(small.userId, small.jobId))?.status).toBe('completed');
   });
+
+  it('go on being written after a flush found nothing left to write', async () => {
+    const on = store();
+    const first = await chunkOf(on, Array.from({ length: 100 }, (_, index) => `first${index}@first.test`));
+    const second = await chunkOf(on, ['second@second.test']);
+    const batcher = new ResultBatcher(on.work, { batchSize: 100, flushIntervalMs: 60_000, maxKept: 1_000, retryMs: 1_000, onWriteError: (error) => { throw error; } });
+
+    // A full batch writes the first chunk's results on its own; when the chunk then ends, its flush
+    // (as the runner's) finds nothing waiting and nothing being written.
+    for (const result of resultsOf(first)) batcher.add(result);
+    await batcher.flush();
+    await batcher.flush(first.lease);
+    expect((await on.jobs.getJob(first.userId, first.jobId))?.status).toBe('completed');
+
+    // The next chunk's results are still written: its flush settles (it never did) and its job completes.
+    for (const result of resultsOf(second)) batcher.add(result);
+    await batcher.flush(second.lease);
+    expect((await on.jobs.getJob(second.userId, second.jobId))?.status).toBe('completed');
+  });
+
+  it('go out full while results come one by one during a write, not a few per transaction', async () => {
+    const on = store();
+    const chunk = await chunkOf(on, Array.from({ length: 250 }, (_, index) => `one${index}@one.test`));
+    // A store that answers two turns of the event loop later (as PostgreSQL does, later still): a
+    // result comes in while each batch is written.
+    const batches: number[] = [];
+    const later = () => new Promise(setImmediate);
+    const queue: WorkQueue = Object.create(on.work, {
+      saveResults: { value: async (results: readonly LeasedResult[], policy?: unknown) => (batches.push(results.length), await later(), await later(), on.work.saveResults(results, policy as undefined)) },
+    });
+    const batcher = new ResultBatcher(queue, { batchSize: 100, flushIntervalMs: 60_000, maxKept: 1_000, retryMs: 1_000, onWriteError: (error) => { throw error; } });
+
+    for (const result of resultsOf(chunk)) {
+      batcher.add(result);
+      await later();
+    }
+    await batcher.flush(chunk.lease);
+
+    // Two full batches as they filled, the rest when the chunk ended.
+    expect(batches).toEqual([100, 100, 50]);
+    expect((await on.jobs.getJob(chunk.userId, chunk.jobId))?.status).toBe('completed');
+  });
 });

@@ -36,8 +36,12 @@ export class ResultBatcher {
   private waiting: Waiting[] = [];
   private arrived = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** The one write in progress, if any: batches are written one after another. */
-  private writing: Promise<void> | undefined;
+  /**
+   * Whether batches are being written (one after another). A flag writeAll sets and clears itself,
+   * not its promise kept here: with nothing waiting writeAll ends before it returns, and keeping
+   * that settled promise would have stopped every later flush from writing anything.
+   */
+  private writing = false;
   /** Results taken for the write in progress. */
   private inFlight: Waiting[] = [];
   /** Flushes waiting for the results that had arrived before them (`upTo`; of `lease` only, if given) to be written, kept or dropped. */
@@ -50,7 +54,10 @@ export class ResultBatcher {
 
   add(result: LeasedResult): void {
     this.waiting.push({ seq: this.arrived++, result });
-    if (this.waiting.length >= this.options.batchSize) void this.flush();
+    // Not a flush per result while a write is in progress: each would scan all that waits (results
+    // answered from the cache come by thousands) and ask for what waits at once, a few per batch.
+    // The write in progress takes the next full batch when it is done.
+    if (this.waiting.length >= this.options.batchSize) this.startWriting();
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
   }
 
@@ -59,12 +66,20 @@ export class ResultBatcher {
    * given: a chunk that ends waits for its own) is written, kept or reported as failed.
    */
   flush(lease?: string): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    // A flush of all that waits makes the interval's own unneeded; a chunk's leaves it for the rest.
+    if (lease === undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     const settled = new Promise<void>((settle) => this.flushes.push({ upTo: this.arrived, lease, settle }));
     this.settleFlushes();
-    this.writing ??= this.writeAll();
+    this.startWriting();
     return settled;
+  }
+
+  /** Starts writing, unless batches are being written already (they go on while a batch is due). */
+  private startWriting(): void {
+    if (!this.writing) void this.writeAll();
   }
 
   /** Whether results of this lease are still to be written (waiting, being written, or kept while the store is away). */
@@ -80,18 +95,28 @@ export class ResultBatcher {
     this.settleFlushes();
   }
 
-  /** Writes batch after batch while results wait, unless the store failed (then a retry is set). */
+  /**
+   * Writes batch after batch while one is due: a full batch waits, or a flush waits for results
+   * still waiting. Not whatever waits: results arriving one by one while a batch is written would
+   * then go out a few per transaction. Stops if the store failed (then a retry is set).
+   */
   private async writeAll(): Promise<void> {
+    this.writing = true;
     let failed = false;
-    while (this.waiting.length > 0 && !failed) {
-      this.inFlight = this.nextBatch();
-      failed = !(await this.write(this.inFlight));
-      this.inFlight = [];
-      this.settleFlushes();
+    try {
+      while (!failed && this.waiting.length > 0 && (this.waiting.length >= this.options.batchSize || this.flushes.length > 0)) {
+        this.inFlight = this.nextBatch();
+        failed = !(await this.write(this.inFlight));
+        this.inFlight = [];
+        this.settleFlushes();
+      }
+    } finally {
+      this.writing = false;
     }
-    this.writing = undefined;
     // Flushes asked for while results were kept settle now: kept counts as settled.
     if (failed) this.settleFlushes(true);
+    // Less than a batch left that no flush waits for: written within the interval, as if just arrived.
+    else if (this.waiting.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.options.flushIntervalMs);
   }
 
   /** Up to `batchSize` results, taken in turn from each chunk (lease) with results waiting. */
