@@ -33,9 +33,9 @@ The CLI, as a client of a service
   MAILVERIFY_RETRY_MAX_ATTEMPTS, MAILVERIFY_RETRY_MAX_ELAPSED_MS
                           how often and how long (ms) a failed request is tried again (tests, impatient scripts)
 
-Local runs (verify --local, bulk submit --local)
+Local bulk runs (bulk submit --local)
   MAILVERIFY_LOCAL_DATA_DIR
-                          bulk submit --local: where the work is kept (--data-dir), never the service's data dir
+                          where the work is kept (--data-dir), never the service's data dir
 
 The service (serve, worker; the store's three for admin too)
   MAILVERIFY_DATA_DIR     the service's data directory (--data-dir)
