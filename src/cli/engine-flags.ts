@@ -49,12 +49,12 @@ const proxyUrl: Parse = (raw, name) => {
   return raw.trim();
 };
 const milliseconds = integer(0, 3_600_000);
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-/** `30d`, `12h`, `90m`, `45s` or plain seconds, as milliseconds, or a usage error naming the flag (and `hint`, what else it takes). */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** `30d`, `12h`, `90m`, `1.5s`, `500ms` or plain seconds, as milliseconds, or a usage error naming the flag (and `hint`, what else it takes). */
 export function durationMs(raw: string, name: string, hint = ''): number {
-  const match = /^(\d+)([smhd]?)$/.exec(raw.trim());
+  const match = /^(\d+(?:\.\d+)?)(ms|[smhd])?$/.exec(raw.trim());
   if (!match) throw new UsageError(`${name}: "${raw}" is no duration; use a number with s, m, h or d (e.g. 1h)${hint ? `, ${hint}` : ''}`);
-  return Number(match[1]) * UNIT_MS[match[2] || 's']!;
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']!);
 }
 
 /** docs/architecture.md "The engine": these flag and environment names are fixed so that scripts can rely on them. */

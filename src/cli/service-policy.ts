@@ -20,10 +20,8 @@ export interface PolicyFlags {
 /** Never reused whatever is asked: an unknown is no answer. */
 const NEVER_REUSED: readonly Verdict[] = ['unknown'];
 
-/** A duration (engine-flags.ts `durationMs`); `zero` says what 0 means, when it means something. */
-function duration(text: string, flag: string, zero = 'or 0 to turn reuse off'): number {
-  return durationMs(text, flag, zero);
-}
+/** What 0 means to the cache's durations, said when one is no duration. */
+const ZERO_TURNS_REUSE_OFF = 'or 0 to turn reuse off';
 
 const isOn = (value: string | undefined) => ['1', 'true'].includes(value?.trim().toLowerCase() ?? '');
 /** A flag's value, else its environment variable's (blank counts as unset). */
@@ -42,7 +40,7 @@ function parseWebhookPolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): Webhook
     allowPrivateWebhooks: flags.allowPrivateWebhooks === true || isOn(env.MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS),
     maxEndpoints: endpoints === undefined ? DEFAULT_WEBHOOK_POLICY.maxEndpoints : integer(1, 10_000)(endpoints, '--webhook-endpoints'),
     testsPerMinute: tests === undefined ? DEFAULT_WEBHOOK_POLICY.testsPerMinute : integer(0, 100_000)(tests, '--webhook-tests-per-minute'),
-    retentionMs: retention === undefined ? DEFAULT_WEBHOOK_POLICY.retentionMs : Math.max(1_000, duration(retention, '--webhook-retention', '')),
+    retentionMs: retention === undefined ? DEFAULT_WEBHOOK_POLICY.retentionMs : Math.max(1_000, durationMs(retention, '--webhook-retention')),
   };
 }
 
@@ -50,7 +48,7 @@ function parseWebhookPolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): Webhook
 function parseRetention(flags: PolicyFlags, env: NodeJS.ProcessEnv): number | undefined {
   const retention = given(flags.retention, env.MAILVERIFY_RETENTION);
   if (retention === undefined) return undefined;
-  const ms = duration(retention, '--retention', 'or 0 to keep finished jobs');
+  const ms = durationMs(retention, '--retention', 'or 0 to keep finished jobs');
   return ms === 0 ? undefined : ms;
 }
 
@@ -61,7 +59,7 @@ function parseRetention(flags: PolicyFlags, env: NodeJS.ProcessEnv): number | un
 export function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | undefined {
   const given = text.trim();
   if (!given.includes('=')) {
-    const all = duration(given, flag);
+    const all = durationMs(given, flag, ZERO_TURNS_REUSE_OFF);
     if (all === 0) return undefined;
     return Object.fromEntries(VERDICTS.map((verdict) => [verdict, NEVER_REUSED.includes(verdict) ? 0 : all])) as Freshness;
   }
@@ -70,7 +68,7 @@ export function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | 
     const [verdict = '', value = ''] = part.split('=').map((each) => each.trim());
     if (!(VERDICTS as readonly string[]).includes(verdict)) throw new UsageError(`${flag}: "${verdict}" is no verdict; use ${VERDICTS.join(', ')}`);
     if (NEVER_REUSED.includes(verdict as Verdict)) throw new UsageError(`${flag}: an unknown is never reused`);
-    freshness[verdict as Verdict] = duration(value, flag);
+    freshness[verdict as Verdict] = durationMs(value, flag, ZERO_TURNS_REUSE_OFF);
   }
   return freshness;
 }

@@ -28,7 +28,8 @@ function scopesOf(given: string[] | undefined): ApiScope[] | undefined {
 function expiresInOf(given: string | undefined): number | undefined {
   if (given === undefined) return undefined;
   const seconds = durationMs(given, '--expires') / 1_000;
-  if (seconds < 1) throw new UsageError('--expires: give a duration of at least 1s, such as 90d');
+  // The API takes whole seconds: `1500ms` would be no expiry it accepts.
+  if (seconds < 1 || !Number.isInteger(seconds)) throw new UsageError('--expires: give a whole number of seconds of at least 1s, such as 90d');
   return seconds;
 }
 

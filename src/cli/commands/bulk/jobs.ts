@@ -4,6 +4,7 @@ import type { JobProgress } from '../../../client/types.js';
 import { isTransient } from '../../../client/errors.js';
 import { ResultIndex } from '../../../csv/result-index.js';
 import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../errors.js';
+import { durationMs } from '../../engine-flags.js';
 import { duration } from '../../format.js';
 import { waitNotice, type Io } from '../../io.js';
 import { startProgress, type Progress } from './progress.js';
@@ -69,13 +70,12 @@ export const DEFAULT_WAIT_TIMEOUT = '10m';
 /** Backoff while the service does not answer: from this, doubling, up to OUTAGE_MAX_MS. */
 const OUTAGE_FIRST_MS = 1_000;
 const OUTAGE_MAX_MS = 30_000;
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-/** `--wait-timeout`: "90" (seconds), "90s", "10m", "1h". */
+/** `--wait-timeout`: "90" (seconds), "90s", "10m", "1h"; more than nothing. */
 export function parseWaitTimeout(raw: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
-  if (!match || Number(match[1]) <= 0) throw new UsageError(`--wait-timeout takes a duration such as 90s, 10m or 1h; got "${raw}"`);
-  return Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 's']!;
+  const ms = durationMs(raw, '--wait-timeout', 'more than 0');
+  if (ms <= 0) throw new UsageError(`--wait-timeout must be more than 0, got "${raw}"`);
+  return ms;
 }
 
 /** What a wait needs besides the jobs: where to say things, how to stop, how long to bear an outage, how to resume. */
