@@ -40,11 +40,19 @@ interface Habits {
   refusalLimit: number;
   rcptsPerTransaction: number;
   replyMs?: number;
-  postmaster?: PostmasterAnswer;
+}
+
+/** Sets `key` in `map`, forgetting the oldest entry beyond HOSTS_KEPT. */
+function keep<V>(map: Map<string, V>, key: string, value: V): V {
+  map.set(key, value);
+  if (map.size > HOSTS_KEPT) map.delete(map.keys().next().value!);
+  return value;
 }
 
 export class HostHabits {
   private readonly hosts = new Map<string, Habits>();
+  /** Conclusive postmaster answers, by host and egress (a key of their own: not a host's habits). */
+  private readonly postmaster = new Map<string, PostmasterAnswer>();
   /** Postmaster controls in flight, by host address (see askPostmaster). */
   private readonly asking = new Map<string, Promise<PostmasterAnswer | null>>();
 
@@ -89,7 +97,7 @@ export class HostHabits {
    * is about our egress as much as about the host, and another egress may get another.
    */
   postmasterAnswer(at: string): PostmasterAnswer | undefined {
-    return this.hosts.get(at)?.postmaster;
+    return this.postmaster.get(at);
   }
 
   /** The control another session is asking at `at` now (null if it gets no conclusive answer), if any. */
@@ -108,18 +116,12 @@ export class HostHabits {
     this.asking.set(at, shared);
     void shared.finally(() => this.asking.delete(at));
     const answer = await asked;
-    if (answer) this.habitsOf(at).postmaster = answer;
+    if (answer) keep(this.postmaster, at, answer);
     return answer;
   }
 
   private habitsOf(address: string): Habits {
-    let habits = this.hosts.get(address);
-    if (!habits) {
-      habits = { refusalLimit: Infinity, rcptsPerTransaction: RCPTS_PER_TRANSACTION };
-      this.hosts.set(address, habits);
-      if (this.hosts.size > HOSTS_KEPT) this.hosts.delete(this.hosts.keys().next().value!);
-    }
-    return habits;
+    return this.hosts.get(address) ?? keep(this.hosts, address, { refusalLimit: Infinity, rcptsPerTransaction: RCPTS_PER_TRANSACTION });
   }
 }
 
