@@ -64,17 +64,9 @@ export class SmtpSession {
    * for the egress's standing (net/standing.ts); throws an SmtpError as `open` does.
    */
   static async introduce(target: SessionTarget, options: SessionOptions): Promise<{ seenAs: string | null }> {
-    const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial);
-    try {
-      const greeting = await connection.readReply(options.commandTimeoutMs);
-      if (greeting.code !== 220) throw refused('greeting', greeting);
-      const { seenAs } = await SmtpSession.hello(connection, target, options);
-      void connection.quit();
-      return { seenAs };
-    } catch (error) {
-      connection.close();
-      throw error;
-    }
+    const { connection, hello } = await SmtpSession.greet(target, options);
+    void connection.quit();
+    return { seenAs: hello.seenAs };
   }
 
   /** Opens a session; when the TLS handshake fails, once more in plain text (we probe, we do not deliver). */
@@ -87,12 +79,24 @@ export class SmtpSession {
     }
   }
 
-  private static async openOnce(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
+  /** Connected, greeted and introduced (EHLO); the connection closed if any of it fails. */
+  private static async greet(target: SessionTarget, options: SessionOptions): Promise<{ connection: SmtpConnection; hello: Hello }> {
     const connection = await SmtpSession.connect(target, options);
     try {
       const greeting = await connection.readReply(options.commandTimeoutMs);
       if (greeting.code !== 220) throw refused('greeting', greeting);
-      let hello = await SmtpSession.hello(connection, target, options);
+      return { connection, hello: await SmtpSession.hello(connection, target, options) };
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
+
+  private static async openOnce(target: SessionTarget, options: SessionOptions): Promise<SmtpSession> {
+    const greeted = await SmtpSession.greet(target, options);
+    const { connection } = greeted;
+    let { hello } = greeted;
+    try {
       if (options.startTls && hello.extensions.has('STARTTLS')) {
         const reply = await connection.command('STARTTLS', options.commandTimeoutMs);
         if (reply.code === 220) {
