@@ -94,9 +94,10 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
     expect(JSON.parse(text)).toEqual({ id: jobId, status: 'completed', total: TOTAL, processed: TOTAL, results: expected });
     expect(text.length).toBeGreaterThan(10 * 1024 * 1024);
     // Built in memory the answer cost 60-110 MB for this job (measured before it was streamed);
-    // streamed it is a few pages: 1.5-5 MB measured alone, up to 7.5 MB with other test files
-    // running beside it (collections lag). The bound leaves room for a busy machine.
-    expect(growth, `peak RSS grew ${growth} bytes for a ${text.length}-byte body`).toBeLessThan(text.length);
+    // streamed it is a few pages: 1.5-5 MB measured alone, up to 18 MB on PostgreSQL with other
+    // test files running beside it (collections lag, the driver's buffers). Twice the body (about
+    // 31 MB) leaves room for a busy machine and still fails an answer built whole in memory.
+    expect(growth, `peak RSS grew ${growth} bytes for a ${text.length}-byte body`).toBeLessThan(2 * text.length);
   });
 
   it('pages through every result exactly once, with next_cursor null after the last page', async () => {
