@@ -36,41 +36,35 @@ function columnName(source: ListSource): string {
 }
 
 /**
- * Reads a list once (again from the start when csv-parse takes over an odd file), streaming.
+ * Reads a list once, streaming.
  * Memory grows with the number of distinct addresses only: a seen set for de-duplication and the
  * addresses to send, never the rows. A list whose column holds not one address (not even a
  * malformed one) is an error, not an empty success: the column is wrong.
  */
 export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
-  const empty = (): AddressList => ({ addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] });
-  let list = empty();
+  const list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
+  const seen = new Set<string>();
   let withAt = 0;
-  await forEachAddress(source, () => {
-    const seen = new Set<string>();
-    // Called again when csv-parse reads the file afresh: the rows the fast reader gave are forgotten.
-    list = empty();
-    withAt = 0;
-    const reject = (row: AddressRow, address: string, reason: string) => {
-      list.invalid += 1;
-      if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
-    };
-    return (row) => {
-      if (row.blank) return;
-      list.rows += 1;
-      const { address } = row;
-      if (address.includes('@')) withAt += 1;
-      if (address === '') return reject(row, address, NO_ADDRESS);
-      // One look-up, not has() then add(): on a million distinct addresses the set is most of the read's time.
-      const distinct = seen.size;
-      seen.add(addressKey(address));
-      if (seen.size === distinct) {
-        list.duplicates += 1;
-        return;
-      }
-      const failure = options.precheck ? precheckFailure(address) : undefined;
-      if (failure !== undefined) return reject(row, address, failure);
-      list.addresses.push(address);
-    };
+  const reject = (row: AddressRow, address: string, reason: string) => {
+    list.invalid += 1;
+    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
+  };
+  await forEachAddress(source, (row) => {
+    if (row.blank) return;
+    list.rows += 1;
+    const { address } = row;
+    if (address.includes('@')) withAt += 1;
+    if (address === '') return reject(row, address, NO_ADDRESS);
+    // One look-up, not has() then add(): on a million distinct addresses the set is most of the read's time.
+    const distinct = seen.size;
+    seen.add(addressKey(address));
+    if (seen.size === distinct) {
+      list.duplicates += 1;
+      return;
+    }
+    const failure = options.precheck ? precheckFailure(address) : undefined;
+    if (failure !== undefined) return reject(row, address, failure);
+    list.addresses.push(address);
   });
   if (withAt === 0) {
     throw new CsvError(source.label, `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`, {

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-
 /** What `record` answers instead of a position: the rest is not in the bytes yet, or not ours to read. */
 const INCOMPLETE = -1;
 const GIVE_UP = -2;
@@ -18,10 +16,31 @@ const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
  */
 const MAX_CARRY = 1024 * 1024;
 /** Pieces the file is read in: larger ones were no faster on the 1M-row list, and raised peak RSS. */
-const PIECE_BYTES = 256 * 1024;
+export const PIECE_BYTES = 256 * 1024;
 
-/** What the reader gives for each record: only what reading a list's addresses needs. */
-type OnColumnRecord = (value: string, blank: boolean, lines: number) => void;
+/** Where csv-parse takes over from this reader: the first byte it left, and the line end settled before it (csv-parse's own detection would have settled the same). */
+export interface Takeover {
+  offset: number;
+  recordEnd: '\n' | '\r\n' | undefined;
+}
+
+/**
+ * The record being given, beyond its column: what the merge-back needs to copy a row out. Valid
+ * only during the call that hands it over.
+ */
+export interface ScannedRecord {
+  /** Fields in the record. */
+  readonly fieldCount: number;
+  /** Whether every field is written as the merge-back writes one: quoted only when it must be. */
+  readonly canonical: boolean;
+  /** The record's text as written, without its line end. */
+  text(): string;
+  /** Every field's value, as csv-parse gives it. */
+  fields(): string[];
+}
+
+/** What the reader gives for each record: the column's value, whether it is blank, the lines it spans, and the rest on request. */
+type OnColumnRecord = (value: string, blank: boolean, lines: number, record: ScannedRecord) => void;
 
 /** Whether `byte` is a character String.prototype.trim removes (the ASCII ones: tab to CR, and space). */
 function isAsciiSpace(byte: number): boolean {
@@ -32,19 +51,22 @@ function isAsciiSpace(byte: number): boolean {
  * csv-parse goes byte by byte through strings; on the 1M-row benchmark list that was 4.8 s of
  * `bulk submit`'s 6 s read, twice the time the service takes to accept the whole list
  * (bench/submit.js). This reader goes through the file's bytes instead, without decoding the
- * file, and decodes one field per record: the email column's. It reads the well-formed CSV nearly
+ * file, and decodes one field per record: the email column's (the merge-back asks for the rest,
+and copies a record's text as written where that is what it would write). It reads the well-formed CSV nearly
  * every list is: fields plain or quoted (`""` inside a quoted one), lines ending all in LF or all
  * in CRLF. Anything else (a lone CR, a quote inside a plain field or text after a closing quote,
  * which csv-parse's relax_quotes keeps in its own way; an unterminated quote; a record over 1 MiB;
- * a delimiter beyond ASCII) makes it give up, and csv-parse reads the file from the start: it
- * alone decides odd cases and names errors. Where this reader does not give up, each record's
- * column value, blankness and lines spanned are what source.ts makes of csv-parse's records
- * (test/unit/csv-fast-records.test.ts compares them).
+ * a delimiter beyond ASCII) makes it give up, and csv-parse reads the file from the record where
+ * it did: csv-parse alone decides odd cases and names errors. The records before are given as
+ * csv-parse would give them: each record's column value, blankness, lines spanned and fields are
+ * what source.ts makes of csv-parse's records (test/unit/csv-fast-records.test.ts compares them).
  */
-export class ColumnScanner {
+export class ColumnScanner implements ScannedRecord {
   private lineEnd: 'lf' | 'crlf' | undefined;
   private carry: Buffer = Buffer.alloc(0);
   private started = false;
+  /** Bytes of the file given to onRecord (and the BOM): where a reader taking over starts. */
+  private given = 0;
   private readonly delimiter: number;
   // The record being read: its column's value, whether a field held anything but spaces, whether
   // one held characters beyond ASCII (which may be spaces), and the lines it spans.
@@ -52,6 +74,15 @@ export class ColumnScanner {
   private content = false;
   private beyondAscii = false;
   private lines = 1;
+  // Where its fields are in `bytes`, value start and end each, for fields() and text().
+  private bytes: Buffer = Buffer.alloc(0);
+  private readonly spans: number[] = [];
+  private readonly quotedFields: boolean[] = [];
+  private start = 0;
+  private end = 0;
+  canonical = true;
+  /** Whether the quoted field being read holds something that needs its quotes. */
+  private needsQuotes = false;
 
   constructor(
     delimiter: string,
@@ -62,6 +93,26 @@ export class ColumnScanner {
     const code = delimiter.length === 1 ? delimiter.charCodeAt(0) : BEYOND_ASCII;
     // A delimiter that is a quote, a line end or beyond ASCII: never one a list sniffs, so left to csv-parse.
     this.delimiter = code >= BEYOND_ASCII || code === QUOTE || code === LF || code === CR ? -1 : code;
+  }
+
+  get fieldCount(): number {
+    return this.quotedFields.length;
+  }
+
+  /** Where another reader takes over after push answered false: the first byte of the first record not given, and the line end so far. */
+  takeover(): Takeover {
+    return { offset: this.given, recordEnd: this.lineEnd === undefined ? undefined : this.lineEnd === 'lf' ? '\n' : '\r\n' };
+  }
+
+  text(): string {
+    return this.bytes.toString('utf8', this.start, this.end);
+  }
+
+  fields(): string[] {
+    return this.quotedFields.map((quoted, index) => {
+      const value = this.bytes.toString('utf8', this.spans[2 * index], this.spans[2 * index + 1]);
+      return quoted ? value.replaceAll('""', '"') : value;
+    });
   }
 
   /** Reads the next piece of the file (the last with `final`); false once the file is not one this reader reads. */
@@ -77,11 +128,13 @@ export class ColumnScanner {
       this.started = true;
       if (bytes.subarray(0, UTF16LE_BOM.length).equals(UTF16LE_BOM)) return false;
       if (bytes.subarray(0, UTF8_BOM.length).equals(UTF8_BOM)) at = UTF8_BOM.length;
+      this.given = at;
     }
     while (at < bytes.length) {
       const next = this.record(bytes, at, final);
       if (next === GIVE_UP) return false;
       if (next === INCOMPLETE) break;
+      this.given += next - at;
       at = next;
     }
     // A copy, so that the carried tail does not keep the whole piece it came from.
@@ -95,6 +148,9 @@ export class ColumnScanner {
     this.content = false;
     this.beyondAscii = false;
     this.lines = 1;
+    this.canonical = true;
+    this.spans.length = 0;
+    this.quotedFields.length = 0;
     const length = bytes.length;
     let field = 0;
     let start = at;
@@ -102,10 +158,14 @@ export class ColumnScanner {
       let end: number;
       let after: number;
       if (this.quoted && bytes[start] === QUOTE) {
+        this.needsQuotes = false;
         const close = this.closingQuote(bytes, start + 1, final);
         if (close < 0) return close;
         end = close;
         after = close + 1;
+        this.spans.push(start + 1, end);
+        this.quotedFields.push(true);
+        if (!this.needsQuotes) this.canonical = false;
         if (field === this.column) this.value = bytes.toString('utf8', start + 1, end).replaceAll('""', '"');
         if (after < length && bytes[after] !== this.delimiter && bytes[after] !== LF && bytes[after] !== CR) return GIVE_UP;
       } else {
@@ -113,6 +173,8 @@ export class ColumnScanner {
         if (end === GIVE_UP) return GIVE_UP;
         if (end === length && !final) return INCOMPLETE;
         after = end;
+        this.spans.push(start, end);
+        this.quotedFields.push(false);
         if (field === this.column) this.value = bytes.toString('utf8', start, end);
       }
       if (after === length) return this.emit(bytes, at, after, after);
@@ -147,6 +209,7 @@ export class ColumnScanner {
       const byte = bytes[at]!;
       if (byte !== QUOTE) {
         if (byte === LF) this.lines += 1;
+        if (byte === LF || byte === CR || byte === this.delimiter) this.needsQuotes = true;
         this.look(byte);
         continue;
       }
@@ -154,6 +217,7 @@ export class ColumnScanner {
       if (at + 1 === bytes.length && !final) return INCOMPLETE;
       if (bytes[at + 1] !== QUOTE) return at;
       this.content = true;
+      this.needsQuotes = true;
       at += 1;
     }
     return final ? GIVE_UP : INCOMPLETE;
@@ -172,7 +236,10 @@ export class ColumnScanner {
   }
 
   private emit(bytes: Buffer, start: number, end: number, next: number): number {
-    this.onRecord(this.value, !this.content && (!this.beyondAscii || this.blankText(bytes, start, end)), this.lines);
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+    this.onRecord(this.value, !this.content && (!this.beyondAscii || this.blankText(bytes, start, end)), this.lines, this);
     return next;
   }
 
@@ -186,26 +253,4 @@ export class ColumnScanner {
     if (this.quoted) text = text.replaceAll('"', '');
     return text.trim() === '';
   }
-}
-
-/**
- * Calls `onRecord` with every record of the file, as csv-parse's records would give them, and
- * answers true; or answers false as soon as the file holds something only csv-parse should read
- * (the records given so far are then to be forgotten).
- */
-export async function scanColumn(
-  path: string,
-  options: { delimiter: string; quoted: boolean; column: number },
-  onRecord: OnColumnRecord,
-): Promise<boolean> {
-  const scanner = new ColumnScanner(options.delimiter, options.quoted, options.column, onRecord);
-  const stream = createReadStream(path, { highWaterMark: PIECE_BYTES });
-  try {
-    for await (const piece of stream) {
-      if (!scanner.push(piece as Buffer, false)) return false;
-    }
-  } finally {
-    stream.destroy();
-  }
-  return scanner.push(Buffer.alloc(0), true);
 }

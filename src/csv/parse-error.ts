@@ -48,11 +48,15 @@ async function lineOfUnclosedQuote(path: string, delimiter: string): Promise<num
   return pendingQuote ? undefined : openedOn;
 }
 
-/** A csv-parse failure as a CsvError ("FILE: line N: what"); any other error as it is. */
-export async function toCsvError(error: unknown, label: string, path: string, delimiter: string): Promise<unknown> {
+/**
+ * A csv-parse failure as a CsvError ("FILE: line N: what"); any other error as it is.
+ * `linesBefore`: the file's lines before where csv-parse started reading (it counts from there).
+ */
+export async function toCsvError(error: unknown, label: string, path: string, delimiter: string, linesBefore = 0): Promise<unknown> {
   const parseError = error as CsvParseError;
   if (typeof parseError.code !== 'string' || !parseError.code.startsWith('CSV_')) return error;
-  const line = parseError.code === 'CSV_QUOTE_NOT_CLOSED' ? ((await lineOfUnclosedQuote(path, delimiter)) ?? parseError.lines) : parseError.lines;
+  const parsedLine = parseError.lines === undefined ? undefined : parseError.lines + linesBefore;
+  const line = parseError.code === 'CSV_QUOTE_NOT_CLOSED' ? ((await lineOfUnclosedQuote(path, delimiter)) ?? parsedLine) : parsedLine;
   const what = EXPLANATIONS[parseError.code] ?? parseError.message.replace(/\s*at line \d+/, '');
   return new CsvError(label, what, { line });
 }

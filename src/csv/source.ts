@@ -1,13 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { parse, type Options as ParseOptions } from 'csv-parse';
 import { fsErrorText } from '../text/fs-errors.js';
 import { sniffDialect, type Dialect } from './dialect.js';
 import { findEmailColumn, type EmailColumn } from './email-column.js';
 import { CsvError } from './errors.js';
-import { scanColumn } from './fast-records.js';
+import { ColumnScanner, PIECE_BYTES, type ScannedRecord, type Takeover } from './fast-records.js';
 import { notTextFile } from './not-text.js';
 import { toCsvError } from './parse-error.js';
 
@@ -33,14 +32,27 @@ interface RowPlace {
   record: number;
 }
 
-/**
- * One record of the file as the merge-back sees it. `fields` holds at least `width` fields; a row
- * with more (data past the header) keeps them after the first `width`.
- */
-export interface SourceRow extends RowPlace {
-  fields: string[];
+/** A data row as reading a list's addresses sees it: its address, where it is, and whether it is blank. */
+export interface AddressRow extends RowPlace {
+  /** The row's address as written, trimmed; '' when the row has none. */
+  address: string;
   /** A row with nothing in it (an empty line, or only delimiters and spaces). */
   blank: boolean;
+}
+
+/** A data row as the merge-back sees it: its address and place, and its fields on request. */
+export interface SourceRow extends AddressRow {
+  /**
+   * At least `width` fields: short rows padded, trailing empty fields past `width` dropped; a row
+   * with more (data past the header) keeps them after the first `width`.
+   */
+  fields(): string[];
+  /**
+   * The row's `width` fields as CSV text, as the merge-back would write them, when the fast reader
+   * can copy them from the file (a CSV row of at most `width` fields, each quoted only where it must
+   * be); undefined otherwise, and the fields are to be written one by one.
+   */
+  cellsText(): string | undefined;
 }
 
 /** Enough rows to judge the delimiter and the column; a row longer than this is an error anyway. */
@@ -49,7 +61,8 @@ const SAMPLE_ROWS = 200;
 /** Plain text is parsed as one field per line: a NUL never occurs in an address list. */
 const NO_DELIMITER = '\u0000';
 
-function parserOptions(dialect: Dialect): ParseOptions {
+/** csv-parse's options for a list in `dialect`, from its start. */
+export function parserOptions(dialect: Dialect): ParseOptions {
   const common: ParseOptions = {
     bom: true,
     // Lists from spreadsheets are ragged and hold stray quotes inside unquoted fields (`5" tall`);
@@ -140,107 +153,126 @@ function linesSpanned(record: string[]): number {
 
 /**
  * Numbers records by file line and record, and tells the header (and blank lines before it) from
- * data rows: fills `place` and answers true for a data row, false for the header. Shared by both
- * readers, so that a row is named alike whichever read it.
+ * data rows. Shared by both readers, so that a row is named alike whichever read it.
  */
-function rowNumbering(source: ListSource): (place: RowPlace, blank: boolean, lines: number) => boolean {
-  let beforeHeader = source.column.hasHeader;
-  let nextLine = 1;
-  let records = 0;
-  return (place, blank, lines) => {
-    place.line = nextLine;
-    nextLine += lines;
-    if (!blank) records += 1;
-    if (beforeHeader) {
-      beforeHeader = blank;
+class RowNumbering {
+  private beforeHeader: boolean;
+  /** The file line the next record starts on. */
+  nextLine = 1;
+  private records = 0;
+
+  constructor(source: ListSource) {
+    this.beforeHeader = source.column.hasHeader;
+  }
+
+  /** Fills `place` and answers true for a data row, false for the header. */
+  number(place: RowPlace, blank: boolean, lines: number): boolean {
+    place.line = this.nextLine;
+    this.nextLine += lines;
+    if (!blank) this.records += 1;
+    if (this.beforeHeader) {
+      this.beforeHeader = blank;
       return false;
     }
-    place.record = records;
+    place.record = this.records;
     return true;
-  };
-}
-
-/**
- * Turns the parser's records into data rows, counting lines and records on the way: undefined for
- * the header (and blank lines before it); short rows padded to the list's width, trailing empty
- * fields past it dropped. A function the one consumer calls, not a stream stage of its own: an
- * object-mode stage costs a hand-over per row, about a tenth of the parse. The row it returns is
- * the same object every time, filled anew: consumers use it before asking for the next.
- */
-export function dataRows(source: ListSource): (record: string[]) => SourceRow | undefined {
-  const numbered = rowNumbering(source);
-  const row: SourceRow = { fields: [], line: 0, record: 0, blank: false };
-  return (record) => {
-    row.blank = isBlank(record);
-    if (!numbered(row, row.blank, linesSpanned(record))) return undefined;
-    while (record.length < source.width) record.push('');
-    while (record.length > source.width && record[record.length - 1]!.trim() === '') record.pop();
-    row.fields = record;
-    return row;
-  };
-}
-
-/**
- * Streams a list's records through `rest`, in file order, never holding more than a chunk of
- * rows. The first of `rest` gets the parser's records, header included: it passes them through
- * `dataRows`. Parse errors become CsvErrors ("FILE: line N: what").
- */
-export async function pipeRecords(source: ListSource, rest: NodeJS.WritableStream[], signal?: AbortSignal): Promise<void> {
-  try {
-    await pipeline([createReadStream(source.path), parse(parserOptions(source.dialect)), ...rest], { signal });
-  } catch (error) {
-    throw await toCsvError(error, source.label, source.path, delimiterOf(source.dialect));
   }
 }
 
-/** A data row as reading a list's addresses sees it: its address, where it is, and whether it is blank. */
-export interface AddressRow extends RowPlace {
-  /** The row's address as written, trimmed; '' when the row has none. */
-  address: string;
-  blank: boolean;
+/** A record's fields as the merge-back writes them: padded to `width`, trailing empty fields past it dropped. */
+function toWidth(record: string[], width: number): string[] {
+  while (record.length < width) record.push('');
+  while (record.length > width && record[record.length - 1]!.trim() === '') record.pop();
+  return record;
 }
 
 /**
- * Calls `onRow` for every row after the header, blank ones too, in file order. Read by the fast
- * reader (fast-records.ts) when the file is one it reads, else by csv-parse: `start` is called
- * again when csv-parse takes over from the start, so that the consumer forgets the rows it got.
- * The row is the same object every time, filled anew.
+ * Reads the file with the fast reader (fast-records.ts), giving each data row to `onRow` and
+ * yielding after each piece; answers where csv-parse must take over, or undefined when the file
+ * was read to its end.
  */
-export async function forEachAddress(source: ListSource, start: () => (row: AddressRow) => void): Promise<void> {
-  const { index } = source.column;
-  const row: AddressRow = { address: '', line: 0, record: 0, blank: false };
-  /** What either reader gives per record (the column's field, blank, lines spanned), numbered afresh for each read. */
-  const read = () => {
-    const numbered = rowNumbering(source);
-    const onRow = start();
-    return (value: string, blank: boolean, lines: number) => {
-      row.blank = blank;
-      if (!numbered(row, blank, lines)) return;
-      row.address = value.trim();
-      onRow(row);
-    };
+async function* fastRows(source: ListSource, numbering: RowNumbering, onRow: (row: SourceRow) => void): AsyncGenerator<void, Takeover | undefined> {
+  const { width } = source;
+  const delimiter = delimiterOf(source.dialect);
+  // Plain text lists are written out as CSV: their lines are fields to encode, never copies.
+  const copyable = source.dialect.kind === 'csv';
+  let scanned: ScannedRecord | undefined;
+  const row: SourceRow = {
+    address: '',
+    line: 0,
+    record: 0,
+    blank: false,
+    fields: () => toWidth(scanned!.fields(), width),
+    cellsText: () => {
+      const { fieldCount, canonical } = scanned!;
+      return copyable && canonical && fieldCount <= width ? scanned!.text() + delimiter.repeat(width - fieldCount) : undefined;
+    },
   };
-  const options = { delimiter: delimiterOf(source.dialect), quoted: source.dialect.kind === 'csv', column: index };
-  if (await scanColumn(source.path, options, read())) return;
-  const onRecord = read();
-  await pipeRecords(source, [
-    new Writable({
-      objectMode: true,
-      write(record: string[], _encoding, done) {
-        try {
-          onRecord(record[index] ?? '', isBlank(record), linesSpanned(record));
-          done();
-        } catch (error) {
-          done(error as Error);
-        }
-      },
-    }),
-  ]);
+  const scanner = new ColumnScanner(delimiter, copyable, source.column.index, (value, blank, lines, record) => {
+    row.blank = blank;
+    if (!numbering.number(row, blank, lines)) return;
+    row.address = value.trim();
+    scanned = record;
+    onRow(row);
+  });
+  const stream = createReadStream(source.path, { highWaterMark: PIECE_BYTES });
+  try {
+    for await (const piece of stream) {
+      if (!scanner.push(piece as Buffer, false)) return scanner.takeover();
+      yield;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return scanner.push(Buffer.alloc(0), true) ? undefined : scanner.takeover();
 }
 
-/** The row's address as written, trimmed; '' when the row has none. */
-export function addressOf(source: ListSource, row: SourceRow): string {
-  return (row.fields[source.column.index] ?? '').trim();
+/** Rows csv-parse reads per hand-back to the consumer. */
+const PARSED_PER_YIELD = 256;
+
+/** Reads the file with csv-parse from `from.offset` on, giving each data row to `onRow`. */
+async function* parsedRows(source: ListSource, numbering: RowNumbering, from: Takeover, onRow: (row: SourceRow) => void): AsyncGenerator<void> {
+  let record: string[] = [];
+  const row: SourceRow = { address: '', line: 0, record: 0, blank: false, fields: () => toWidth(record, source.width), cellsText: () => undefined };
+  const options: ParseOptions = { ...parserOptions(source.dialect), bom: from.offset === 0 };
+  // The line end csv-parse would have settled on at the start of the file, had it read the whole.
+  if (from.recordEnd !== undefined) options.record_delimiter = from.recordEnd;
+  const linesBefore = numbering.nextLine - 1;
+  const parser = createReadStream(source.path, { start: from.offset }).pipe(parse(options));
+  let count = 0;
+  try {
+    for await (const parsed of parser) {
+      record = parsed as string[];
+      row.blank = isBlank(record);
+      if (!numbering.number(row, row.blank, linesSpanned(record))) continue;
+      row.address = (record[source.column.index] ?? '').trim();
+      onRow(row);
+      if ((count += 1) % PARSED_PER_YIELD === 0) yield;
+    }
+  } catch (error) {
+    throw await toCsvError(error, source.label, source.path, delimiterOf(source.dialect), linesBefore);
+  } finally {
+    parser.destroy();
+  }
+}
+
+/**
+ * Gives every data row (blank ones too, not the header) to `onRow` in file order, and yields now
+ * and then so that a consumer writing output can hand it on at the output's pace. The fast reader
+ * reads as far as the file is one it reads (nearly every list: to the end); csv-parse reads the
+ * rest, from the first record the fast reader left, so that odd cases are csv-parse's to decide
+ * and its errors name the file's line. The row is the same object every time, filled anew:
+ * consumers use it before the next.
+ */
+export async function* readRows(source: ListSource, onRow: (row: SourceRow) => void): AsyncGenerator<void> {
+  const numbering = new RowNumbering(source);
+  const takeover = yield* fastRows(source, numbering, onRow);
+  if (takeover !== undefined) yield* parsedRows(source, numbering, takeover, onRow);
+}
+
+/** Calls `onRow` for every data row, blank ones too, in file order (see readRows). */
+export async function forEachAddress(source: ListSource, onRow: (row: AddressRow) => void): Promise<void> {
+  for await (const _ of readRows(source, onRow));
 }
 
 /** Where a row is, as an editor shows it: "line 9", with the CSV record number beside when it differs. */

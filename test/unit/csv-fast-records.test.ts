@@ -1,11 +1,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvFieldEncoder } from '../../src/csv/csv-text.js';
 import type { Dialect } from '../../src/csv/dialect.js';
-import { ColumnScanner, scanColumn } from '../../src/csv/fast-records.js';
-import { pipeRecords, type ListSource } from '../../src/csv/source.js';
+import { ColumnScanner, PIECE_BYTES, type ScannedRecord } from '../../src/csv/fast-records.js';
+import { parserOptions } from '../../src/csv/source.js';
 
 let dir: string;
 let counter = 0;
@@ -19,25 +23,38 @@ afterAll(async () => {
 const COMMA: Dialect = { kind: 'csv', delimiter: ',', crlf: false, bom: false };
 const TEXT: Dialect = { kind: 'text', crlf: false, bom: false };
 
-/** What the fast reader gives per record, for one column: its value, whether the record is blank, the lines it spans. */
-type ColumnRecord = [value: string, blank: boolean, lines: number];
+/**
+ * What the fast reader gives per record, for one column: its value, whether the record is blank,
+ * the lines it spans, every field, and (CSV only) the record's text as the merge-back writes it:
+ * copied from the file where the reader says it may be, else encoded field by field.
+ */
+type ColumnRecord = [value: string, blank: boolean, lines: number, fields: string[], written?: string];
 
-const optionsOf = (dialect: Dialect, column: number) =>
-  dialect.kind === 'csv' ? { delimiter: dialect.delimiter, quoted: true, column } : { delimiter: '\u0000', quoted: false, column };
+const delimiterOf = (dialect: Dialect) => (dialect.kind === 'csv' ? dialect.delimiter : '\u0000');
 
-/** The fast reader's records for `column`, or 'gave up'. */
-async function fast(path: string, dialect: Dialect, column = 0): Promise<ColumnRecord[] | 'gave up'> {
-  const records: ColumnRecord[] = [];
-  return (await scanColumn(path, optionsOf(dialect, column), (...record) => records.push(record))) ? records : 'gave up';
+function recordOf(dialect: Dialect, value: string, blank: boolean, lines: number, record: ScannedRecord): ColumnRecord {
+  const fields = record.fields();
+  if (dialect.kind !== 'csv') return [value, blank, lines, fields];
+  return [value, blank, lines, fields, record.canonical ? record.text() : fields.map(csvFieldEncoder(dialect.delimiter)).join(dialect.delimiter)];
 }
 
-/** What source.ts makes of csv-parse's records for `column`: the field (or '' past the record's end), blank, lines. */
-function expected(records: string[][], column: number): ColumnRecord[] {
-  return records.map((record) => [
-    record[column] ?? '',
-    record.every((field) => field.trim() === ''),
-    1 + record.join('').split('\n').length - 1,
-  ]);
+/** The fast reader's records for `column`, reading the file in its pieces, or 'gave up'. */
+async function fast(path: string, dialect: Dialect, column = 0): Promise<ColumnRecord[] | 'gave up'> {
+  const records: ColumnRecord[] = [];
+  const scanner = new ColumnScanner(delimiterOf(dialect), dialect.kind === 'csv', column, (...given) => records.push(recordOf(dialect, ...given)));
+  for await (const piece of createReadStream(path, { highWaterMark: PIECE_BYTES })) {
+    if (!scanner.push(piece as Buffer, false)) return 'gave up';
+  }
+  return scanner.push(Buffer.alloc(0), true) ? records : 'gave up';
+}
+
+/** What source.ts makes of csv-parse's records for `column`: the field (or '' past the record's end), blank, lines, fields, text. */
+function expected(records: string[][], column: number, dialect: Dialect): ColumnRecord[] {
+  return records.map((record) => {
+    const given: ColumnRecord = [record[column] ?? '', record.every((field) => field.trim() === ''), 1 + record.join('').split('\n').length - 1, record];
+    if (dialect.kind === 'csv') given.push(record.map(csvFieldEncoder(dialect.delimiter)).join(dialect.delimiter));
+    return given;
+  });
 }
 
 /** The fast reader's records and csv-parse's, for each of the first `columns` columns. */
@@ -47,7 +64,7 @@ async function bothWays(path: string, dialect: Dialect, columns = 3): Promise<{ 
   const theirs: unknown[] = [];
   for (let column = 0; column < columns; column += 1) {
     ours.push(await fast(path, dialect, column));
-    theirs.push(records === 'error' ? 'error' : expected(records, column));
+    theirs.push(records === 'error' ? 'error' : expected(records, column, dialect));
   }
   return { ours, theirs };
 }
@@ -55,7 +72,6 @@ async function bothWays(path: string, dialect: Dialect, columns = 3): Promise<{ 
 /** csv-parse's records with the options source.ts reads lists with, or 'error'. */
 async function slow(path: string, dialect: Dialect): Promise<string[][] | 'error'> {
   const records: string[][] = [];
-  const source = { path, label: 'list', dialect, column: { index: 0, hasHeader: false }, width: 1 } as unknown as ListSource;
   const collect = new Writable({
     objectMode: true,
     write(record: string[], _encoding, done) {
@@ -64,7 +80,7 @@ async function slow(path: string, dialect: Dialect): Promise<string[][] | 'error
     },
   });
   try {
-    await pipeRecords(source, [collect]);
+    await pipeline(createReadStream(path), parse(parserOptions(dialect)), collect);
   } catch {
     return 'error';
   }
@@ -142,7 +158,7 @@ describe('the fast CSV reader', () => {
       if (whole === 'gave up') continue;
       compared += 1;
       const records: ColumnRecord[] = [];
-      const scanner = new ColumnScanner(',', true, 1, (...record) => records.push(record));
+      const scanner = new ColumnScanner(',', true, 1, (...given) => records.push(recordOf(COMMA, ...given)));
       const readAll = [...Buffer.from(content)].every((byte) => scanner.push(Buffer.from([byte]), false)) && scanner.push(Buffer.alloc(0), true);
       expect(readAll ? records : 'gave up', JSON.stringify(content)).toEqual(whole);
     }

@@ -101,6 +101,29 @@ describe('writeResults with the source list', () => {
     expect(rows.slice(0, 4).map((row) => row.length)).toEqual([16, 16, 16, 16]);
   });
 
+  it('writes every row alike whether the fast reader copied it or csv-parse took over part way', async () => {
+    const rows = Array.from({ length: 3_000 }, (_, i) => [`"Name ${i}"`, i % 2 === 0 ? 'Ann@Example.org' : 'bob@example.org', i % 3 === 0 ? '"a, b"' : 'x']);
+    const lines = rows.map((row) => row.join(','));
+    const cells = (fields: string[], email: string) => [...fields, ...(email === 'Ann@Example.org' ? ['valid', 'valid because', 'accepted'] : ['catch_all', 'catch_all because', 'catch_all'])];
+    // Quotes a field does not need are dropped on both paths; those it needs are kept.
+    const expected = rows.map(([name, email, note]) => `${name!.slice(1, -1)},${email},${note},`);
+    // Read by the fast reader to the end; then with a stray quote (relax_quotes' to read) two thirds in.
+    const whole = join(dir, 'whole.csv');
+    await writeFile(whole, `name,email,note\n${lines.join('\n')}\n`);
+    const odd = join(dir, 'odd.csv');
+    await writeFile(odd, `name,email,note\n${lines.slice(0, 2_000).join('\n')}\nCy,bob@example.org,5" tall\n${lines.slice(2_000).join('\n')}\n`);
+    for (const [path, strayAt] of [[whole, -1], [odd, 2_000]] as const) {
+      const { output, count } = await written({ format: 'csv', results, source: await openListSource(path) });
+      const outLines = output.split('\n').slice(1, -1);
+      const data = strayAt < 0 ? outLines : [...outLines.slice(0, strayAt), ...outLines.slice(strayAt + 1)];
+      expect(data.map((line, i) => line.slice(0, expected[i]!.length))).toEqual(expected);
+      const parsed = parse(output, { relax_quotes: true }) as string[][];
+      expect(parsed.slice(1).filter((_, i) => i !== strayAt).map((row) => row.slice(0, 6))).toEqual(rows.map(([name, email, note]) => cells([name!.slice(1, -1), email!, note === 'x' ? 'x' : 'a, b'], email!)));
+      if (strayAt >= 0) expect(parsed[strayAt + 1]!.slice(0, 4)).toEqual(['Cy', 'bob@example.org', '5" tall', 'catch_all']);
+      expect(count).toBe(strayAt < 0 ? 3_000 : 3_001);
+    }
+  });
+
   it('names the columns of a source without a header', async () => {
     const path = join(dir, 'no-header.csv');
     await writeFile(path, 'Bob,bob@example.org\n');

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAddressList } from '../../src/csv/address-list.js';
 import { CsvError } from '../../src/csv/errors.js';
-import { Writable } from 'node:stream';
-import { dataRows, forEachAddress, openListSource, pipeRecords, rowPlace } from '../../src/csv/source.js';
+import { forEachAddress, openListSource, readRows, rowPlace } from '../../src/csv/source.js';
 
 let dir: string;
 let counter = 0;
@@ -25,17 +24,10 @@ async function file(content: string | Uint8Array): Promise<string> {
 /** The non-blank rows' fields as the merge-back reads them (copied: the reader reuses its row object). */
 async function rowsOf(path: string, column?: string): Promise<string[][]> {
   const source = await openListSource(path, { column });
-  const toRow = dataRows(source);
   const rows: string[][] = [];
-  const collect = new Writable({
-    objectMode: true,
-    write(record: string[], _encoding, done) {
-      const row = toRow(record);
-      if (row && !row.blank) rows.push([...row.fields]);
-      done();
-    },
-  });
-  await pipeRecords(source, [collect]);
+  for await (const _ of readRows(source, (row) => {
+    if (!row.blank) rows.push([...row.fields()]);
+  }));
   // Reading the addresses alone (the fast reader, for these files) finds the same rows and the same column.
   expect(await addressesOf(path, column)).toEqual(rows.map((fields) => fields[source.column.index]!.trim()));
   return rows;
@@ -44,11 +36,8 @@ async function rowsOf(path: string, column?: string): Promise<string[][]> {
 /** The non-blank rows' addresses as `bulk submit` reads them. */
 async function addressesOf(path: string, column?: string): Promise<string[]> {
   const addresses: string[] = [];
-  await forEachAddress(await openListSource(path, { column }), () => {
-    addresses.length = 0;
-    return (row) => {
-      if (!row.blank) addresses.push(row.address);
-    };
+  await forEachAddress(await openListSource(path, { column }), (row) => {
+    if (!row.blank) addresses.push(row.address);
   });
   return addresses;
 }
@@ -91,10 +80,7 @@ describe('reading a list', () => {
     // Read by the fast reader, and by csv-parse (a stray quote on the last row makes the fast reader give up).
     for (const path of [await file(content), await file(`${content}c@example.org,5" tall\n`)]) {
       const places: string[] = [];
-      await forEachAddress(await openListSource(path), () => {
-        places.length = 0;
-        return (row) => places.push(row.blank ? `line ${row.line} blank` : rowPlace(row));
-      });
+      await forEachAddress(await openListSource(path), (row) => places.push(row.blank ? `line ${row.line} blank` : rowPlace(row)));
       expect(places.slice(0, 4)).toEqual(['line 2 blank', 'line 3 (record 2)', 'line 5 blank', 'line 6 (record 3)']);
     }
   });
@@ -134,7 +120,7 @@ describe('reading a list', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => `user${i}@example.org,name ${i}`);
     const path = await file(`email,name\n${rows.join('\n')}\nlast@example.org,"open\nmore\n`);
     const source = await openListSource(path, { label: 'big.csv' });
-    await expect(forEachAddress(source, () => () => undefined)).rejects.toMatchObject({
+    await expect(forEachAddress(source, () => undefined)).rejects.toMatchObject({
       file: 'big.csv',
       line: 20002,
       message: expect.stringMatching(/^big\.csv: line 20002: unterminated quote/),
