@@ -1,0 +1,142 @@
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
+import type { ServiceVerifier } from '../result-reuse.js';
+import type { WorkChunk } from '../store/store.js';
+import { AddressPositions } from './address-positions.js';
+import type { HeldChunk, HeldChunks } from './held-chunks.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import type { ResultBatcher } from './result-batcher.js';
+import type { JobRunnerLog } from './runner.js';
+
+export interface ChunkWorkerOptions {
+  verifier: ServiceVerifier;
+  held: HeldChunks;
+  batcher: ResultBatcher;
+  leases: LeaseKeeper;
+  log: JobRunnerLog;
+  /** A moment to claim: a chunk got its first answer, reached its tail, or ended. */
+  onRoom(): void;
+  /** A chunk failed: the loop pauses before it claims again. */
+  onTrouble(): void;
+}
+
+/** The verdict stored for an item the engine could not verify at all, so that the job still completes. */
+function engineFailureResult(email: string, error: unknown): VerificationResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    email,
+    result: 'unknown',
+    reason: `verification failed inside the service: ${message}`,
+    reasonCode: 'internal_error',
+    checks: NOTHING_CHECKED,
+    notEstablished: ['format', ...BEYOND_FORMAT],
+  };
+}
+
+/**
+ * Works the chunks the loop claims, many at once: asks the engine for their addresses, hands each
+ * answer to the batcher under the chunk's lease, and at a chunk's end writes its results and gives
+ * its lease back. Apart from the loop so that a chunk's life, from claimed to released, reads in one place.
+ */
+export class ChunkWorker {
+  private stopped = false;
+  private readonly running = new Set<Promise<void>>();
+  /** Waits that stop() cuts short: the engine calls in flight. */
+  private readonly onStop = new Set<() => void>();
+
+  constructor(private readonly options: ChunkWorkerOptions) {}
+
+  /** Starts working a chunk just claimed, beside the others. */
+  start(chunk: WorkChunk): void {
+    const running = this.work(chunk).finally(() => this.running.delete(running));
+    this.running.add(running);
+  }
+
+  /** The engine asks nothing more for the chunks in hand (their items are verified again by whoever claims them). */
+  stop(): void {
+    this.stopped = true;
+    for (const entry of this.options.held.values()) entry.cancel.abort();
+    for (const cut of this.onStop) cut();
+  }
+
+  /** Resolves once every chunk started has ended. */
+  async settled(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  /** Works a chunk to its end, then writes its results and gives back whatever of it is left unanswered. */
+  private async work(chunk: WorkChunk): Promise<void> {
+    const { held, batcher, leases, log } = this.options;
+    const entry = held.hold(chunk);
+    try {
+      await this.verify(entry);
+    } catch (error) {
+      this.options.onTrouble();
+      log.error({ err: error, jobId: chunk.jobId }, 'a chunk of a job failed; its items will be verified again');
+    } finally {
+      // Its own results written first: once released, its items are anyone's to claim.
+      await batcher.flush(chunk.lease);
+      await leases.release(chunk);
+      held.drop(chunk);
+      this.options.onRoom();
+    }
+  }
+
+  private async verify(entry: HeldChunk): Promise<void> {
+    const { verifier, batcher, held, log } = this.options;
+    const { lease, jobId, items } = entry.chunk;
+    // Whose work it is and whether it may reuse recent verdicts (the result cache, when there is one).
+    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh };
+    const positions = new AddressPositions(items);
+    const progressed = () => {
+      if (held.progressed(entry)) this.options.onRoom();
+    };
+    const answer = (position: number, result: VerificationResult) => {
+      if (entry.lost) return;
+      batcher.add({ lease, jobId, position, result });
+      entry.unanswered -= 1;
+      if (positions.answered(result.email)) entry.retryingLater -= 1;
+      progressed();
+    };
+    const retryLater = (email: string) => {
+      if (entry.lost || !positions.has(email)) return;
+      positions.putAside(email);
+      entry.retryingLater += 1;
+      progressed();
+    };
+
+    const engineRun = verifier.verifyMany(
+      items.map((item) => item.email),
+      (result) => {
+        if (this.stopped) return;
+        const position = positions.take(result.email);
+        if (position !== undefined) answer(position, result);
+      },
+      { signal: entry.cancel.signal, share: String(entry.chunk.userId), onRetryLater: retryLater, ...asker },
+    );
+    await this.unlessStopped(
+      engineRun.catch((error: unknown) => {
+        log.error({ err: error, jobId }, 'the engine failed on a chunk of a job; verifying its remaining items one by one');
+      }),
+    );
+    // Whatever the engine left unanswered is tried alone; if that throws too, it gets an `unknown` verdict.
+    for (const email of positions.addresses()) {
+      while (positions.waits(email) && !this.stopped && !entry.lost) {
+        const result = await this.unlessStopped(verifier.verify(email, asker).catch((error: unknown) => engineFailureResult(email, error)));
+        if (result) answer(positions.take(email)!, result);
+      }
+    }
+  }
+
+  /**
+   * The engine cannot be cancelled, so on stop() the worker stops waiting for it instead: whatever
+   * it still delivers is ignored, and those items are verified again by whoever claims them next.
+   */
+  private unlessStopped<T>(work: Promise<T>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      if (this.stopped) return resolve(undefined);
+      const cut = () => resolve(undefined);
+      this.onStop.add(cut);
+      work.then(resolve, reject).finally(() => this.onStop.delete(cut));
+    });
+  }
+}

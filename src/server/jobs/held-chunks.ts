@@ -1,0 +1,134 @@
+import type { WorkChunk } from '../store/store.js';
+import type { RunnerMetrics } from './runner.js';
+
+/**
+ * While a chunk of a domain has more than this many addresses being asked, the runner claims no
+ * other chunk of that domain: the host's session limit is taken already, and the items are left
+ * to other runners. Near its end, the next chunk is claimed, so the host's sessions go straight on.
+ * Addresses waiting for their greylist retry are not being asked (they hold no session): a chunk
+ * the host greylisted leaves its domain free for the next chunk, whose addresses then wait out
+ * the same delay beside it instead of after it.
+ */
+const DOMAIN_TAIL_ITEMS = 20;
+/**
+ * Chunks claimed that have no answer yet: they wait for DNS, for the catch-all probe, or for a
+ * session slot because the engine is busy. Beyond this many (or beyond maxItemsInFlight) the
+ * runner is full: it takes on what its engine can start (its share, when several runners share a
+ * store) rather than everything claimable, and claims again as answers come in. A full runner
+ * still claims for a user holding less than an even share of it, so that a newcomer's small job
+ * does not wait for another user's backlog to drain (the engine's slots are shared fairly by user too).
+ */
+const MAX_STARTING_CHUNKS = 32;
+
+/** A claimed chunk being worked. */
+export interface HeldChunk {
+  chunk: WorkChunk;
+  unanswered: number;
+  /** Of those, addresses the engine put aside for their greylist retry. */
+  retryingLater: number;
+  /** The engine has answered one of its addresses or put one aside: it is not starting any more. */
+  started: boolean;
+  /** When the store last confirmed the lease (the runner's clock: only differences are used). */
+  renewedAt: number;
+  /** Set when the lease is no longer ours: the engine stops asking, answers are dropped. */
+  lost: boolean;
+  readonly cancel: AbortController;
+}
+
+/** Addresses of the chunk the engine is asking now (not answered, not waiting for a retry). */
+const asking = (entry: HeldChunk) => entry.unanswered - entry.retryingLater;
+
+/**
+ * The chunks a runner has in hand, by lease, and how full they make it. The chunk worker takes
+ * chunks in and lets them go, the lease keeper renews and loses them, and the loop asks what it
+ * may claim next: one account of the work in hand, so the three never disagree about it.
+ */
+export class HeldChunks {
+  private readonly byLease = new Map<string, HeldChunk>();
+  private itemsInFlight = 0;
+
+  constructor(
+    private readonly maxItemsInFlight: number,
+    private readonly metrics?: RunnerMetrics,
+  ) {}
+
+  get size(): number {
+    return this.byLease.size;
+  }
+
+  get(lease: string): HeldChunk | undefined {
+    return this.byLease.get(lease);
+  }
+
+  values(): IterableIterator<HeldChunk> {
+    return this.byLease.values();
+  }
+
+  /** The leases of the chunks still being worked (a chunk already stopped is not kept from others any longer than its lease). */
+  leasesKept(): string[] {
+    return [...this.byLease].filter(([, entry]) => !entry.lost).map(([lease]) => lease);
+  }
+
+  /** A chunk just claimed, taken into hand. */
+  hold(chunk: WorkChunk): HeldChunk {
+    const entry: HeldChunk = { chunk, unanswered: chunk.items.length, retryingLater: 0, started: false, renewedAt: Date.now(), lost: false, cancel: new AbortController() };
+    this.byLease.set(chunk.lease, entry);
+    this.itemsInFlight += chunk.items.length;
+    this.reportInFlight();
+    return entry;
+  }
+
+  /** A chunk worked to its end and its lease given back. */
+  drop(chunk: WorkChunk): void {
+    this.byLease.delete(chunk.lease);
+    this.itemsInFlight -= chunk.items.length;
+    this.reportInFlight();
+  }
+
+  /**
+   * The engine answered one of the chunk's addresses or put one aside. True at the chunk's first
+   * answer (the engine has room for more) and at its tail (its domain is free again): moments to claim.
+   */
+  progressed(entry: HeldChunk): boolean {
+    const first = !entry.started;
+    entry.started = true;
+    return first || asking(entry) === DOMAIN_TAIL_ITEMS;
+  }
+
+  /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
+  busyDomains(): string[] {
+    return [...new Set([...this.byLease.values()].filter((entry) => asking(entry) > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
+  }
+
+  full(): boolean {
+    return this.itemsInFlight >= this.maxItemsInFlight || this.starting() >= MAX_STARTING_CHUNKS;
+  }
+
+  /**
+   * When full, the users holding their share of the runner or more are not claimed for: of its
+   * starting chunks or of its items in flight, split evenly between the users with work in it (see
+   * MAX_STARTING_CHUNKS). A user's chunks waiting for a session at busy hosts then fill that user's
+   * share, never another's: a small job's chunks at idle hosts are all claimed at once, not one each
+   * time one of the large job's chunks gets its first answer.
+   */
+  usersToSkip(): number[] {
+    if (!this.full()) return [];
+    const byUser = new Map<number, { starting: number; items: number }>();
+    for (const entry of this.byLease.values()) {
+      const user = byUser.get(entry.chunk.userId) ?? { starting: 0, items: 0 };
+      if (!entry.started) user.starting += 1;
+      user.items += entry.chunk.items.length;
+      byUser.set(entry.chunk.userId, user);
+    }
+    const [startingShare, itemsShare] = [MAX_STARTING_CHUNKS / byUser.size, this.maxItemsInFlight / byUser.size];
+    return [...byUser].filter(([, user]) => user.starting >= startingShare || user.items >= itemsShare).map(([userId]) => userId);
+  }
+
+  private starting(): number {
+    return [...this.byLease.values()].filter((entry) => !entry.started).length;
+  }
+
+  private reportInFlight(): void {
+    this.metrics?.inFlight(this.byLease.size, this.itemsInFlight);
+  }
+}
