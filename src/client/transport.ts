@@ -67,6 +67,21 @@ function describeHeaders(headers: Record<string, string>): string {
     .join(', ');
 }
 
+/** A response's body as the caller's type, or the error its status or body means. */
+function answerOf<T>(spec: RequestSpec, url: string, response: { status: number; text: string; retryAfter?: string; date?: string }): T {
+  const { status, text } = response;
+  if (status < 200 || status >= 300) {
+    throw apiErrorFor({ status, method: spec.method, url, problem: parseProblem(text), retryAfterSeconds: parseRetryAfter(response.retryAfter) });
+  }
+  spec.onDate?.(response.date);
+  if (status === 204 || text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new InvalidResponseError(`${spec.method} ${url} answered ${status} with a body that is not JSON`, spec.method, url);
+  }
+}
+
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   // One keep-alive pool for the life of the command: concurrent verifies and polling reuse connections.
@@ -114,17 +129,7 @@ export function createTransport(options: TransportOptions): Transport {
       throw networkError(error, spec, url, timeout);
     }
     trace(`${spec.method} ${url} [${describeHeaders(headers)}] → ${status} in ${Math.round(performance.now() - started)} ms`);
-
-    if (status < 200 || status >= 300) {
-      throw apiErrorFor({ status, method: spec.method, url, problem: parseProblem(text), retryAfterSeconds: parseRetryAfter(retryAfter) });
-    }
-    spec.onDate?.(date);
-    if (status === 204 || text === '') return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw new InvalidResponseError(`${spec.method} ${url} answered ${status} with a body that is not JSON`, spec.method, url);
-    }
+    return answerOf<T>(spec, url, { status, text, retryAfter, date });
   }
 
   return {

@@ -341,7 +341,7 @@ export class SmtpProber implements SessionTaker {
    * (`spent`, or `dropped` when the connection is gone).
    */
   private async askQueued(live: LiveSession, target: SessionTarget, slot: SessionSlot): Promise<false | 'spent' | 'dropped'> {
-    const { session, pace } = live;
+    const { session } = live;
     const rule = this.options.ruleOf(target.hostname);
     const rcptLimit = rule?.rcptsPerSession ?? Infinity;
     const { habits } = this.options;
@@ -356,40 +356,10 @@ export class SmtpProber implements SessionTaker {
         continue;
       }
       try {
-        let reply: SmtpReply;
-        let kind: ReplyKind;
-        let slowedDown = false;
         const refusalsBefore = live.refusals;
-        if (item.refusal?.host === target.address) {
-          // Refused in an earlier session here that had no RCPT left for the control: only the control is asked.
-          [reply, kind] = [item.refusal.reply, CONTROLLED_KIND];
-        } else {
-          if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) {
-            await this.newTransaction(live);
-            // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
-            if (item.cancelled?.()) {
-              answerUnasked(item);
-              continue;
-            }
-          }
-          live.rcpts += 1;
-          const asked = performance.now();
-          reply = await session.rcpt(item.address);
-          const replyMs = performance.now() - asked;
-          habits.recordReply(target.address, replyMs);
-          slowedDown = pace.slowedDown(replyMs, live.refusals);
-          live.replies += 1;
-          throwIfClosing(reply);
-          live.inTransaction += 1;
-          kind = replyKind(reply);
-          if (kind === 'too-many-recipients' && live.inTransaction > 1) {
-            this.putBack(item);
-            habits.learnRcptsPerTransaction(target.address, live.inTransaction - 1);
-            live.inTransaction = Infinity;
-            continue;
-          }
-          if (reply.code >= 400) live.refusals += 1;
-        }
+        const asked = await this.rcpt(live, target, item);
+        if (!asked) continue;
+        const { reply, kind, slowedDown } = asked;
         const controlled: Controlled =
           kind === CONTROLLED_KIND ? await this.controlled(live, target, slot, rule, item.address, reply) : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
         if ('unasked' in controlled) {
@@ -439,6 +409,43 @@ export class SmtpProber implements SessionTaker {
       }
     }
     return false;
+  }
+
+  /**
+   * Asks the host about one address in `live`: its reply, how the reply table reads it, and whether
+   * the host slowed down answering. Undefined when the address is not asked now: given up while a
+   * new transaction opened, or put back because the host takes fewer recipients per transaction.
+   */
+  private async rcpt(live: LiveSession, target: SessionTarget, item: Pending): Promise<{ reply: SmtpReply; kind: ReplyKind; slowedDown: boolean } | undefined> {
+    // Refused in an earlier session here that had no RCPT left for the control: only the control is asked.
+    if (item.refusal?.host === target.address) return { reply: item.refusal.reply, kind: CONTROLLED_KIND, slowedDown: false };
+    const { habits } = this.options;
+    if (live.inTransaction >= habits.rcptsPerTransaction(target.address)) {
+      await this.newTransaction(live);
+      // A new transaction is a round trip or two: the caller may have given the address up meanwhile.
+      if (item.cancelled?.()) {
+        answerUnasked(item);
+        return undefined;
+      }
+    }
+    live.rcpts += 1;
+    const asked = performance.now();
+    const reply = await live.session.rcpt(item.address);
+    const replyMs = performance.now() - asked;
+    habits.recordReply(target.address, replyMs);
+    const slowedDown = live.pace.slowedDown(replyMs, live.refusals);
+    live.replies += 1;
+    throwIfClosing(reply);
+    live.inTransaction += 1;
+    const kind = replyKind(reply);
+    if (kind === 'too-many-recipients' && live.inTransaction > 1) {
+      this.putBack(item);
+      habits.learnRcptsPerTransaction(target.address, live.inTransaction - 1);
+      live.inTransaction = Infinity;
+      return undefined;
+    }
+    if (reply.code >= 400) live.refusals += 1;
+    return { reply, kind, slowedDown };
   }
 
   /** RSET and MAIL FROM again, when the transaction holds as many recipients as the host takes. */
