@@ -1,6 +1,6 @@
 import type { NetworkWatch } from '../engine/index.js';
 import type { JwtIssuer } from './auth/jwt.js';
-import type { HttpTimeouts } from './http-server.js';
+import type { HttpTimeouts } from './http/server.js';
 import type { LogSettings } from './logging.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ServiceVerifier } from './result-reuse.js';

@@ -9,7 +9,7 @@ import { buildApp } from '../../src/server/app.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { createJwtIssuer, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
-import type { HttpTimeouts } from '../../src/server/http-server.js';
+import type { HttpTimeouts } from '../../src/server/http/server.js';
 import type { LogSettings } from '../../src/server/logging.js';
 import { hashPassword } from '../../src/server/passwords.js';
 import { openStore } from '../../src/server/store/open-store.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { Store, User } from '../store/store.js';
 import { admitLoginAttempt } from './login-limit.js';

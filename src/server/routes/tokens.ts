@@ -5,7 +5,7 @@ import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { currentUser } from '../auth/guard.js';
 import { grantFrom } from '../auth/token-grant.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
 export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
