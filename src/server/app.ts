@@ -9,8 +9,8 @@ import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS } from './http/ser
 import { acceptOnlyJsonBodies } from './http/json-body.js';
 import { loggerOptions } from './logging.js';
 import { logNetworkChanges } from './network-log.js';
-import { createRateLimiter } from './rate-limit.js';
-import { refuseTokensInQuery } from './secrets.js';
+import { createRateLimiter } from './auth/rate-limit.js';
+import { refuseTokensInQuery } from './auth/secrets.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';

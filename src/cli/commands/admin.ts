@@ -3,7 +3,7 @@ import { generateApiToken, hashApiToken } from '../../server/auth/api-tokens.js'
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../server/data-dir.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../server/passwords.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../server/auth/passwords.js';
 import { openStore, type StoreLocation } from '../../server/store/open-store.js';
 import { DATABASE_FILE } from '../../server/store/sqlite-store.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, StoreError, type Store, type User } from '../../server/store/store.js';
