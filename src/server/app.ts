@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { AppConfig } from './app-config.js';
+import type { AppConfig } from './routes/app-config.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createCredentialCheck } from './auth/credentials.js';
 import { guardScope } from './auth/guard.js';
@@ -7,8 +7,8 @@ import { dashboardRoutes } from './dashboard/plugin.js';
 import { handleError, notFoundHandler } from './http/errors.js';
 import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS } from './http/server.js';
 import { acceptOnlyJsonBodies } from './http/json-body.js';
-import { loggerOptions } from './logging.js';
-import { logNetworkChanges } from './network-log.js';
+import { loggerOptions } from './logging/logger.js';
+import { logNetworkChanges } from './network/network-log.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { refuseTokensInQuery } from './auth/secrets.js';
 import { accountRoutes } from './routes/account.js';

@@ -10,7 +10,7 @@ import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens
 import { createJwtIssuer, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { HttpTimeouts } from '../../src/server/http/server.js';
-import type { LogSettings } from '../../src/server/logging.js';
+import type { LogSettings } from '../../src/server/logging/logger.js';
 import { hashPassword } from '../../src/server/auth/passwords.js';
 import { openStore } from '../../src/server/store/open-store.js';
 import type { Store, User } from '../../src/server/store/store.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { generateApiToken, hashApiToken } from '../../server/auth/api-tokens.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveDataDir } from '../../server/data-dir.js';
+import { resolveDataDir } from '../../server/store/data-dir.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../server/auth/passwords.js';
 import { openStore, type StoreLocation } from '../../server/store/open-store.js';
 import { DATABASE_FILE } from '../../server/store/sqlite-store.js';

@@ -1,5 +1,5 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
-import type { ServiceVerifier } from '../result-reuse.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { HolderStanding } from '../store/model.js';
 import type { SavePolicy, WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';

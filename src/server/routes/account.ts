@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { currentAccess, currentUser } from '../auth/guard.js';
 import { ProblemError } from '../http/errors.js';
 import { accountSchema } from '../schemas/account.js';
