@@ -1,6 +1,6 @@
 import type { JobStore } from '../store/store.js';
-import type { JobRunnerLog } from './runner.js';
-import { WakeableSleep } from './wakeable-sleep.js';
+import type { BackgroundLog as JobRunnerLog } from '../background/log.js';
+import { WakeableSleep } from '../background/wakeable-sleep.js';
 
 /** Jobs deleted per store call: a large backlog goes in several short transactions, not one that holds the store. */
 const JOBS_PER_ROUND = 50;

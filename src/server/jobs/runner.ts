@@ -3,13 +3,8 @@ import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { HolderStanding } from '../store/model.js';
 import type { SavePolicy, WorkChunk, WorkQueue } from '../store/store.js';
 import { ResultBatcher } from './result-batcher.js';
-import { WakeableSleep } from './wakeable-sleep.js';
-
-/** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
-export interface JobRunnerLog {
-  info(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
+import type { BackgroundLog as JobRunnerLog } from '../background/log.js';
+import { WakeableSleep } from '../background/wakeable-sleep.js';
 
 /** docs/architecture.md "The service inside": `--lease-seconds` / MAILVERIFY_LEASE_SECONDS default. */
 export const DEFAULT_LEASE_SECONDS = 60;
