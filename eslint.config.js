@@ -7,6 +7,9 @@ function layerRule(files, forbidden, why) {
   return { files, rules: { 'no-restricted-imports': ['error', { patterns: [{ regex, message: why }] }] } };
 }
 
+/** The files at the root of src/server: the wiring that puts the service's parts together. */
+const SERVER_WIRING = 'app|serve|worker|service-parts';
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/.work/'] },
   js.configs.recommended,
@@ -25,7 +28,12 @@ export default tseslint.config(
   // The layers of docs/architecture.md "Layers", as lint rules: an import that runs back up fails `npm run lint`.
   layerRule(['src/engine/**'], 'cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'),
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
-  layerRule(['src/server/store/**'], 'routes|jobs|webhooks|dashboard|auth|metrics|http|schemas', 'the store is below every part of the service'),
+  layerRule(['src/server/store/**'], `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`, 'the store is below every part of the service'),
+  layerRule(['src/server/http/**'], `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'the HTTP helpers sit just above the store, below every other part of the service'),
+  layerRule(['src/server/auth/**'], `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'auth is below the routes and pages it guards'),
+  layerRule(['src/server/jobs/**'], `webhooks|routes|dashboard|${SERVER_WIRING}`, 'the job runner knows no route or page, and shares its loop\'s parts with the webhook deliverer through src/server/background'),
+  layerRule(['src/server/webhooks/**'], `jobs|routes|dashboard|${SERVER_WIRING}`, 'the webhook deliverer knows no route or page, and shares its loop\'s parts with the job runner through src/server/background'),
+  layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
   {
     // The dashboard's one browser script.

@@ -16,7 +16,7 @@ import { missingRow, row, runAlone } from './lib/report.js';
 import { startMailverify, startWorker } from './service/processes.js';
 
 const SECTION = 'politeness';
-const NEEDED = ['../dist/cli/commands/worker.js', '../dist/server/shared-host-slots.js'];
+const NEEDED = ['../dist/cli/commands/worker.js', '../dist/server/verifier/shared-host-slots.js'];
 const SIZES = { full: { domains: 40, perDomain: 50 }, quick: { domains: 20, perDomain: 20 } };
 const MX_HOST = '127.0.19.61';
 const PER_HOST = 4;

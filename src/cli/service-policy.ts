@@ -1,5 +1,5 @@
 import { VERDICTS, type Verdict } from '../engine/types.js';
-import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/result-reuse.js';
+import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/verifier/result-reuse.js';
 import type { ServicePolicy } from '../server/service-parts.js';
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';
 import { durationMs, integer } from './engine-flags.js';

@@ -1,8 +1,8 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
-import { networkProblems, UNTIL_FIXED } from '../server/network-log.js';
-import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../server/standing-watch.js';
-import { LOG_LEVELS } from '../server/logging.js';
+import { networkProblems, UNTIL_FIXED } from '../server/network/network-log.js';
+import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../server/network/standing-watch.js';
+import { LOG_LEVELS } from '../server/logging/logger.js';
 import { durationMs, integer } from './engine-flags.js';
 import { ExitCode, UsageError } from './errors.js';
 

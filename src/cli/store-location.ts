@@ -1,4 +1,4 @@
-import { resolveDataDir } from '../server/data-dir.js';
+import { resolveDataDir } from '../server/store/data-dir.js';
 import type { StoreLocation } from '../server/store/open-store.js';
 import { StoreUnavailableError } from '../server/store/store.js';
 import { dataDirFor } from './data-dir.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { TrustProxy } from '../server/app-config.js';
+import type { TrustProxy } from '../server/routes/app-config.js';
 import { UsageError } from './errors.js';
 
 /** Names proxy-addr (fastify's trustProxy) takes for whole ranges. */

@@ -1,12 +1,12 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
 import { buildApp } from './app.js';
-import type { TrustProxy } from './app-config.js';
+import type { TrustProxy } from './routes/app-config.js';
 import { createJwtIssuer } from './auth/jwt.js';
-import type { HttpTimeouts } from './http-server.js';
+import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
-import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './standing-watch.js';
+import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open-store.js';
 
 export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {

@@ -1,13 +1,14 @@
 import pino from 'pino';
 import type { WatchedVerifier } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
-import { speakingToApiUsers } from './api-user-reasons.js';
-import { startJobRunner, type JobRunner, type JobRunnerLog } from './jobs/runner.js';
+import { speakingToApiUsers } from './verifier/api-user-reasons.js';
+import type { BackgroundLog } from './background/log.js';
+import { startJobRunner, type JobRunner } from './jobs/runner.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { startMetricsListener, type MetricsListener } from './metrics/listener.js';
 import { Metrics } from './metrics/metrics.js';
-import { reusingResults, type ReusePolicy, type ServiceVerifier } from './result-reuse.js';
-import { shareHostSlots } from './shared-host-slots.js';
+import { reusingResults, type ReusePolicy, type ServiceVerifier } from './verifier/result-reuse.js';
+import { shareHostSlots } from './verifier/shared-host-slots.js';
 import { openStore, type StoreLocation } from './store/open-store.js';
 import type { Holder, Store } from './store/store.js';
 import { watchWebhooks } from './metrics/webhook-metrics.js';
@@ -97,7 +98,7 @@ export async function openServiceParts(
  */
 export function startRegisteredRunner(
   { store, verifier, metrics, holder }: ServiceParts,
-  options: { log: JobRunnerLog; leaseMs: number } & ServicePolicy,
+  options: { log: BackgroundLog; leaseMs: number } & ServicePolicy,
 ): JobRunner {
   const webhooks = startWebhookDeliverer({
     store: store.webhooks,

@@ -1,8 +1,8 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/types.js';
-import { logNetworkChanges } from './network-log.js';
+import { logNetworkChanges } from './network/network-log.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
-import { startStandingWatch, type StandingWatchOptions } from './standing-watch.js';
+import { startStandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open-store.js';
 
 export interface WorkerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {

@@ -5,7 +5,7 @@
  * generous multiples of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_TIMEOUTS } from '../../src/server/http-server.js';
+import { HTTP_TIMEOUTS } from '../../src/server/http/server.js';
 import { connectRaw, type RawConnection } from '../support/raw-http.js';
 import { call, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 

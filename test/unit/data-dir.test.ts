@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDirError, prepareDataDir } from '../../src/server/data-dir.js';
+import { DataDirError, prepareDataDir } from '../../src/server/store/data-dir.js';
 import { testTempDir } from '../support/temp-dirs.js';
 
 describe('prepareDataDir', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WakeableSleep } from '../../src/server/jobs/wakeable-sleep.js';
+import { WakeableSleep } from '../../src/server/background/wakeable-sleep.js';
 
 const settled = (promise: Promise<void>) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { Command } from 'commander';
-import type { HttpTimeouts } from '../../server/http-server.js';
+import type { HttpTimeouts } from '../../server/http/server.js';
 import { integer, resolvedEngineOptions } from '../engine-flags.js';
 import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';

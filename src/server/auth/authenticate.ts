@@ -1,5 +1,5 @@
-import { ExpiringCache } from '../expiring-cache.js';
-import { ProblemError } from '../errors.js';
+import { ExpiringCache } from './expiring-cache.js';
+import { ProblemError } from '../http/errors.js';
 import { FULL_GRANT, type Store, type TokenGrant, type User } from '../store/store.js';
 import { API_TOKEN_PREFIX, hashApiToken } from './api-tokens.js';
 import type { JwtIssuer } from './jwt.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { ProblemError } from '../errors.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { ProblemError } from '../http/errors.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import type { Store, User } from '../store/store.js';
 import { admitLoginAttempt } from './login-limit.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 import { errorResponses } from '../schemas/problem.js';
 import type { Access, Authenticator, Caller } from './authenticate.js';
 import { checkScope, routeScope } from './scopes.js';

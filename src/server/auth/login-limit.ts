@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
-import { fixedWindow, rateLimited } from '../rate-limit.js';
+import { fixedWindow, rateLimited } from './rate-limit.js';
 import type { LimitStore } from '../store/store.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ApiScope } from '../../wire/contract.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import type { Access } from './authenticate.js';
 
 /**

@@ -1,5 +1,5 @@
 import { API_SCOPES, MAX_TOKEN_LIFETIME_SECONDS, type ApiScope } from '../../wire/contract.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import type { TokenGrant } from '../store/store.js';
 
 /** What a new token is asked to be allowed (the API's body, the dashboard's form alike). */

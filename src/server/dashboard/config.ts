@@ -1,7 +1,7 @@
 import type { Authenticator } from '../auth/authenticate.js';
 import type { CredentialCheck } from '../auth/credentials.js';
-import type { RateLimiter } from '../rate-limit.js';
-import type { ServiceVerifier } from '../result-reuse.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { Store } from '../store/store.js';
 import type { WebhookPolicy } from '../webhooks/policy.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readAddressList, type AddressList } from '../../csv/address-list.js';
 import { CsvError } from '../../csv/errors.js';
 import { openListSource, type ListSource } from '../../csv/source.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import type { ListUpload } from '../store/store.js';
 
 /** A list file's name (for messages) and bytes, uploaded or kept. */

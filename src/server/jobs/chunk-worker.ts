@@ -1,18 +1,18 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
-import type { ServiceVerifier } from '../result-reuse.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';
 import type { HeldChunk, HeldChunks } from './held-chunks.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { ResultBatcher } from './result-batcher.js';
-import type { JobRunnerLog } from './runner.js';
+import type { BackgroundLog } from '../background/log.js';
 
 export interface ChunkWorkerOptions {
   verifier: ServiceVerifier;
   held: HeldChunks;
   batcher: ResultBatcher;
   leases: LeaseKeeper;
-  log: JobRunnerLog;
+  log: BackgroundLog;
   /** A moment to claim: a chunk got its first answer, reached its tail, or ended. */
   onRoom(): void;
   /** A chunk failed: the loop pauses before it claims again. */

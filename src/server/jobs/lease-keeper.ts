@@ -2,7 +2,8 @@ import type { HolderStanding } from '../store/model.js';
 import type { WorkChunk, WorkQueue } from '../store/store.js';
 import type { HeldChunk, HeldChunks } from './held-chunks.js';
 import type { ResultBatcher } from './result-batcher.js';
-import type { JobRunnerLog, RunnerMetrics } from './runner.js';
+import type { BackgroundLog } from '../background/log.js';
+import type { RunnerMetrics } from './runner.js';
 
 export interface LeaseKeeperOptions {
   queue: WorkQueue;
@@ -12,7 +13,7 @@ export interface LeaseKeeperOptions {
   leaseMs: number;
   standing?: HolderStanding;
   metrics?: RunnerMetrics;
-  log: JobRunnerLog;
+  log: BackgroundLog;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { WorkQueue } from '../store/store.js';
-import type { JobRunnerLog, RunnerMetrics } from './runner.js';
+import type { BackgroundLog } from '../background/log.js';
+import type { RunnerMetrics } from './runner.js';
 
 /** How often a runner looks for leases whose holder is gone (a cheap query over the leased items). */
 const RESCUE_EVERY_MS = 1_000;
@@ -15,7 +16,7 @@ export class Rescuer {
 
   constructor(
     private readonly queue: WorkQueue,
-    private readonly log: JobRunnerLog,
+    private readonly log: BackgroundLog,
     private readonly metrics?: RunnerMetrics,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { JobStore } from '../store/store.js';
-import type { JobRunnerLog } from './runner.js';
-import { WakeableSleep } from './wakeable-sleep.js';
+import type { BackgroundLog } from '../background/log.js';
+import { WakeableSleep } from '../background/wakeable-sleep.js';
 
 /** Jobs deleted per store call: a large backlog goes in several short transactions, not one that holds the store. */
 const JOBS_PER_ROUND = 50;
@@ -12,7 +12,7 @@ const MAX_LOOK_EVERY_MS = 3_600_000;
  * deleted, their addresses and results with them, as DELETE /v1/bulk-verify/{id} does (the ledger
  * keeps its amounts). Every node with a runner looks; two deleting at once delete each job once.
  */
-export function startRetention(jobs: Pick<JobStore, 'deleteFinishedBefore'>, retentionMs: number, log: JobRunnerLog): { stop(): Promise<void> } {
+export function startRetention(jobs: Pick<JobStore, 'deleteFinishedBefore'>, retentionMs: number, log: BackgroundLog): { stop(): Promise<void> } {
   const lookEveryMs = Math.min(MAX_LOOK_EVERY_MS, Math.max(1_000, retentionMs / 4));
   const sleep = new WakeableSleep();
   let stopped = false;

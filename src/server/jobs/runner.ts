@@ -1,4 +1,4 @@
-import type { ServiceVerifier } from '../result-reuse.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { HolderStanding } from '../store/model.js';
 import type { SavePolicy, WorkQueue } from '../store/store.js';
 import { ChunkWorker } from './chunk-worker.js';
@@ -6,13 +6,8 @@ import { HeldChunks } from './held-chunks.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { ResultBatcher } from './result-batcher.js';
 import { Rescuer } from './rescuer.js';
-import { WakeableSleep } from './wakeable-sleep.js';
-
-/** The slice of a pino logger the runner uses (fastify's `app.log` fits). */
-export interface JobRunnerLog {
-  info(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
+import type { BackgroundLog } from '../background/log.js';
+import { WakeableSleep } from '../background/wakeable-sleep.js';
 
 /** docs/architecture.md "The service inside": `--lease-seconds` / MAILVERIFY_LEASE_SECONDS default. */
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -31,7 +26,7 @@ export interface JobRunnerOptions {
   verifier: ServiceVerifier;
   /** What writing results decides beyond them (`--refund-unknown`). */
   savePolicy?: SavePolicy;
-  log: JobRunnerLog;
+  log: BackgroundLog;
   /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
   leaseMs?: number;
   /** Items per claim: up to this many addresses of one domain of one job. */

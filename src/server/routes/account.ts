@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { currentAccess, currentUser } from '../auth/guard.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import { accountSchema } from '../schemas/account.js';
 
 export function accountRoutes(app: FastifyInstance, { store, refundUnknown = false }: AppConfig): void {

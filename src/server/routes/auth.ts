@@ -1,6 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import type { CredentialCheck } from '../auth/credentials.js';
 import { loginSchema } from '../schemas/auth.js';
 

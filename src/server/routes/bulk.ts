@@ -1,9 +1,9 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
-import { insufficientTokens, ProblemError } from '../errors.js';
-import { idempotencyKey, markReplayed, unlessConflicting } from '../idempotency.js';
+import { insufficientTokens, ProblemError } from '../http/errors.js';
+import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempotency.js';
 import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
 import type { JobProgress } from '../store/store.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { NetworkStatus, NetworkWatch } from '../../engine/index.js';
-import { problemBody, sendProblem, STORE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { problemBody, sendProblem, STORE_RETRY_AFTER_SECONDS } from '../http/errors.js';
 import { healthSchema, readySchema } from '../schemas/health.js';
 import type { InstallStore } from '../store/store.js';
 

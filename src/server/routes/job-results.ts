@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Verdict } from '../../engine/types.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import type { JobProgress, JobStore } from '../store/store.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { currentUser } from '../auth/guard.js';
 import { grantFrom } from '../auth/token-grant.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
 export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {

@@ -3,11 +3,11 @@ import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
 import type { VerificationResult } from '../../engine/types.js';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
-import { insufficientTokens, ProblemError } from '../errors.js';
-import { chargeOnce, idempotencyKey, sendRecorded } from '../idempotency.js';
-import type { ServiceVerifier } from '../result-reuse.js';
+import { insufficientTokens, ProblemError } from '../http/errors.js';
+import { chargeOnce, idempotencyKey, sendRecorded } from '../http/idempotency.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import { verifySchema } from '../schemas/verification.js';
 import { StoreFault, type AccountStore, type IdempotencyKey, type IdempotencyStore, type KeyedEnd, type PaidCharge } from '../store/store.js';
 

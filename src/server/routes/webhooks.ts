@@ -1,9 +1,9 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '../app-config.js';
+import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { createWebhookSchema, listWebhooksSchema, removeWebhookSchema, testWebhookSchema } from '../schemas/webhooks.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import { registerEndpoint, removeEndpoint, sendTestEvent, TEST_LIMIT_RETRY_AFTER_SECONDS } from '../webhooks/endpoints.js';
 import { DEFAULT_WEBHOOK_POLICY } from '../webhooks/policy.js';
 

@@ -1,4 +1,4 @@
-import { problemStatus, type ProblemCode } from '../errors.js';
+import { problemStatus, type ProblemCode } from '../http/errors.js';
 
 /** The problem+json body of every error response (docs/api.md). */
 export const problemSchema = {

@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { parseRetryAfter } from '../../text/retry-after.js';
 import { VERSION } from '../../version.js';
-import type { JobRunnerLog } from '../jobs/runner.js';
-import { WakeableSleep } from '../jobs/wakeable-sleep.js';
+import type { BackgroundLog } from '../background/log.js';
+import { WakeableSleep } from '../background/wakeable-sleep.js';
 import type { AttemptObserver } from '../metrics/webhook-metrics.js';
 import type { HolderStanding } from '../store/model.js';
 import type { DueDelivery, WebhookStore } from '../store/store.js';
@@ -40,7 +40,7 @@ export interface WebhookDelivererOptions {
   onAttempt?: AttemptObserver;
   /** Seconds after each failure (retry-schedule.ts). */
   schedule: readonly number[];
-  log: JobRunnerLog;
+  log: BackgroundLog;
   /** How long a claim on a delivery lasts; at least twice an attempt's limit. */
   leaseMs: number;
   /** How often to look for due deliveries. */

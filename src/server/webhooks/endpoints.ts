@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors.js';
+import { ProblemError } from '../http/errors.js';
 import type { WebhookEndpoint, WebhookStore } from '../store/store.js';
 import { checkDestination, DestinationRefused } from './destination.js';
 import { testEvent } from '../store/webhook-events.js';

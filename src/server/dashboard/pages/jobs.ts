@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ResultIndex } from '../../../csv/result-index.js';
 import { writeResults } from '../../../csv/result-writer.js';
 import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine/types.js';
-import { ProblemError } from '../../errors.js';
+import { ProblemError } from '../../http/errors.js';
 import { progressPercent } from '../../routes/bulk.js';
 import { openUploadedList, withListFile } from '../list-files.js';
 import type { VerdictCount } from '../../store/store.js';

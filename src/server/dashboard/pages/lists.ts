@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { insufficientTokens, ProblemError } from '../../errors.js';
-import { unlessConflicting } from '../../idempotency.js';
+import { insufficientTokens, ProblemError } from '../../http/errors.js';
+import { unlessConflicting } from '../../http/idempotency.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import type { ListUpload } from '../../store/store.js';
 import { CSRF_FIELD } from '../csrf.js';

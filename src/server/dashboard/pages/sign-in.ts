@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../../errors.js';
+import { ProblemError } from '../../http/errors.js';
 import { checkCsrf } from '../csrf.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';

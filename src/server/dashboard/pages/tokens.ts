@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { generateApiToken, hashApiToken } from '../../auth/api-tokens.js';
 import { grantFrom } from '../../auth/token-grant.js';
-import { ProblemError } from '../../errors.js';
+import { ProblemError } from '../../http/errors.js';
 import { API_SCOPES } from '../../../wire/contract.js';
 import { createTokenSchema } from '../../schemas/tokens.js';
 import type { DashboardConfig } from '../config.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fsErrorText } from '../text/fs-errors.js';
+import { fsErrorText } from '../../text/fs-errors.js';
 
 /** The OS's per-user data directory for mailverify (what `serve` and `admin` use when not told otherwise). */
 export function dataDirDefault(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {

@@ -1,13 +1,13 @@
-import type { NetworkWatch } from '../engine/index.js';
-import type { JwtIssuer } from './auth/jwt.js';
-import type { HttpTimeouts } from './http-server.js';
-import type { LogSettings } from './logging.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { ServiceVerifier } from './result-reuse.js';
-import type { Store } from './store/store.js';
-import type { WebhookPolicy } from './webhooks/policy.js';
+import type { NetworkWatch } from '../../engine/index.js';
+import type { JwtIssuer } from '../auth/jwt.js';
+import type { HttpTimeouts } from '../http/server.js';
+import type { LogSettings } from '../logging/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ServiceVerifier } from '../verifier/result-reuse.js';
+import type { Store } from '../store/store.js';
+import type { WebhookPolicy } from '../webhooks/policy.js';
 
-/** What buildApp (app.ts) is given, and what each route file takes of it; a module of its own so routes need not import the app that registers them. */
+/** What buildApp (app.ts) is given, and what each route file takes of it; kept beside the routes so they need not import the app that registers them. */
 export interface AppConfig {
   store: Store;
   verifier: ServiceVerifier;

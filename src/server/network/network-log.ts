@@ -1,4 +1,4 @@
-import type { NetworkStatus, NetworkWatch } from '../engine/index.js';
+import type { NetworkStatus, NetworkWatch } from '../../engine/index.js';
 
 interface Logger {
   warn(details: object, message: string): void;

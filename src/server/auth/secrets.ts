@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { API_TOKEN_PREFIX } from './auth/api-tokens.js';
-import { ProblemError } from './errors.js';
+import { API_TOKEN_PREFIX } from './api-tokens.js';
+import { ProblemError } from '../http/errors.js';
 
 /**
  * Secrets recognised by their shape rather than by where they were sent: a client may put a token

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import type { Caller } from './auth/authenticate.js';
-import type { LimitStore } from './store/store.js';
-import { ProblemError } from './errors.js';
+import type { Caller } from './authenticate.js';
+import type { LimitStore } from '../store/store.js';
+import { ProblemError } from '../http/errors.js';
 
 /** The fixed window `nowMs` falls in: its start (epoch seconds) and the whole seconds left until it ends (at least 1). */
 export function fixedWindow(nowMs: number, windowSeconds: number): { windowStart: number; resetSeconds: number } {

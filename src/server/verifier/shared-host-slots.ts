@@ -1,6 +1,6 @@
-import type { SharedHostSlots } from '../engine/types.js';
-import { ALWAYS_STANDING, type HolderStanding } from './store/model.js';
-import type { HostSlotStore } from './store/store.js';
+import type { SharedHostSlots } from '../../engine/types.js';
+import { ALWAYS_STANDING, type HolderStanding } from '../store/model.js';
+import type { HostSlotStore } from '../store/store.js';
 
 /**
  * How long a slot lasts unless renewed: the longest a holder alive but stuck (its event loop

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { StoreFault } from './store/model.js';
+import { StoreFault } from '../store/model.js';
 
 /**
  * Every error the service answers with, as `application/problem+json` (RFC 9457) plus a stable

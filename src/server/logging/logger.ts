@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
-import { redactSecrets, redactSecretsIn } from './secrets.js';
+import { redactSecrets, redactSecretsIn } from '../auth/secrets.js';
 
 /** pino's levels, most severe first, and `silent`: what `--log-level` takes. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,6 +1,6 @@
-import type { EgressStanding } from '../engine/index.js';
-import type { EngineOptions } from '../engine/types.js';
-import type { Metrics } from './metrics/metrics.js';
+import type { EgressStanding } from '../../engine/index.js';
+import type { EngineOptions } from '../../engine/types.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 interface Logger {
   warn(details: object, message: string): void;
@@ -75,7 +75,7 @@ export function startStandingWatch(
 ): StandingWatch | undefined {
   if (intervalMs === undefined || intervalMs === 0) return undefined;
   const check = async () => {
-    const { checkStanding, resolveEngineOptions } = await import('../engine/index.js');
+    const { checkStanding, resolveEngineOptions } = await import('../../engine/index.js');
     return checkStanding(resolveEngineOptions(engine));
   };
   const watch = watchStanding(check, { intervalMs, log });

@@ -1,8 +1,8 @@
-import { VERIFIER_CONDITIONS } from '../engine/reason-codes.js';
-import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../engine/types.js';
-import type { Explanation } from '../engine/smtp/transcript.js';
-import { addressKey } from '../text/address.js';
-import type { CachedResult, CacheEntry, ResultCacheStore } from './store/store.js';
+import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
+import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../../engine/types.js';
+import type { Explanation } from '../../engine/smtp/transcript.js';
+import { addressKey } from '../../text/address.js';
+import type { CachedResult, CacheEntry, ResultCacheStore } from '../store/store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1_000;
 

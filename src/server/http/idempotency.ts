@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { StoreError, type IdempotencyKey, type IdempotencyRecord, type AccountStore, type KeyedCharge } from './store/store.js';
+import { StoreError, type IdempotencyKey, type IdempotencyRecord, type AccountStore, type KeyedCharge } from '../store/store.js';
 import { insufficientTokens, ProblemError } from './errors.js';
 
 /**
