@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { parseRetryAfter } from '../../text/retry-after.js';
 import { VERSION } from '../../version.js';
 import type { BackgroundLog } from '../background/log.js';
@@ -69,6 +69,42 @@ export function describeFailure(error: unknown): string {
   return typeof code === 'string' ? `the request failed (${code})` : 'the request failed';
 }
 
+/** One attempt: the event POSTed, signed, to its endpoint (checked again: a name may now resolve elsewhere). */
+async function post(delivery: DueDelivery, agent: Dispatcher, allowPrivateWebhooks: boolean, signal: AbortSignal): Promise<AttemptAnswer> {
+  const { url, secret } = delivery.endpoint;
+  await checkDestination(url, allowPrivateWebhooks);
+  const response = await request(url, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: {
+      ...signedHeaders(secret, delivery.event.id, delivery.event.payload, new Date()),
+      'content-type': 'application/json',
+      'user-agent': `mailverify/${VERSION}`,
+    },
+    body: delivery.event.payload,
+    signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+  });
+  // The body says nothing we use; read it so the connection can be kept.
+  await response.body.dump();
+  const retryAfter = response.headers['retry-after'];
+  return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
+}
+
+/** Deletes settled deliveries and attempts past the retention, at most once per PRUNE_EVERY_MS however often it is called. */
+function pruner(store: WebhookStore, retentionMs: number, log: BackgroundLog): () => Promise<void> {
+  let prunedAt = -Infinity;
+  return async () => {
+    if (performance.now() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = performance.now();
+    try {
+      const pruned = await store.prune(new Date(Date.now() - retentionMs).toISOString());
+      if (pruned > 0) log.info({ pruned }, 'webhook deliveries and attempts past their retention deleted');
+    } catch (error) {
+      log.error({ err: error }, 'could not delete webhook deliveries past their retention; trying again later');
+    }
+  };
+}
+
 /**
  * Delivers webhook events from the store: claims due deliveries under leases naming this node's
  * holder, POSTs each signed (Standard Webhooks), and records the outcome with what follows
@@ -85,26 +121,6 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
   let stopped = false;
   const sleep = new WakeableSleep();
 
-  async function post(delivery: DueDelivery, signal: AbortSignal): Promise<AttemptAnswer> {
-    const { url, secret } = delivery.endpoint;
-    await checkDestination(url, allowPrivateWebhooks);
-    const response = await request(url, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: {
-        ...signedHeaders(secret, delivery.event.id, delivery.event.payload, new Date()),
-        'content-type': 'application/json',
-        'user-agent': `mailverify/${VERSION}`,
-      },
-      body: delivery.event.payload,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
-    });
-    // The body says nothing we use; read it so the connection can be kept.
-    await response.body.dump();
-    const retryAfter = response.headers['retry-after'];
-    return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
-  }
-
   async function attempt(delivery: DueDelivery, cancel: AbortController): Promise<void> {
     const details = { eventId: delivery.event.id, type: delivery.event.type, endpointId: delivery.endpoint.id, attempt: delivery.attempts + 1 };
     log.info(details, 'delivering a webhook event');
@@ -112,7 +128,7 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     let answer: AttemptAnswer;
     let error: string | null = null;
     try {
-      answer = await post(delivery, cancel.signal);
+      answer = await post(delivery, agent, allowPrivateWebhooks, cancel.signal);
     } catch (failure) {
       if (cancel.signal.aborted) {
         // Stopping: the delivery goes back as it was, for whichever node claims it next.
@@ -140,17 +156,7 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     inFlight.set(delivery.lease, { cancel, done });
   }
 
-  let prunedAt = -Infinity;
-  async function prune(): Promise<void> {
-    if (performance.now() - prunedAt < PRUNE_EVERY_MS) return;
-    prunedAt = performance.now();
-    try {
-      const pruned = await store.prune(new Date(Date.now() - retentionMs).toISOString());
-      if (pruned > 0) log.info({ pruned }, 'webhook deliveries and attempts past their retention deleted');
-    } catch (error) {
-      log.error({ err: error }, 'could not delete webhook deliveries past their retention; trying again later');
-    }
-  }
+  const prune = pruner(store, retentionMs, log);
 
   async function loop(): Promise<void> {
     while (!stopped) {
