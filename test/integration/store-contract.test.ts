@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newProcessHolderId, THIS_PROCESS } from '../../src/server/store/processes.js';
 import type { VerificationResult } from '../../src/engine/types.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 import { HOST_SLOT_WAIT_MS } from '../../src/server/store/flows/host-slots.js';
@@ -801,6 +804,20 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
       if (kind.name === 'PostgreSQL') expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
       // Both of the gone holder's slots are taken over; the live holder's two fill the host again.
+      expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
+    });
+
+    it('frees at once the slots of a holder naming a process of this machine that has exited (a worker killed and restarted)', async () => {
+      const exited = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+      await once(exited, 'exit');
+      // The id this machine's dead process had, in each dialect's form (store/processes.ts).
+      const [place] = (kind.name === 'PostgreSQL' ? newProcessHolderId('0123abcd') : THIS_PROCESS).split(':');
+      const dead = kind.name === 'PostgreSQL' ? `${place}:${exited.pid}:-:0123abcd` : `${place}:${exited.pid}:-`;
+      expect(await slotAt('192.0.2.1', dead)).toBeDefined();
+      expect(await slotAt('192.0.2.1', dead)).toBeDefined();
+      // No grace on PostgreSQL: the process is gone, nothing can be working its leases.
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
+      expect(await slotAt('192.0.2.1', holder.id)).toBeDefined();
       expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
     });
 

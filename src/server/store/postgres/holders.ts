@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Holder } from '../model.js';
+import { newProcessHolderId, processIsGone } from '../processes.js';
 import type { HolderRegistry } from '../store.js';
 import type { Database, Statements } from './database.js';
 import { LastingSession } from './lasting-session.js';
@@ -52,10 +53,13 @@ export async function holderIsAlive(sql: Statements, holder: string, now: number
   return row!.alive;
 }
 
-/** The liveness check of one transaction: the lease clock read once, at its first check. */
+/**
+ * The liveness check of one transaction: the lease clock read once, at its first check. A holder
+ * naming a process of this machine that is gone is gone at once, without the grace.
+ */
 export function aliveAt(db: Database, sql: Statements): (holder: string) => Promise<boolean> {
   let now: Promise<number> | undefined;
-  return async (holder) => holderIsAlive(sql, holder, await (now ??= db.leaseClock(sql)));
+  return async (holder) => !processIsGone(holder) && holderIsAlive(sql, holder, await (now ??= db.leaseClock(sql)));
 }
 
 /** A holder's standing: lost when its session has not answered in time, back when it answers again. */
@@ -93,7 +97,7 @@ class Standing {
 export function postgresHolders(config: pg.ClientConfig): HolderRegistry {
   return {
     async join(): Promise<Holder> {
-      const id = randomUUID();
+      const id = newProcessHolderId(randomUUID().slice(0, 8));
       const standing = new Standing();
       // Asking also clears a note of this holder's absence (one made while it reconnected), so that
       // the grace counts afresh from the next time it is missing.

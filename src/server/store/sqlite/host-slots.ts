@@ -2,7 +2,7 @@ import { takeHostSlot, type HeldSlot, type HostSlotSteps } from '../flows/host-s
 import { runNow } from '../flows/flow.js';
 import type { HostSlotRequest } from '../model.js';
 import type { Connection } from './database.js';
-import { processIsAlive } from './holders.js';
+import { processIsAlive } from '../processes.js';
 
 /** Host slots on SQLite, for the processes of one host: every take is one IMMEDIATE transaction, so takes are serialised. */
 export class HostSlotRecords {

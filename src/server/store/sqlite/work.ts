@@ -5,7 +5,7 @@ import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runNow } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
-import { processIsAlive } from './holders.js';
+import { processIsAlive } from '../processes.js';
 import type { UserRecords } from './users.js';
 import type { WebhookRecords } from './webhooks.js';
 
