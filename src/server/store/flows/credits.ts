@@ -1,4 +1,4 @@
-import { CLAIMED, claimIsAbandoned, replayedJob } from '../records.js';
+import { CLAIMED, claimIsAbandoned, replayedJob } from '../rows/idempotency.js';
 import {
   StoreError,
   type ChargeOutcome,

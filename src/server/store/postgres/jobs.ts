@@ -15,7 +15,7 @@ import {
   type StoredResult,
   type VerdictCount,
 } from '../model.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import type { Database, Statements } from './database.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { UserRecords } from './users.js';

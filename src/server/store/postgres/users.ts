@@ -1,7 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
-import { toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
+import { toLedger, toUser, type LedgerRow, type UserRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,

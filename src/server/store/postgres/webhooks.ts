@@ -3,7 +3,7 @@ import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
 import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../rows/webhooks.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { JobRecords } from './jobs.js';
 

@@ -1,4 +1,4 @@
-import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
+import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../rows/idempotency.js';
 import type { IdempotencyKey, IdempotencyRecord } from '../model.js';
 import type { Connection } from './database.js';
 

@@ -5,7 +5,7 @@ import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runNow } from '../flows/flow.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import {
   type IdempotencyKey,
   type JobCreation,

@@ -280,7 +280,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'verify bulk results account';
   ALTER TABLE api_tokens ADD COLUMN expires_at TEXT;
   `,
-  // 16: the dashboard's month of usage reads a user's ledger by day (records.ts dailyCreditsSql).
+  // 16: the dashboard's month of usage reads a user's ledger by day (rows/dashboard.ts dailyCreditsSql).
   `
   CREATE INDEX ledger_by_user_time ON ledger (user_id, created_at);
   `,

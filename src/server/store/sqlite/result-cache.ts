@@ -1,5 +1,5 @@
 import { resultJson } from '../../../engine/types.js';
-import { distinctEntries, newestPerAddress, type CacheRow } from '../cache-rows.js';
+import { distinctEntries, newestPerAddress, type CacheRow } from '../rows/result-cache.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 import type { Connection } from './database.js';
 

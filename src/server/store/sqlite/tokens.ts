@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../records.js';
+import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../rows/tokens.js';
 import { FULL_GRANT, StoreError, type ApiTokenRecord, type TokenGrant } from '../model.js';
 import type { Connection } from './database.js';
 import type { UserRecords } from './users.js';

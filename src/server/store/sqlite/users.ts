@@ -1,7 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
-import { toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
+import { toLedger, toUser, type UserRow, type LedgerRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,
