@@ -4,7 +4,7 @@ import type { CachedResult, CacheEntry } from '../model.js';
 import type { Database } from './database.js';
 
 /** Verdicts kept for reuse (ResultCacheStore), shared by every node of the database. */
-export class ResultCacheRecords {
+export class PostgresResultCache {
   constructor(private readonly db: Database) {}
 
   async recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>> {

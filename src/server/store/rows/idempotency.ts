@@ -1,4 +1,4 @@
-import type { IdempotencyRecord, JobCreation } from '../model.js';
+import type { KeyedResponse, JobCreation } from '../model.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS } from '../model.js';
 
 /** An Idempotency-Key's row as both schemas hold it, its mapping to the Store's record, and the rules about stored keys that do not depend on the database. */
@@ -14,7 +14,7 @@ export interface IdempotencyRow {
   created_at: string;
 }
 
-export const toIdempotency = (row: IdempotencyRow): IdempotencyRecord => ({
+export const toIdempotency = (row: IdempotencyRow): KeyedResponse => ({
   userId: row.user_id,
   route: row.route,
   key: row.key,
@@ -34,12 +34,12 @@ export function idempotencyCutoff(now: Date): string {
 }
 
 /** A claim this old was left by a process that died after charging (see Store.chargeWithKey). */
-export function claimIsAbandoned(claim: IdempotencyRecord, now: Date): boolean {
+export function claimIsAbandoned(claim: KeyedResponse, now: Date): boolean {
   return now.getTime() - Date.parse(claim.createdAt) >= IDEMPOTENCY_CLAIM_TTL_MS;
 }
 
 /** The job a bulk submission's recorded acknowledgement names: what a replay of its key answers. */
-export function replayedJob(record: IdempotencyRecord): JobCreation {
+export function replayedJob(record: KeyedResponse): JobCreation {
   const ack = JSON.parse(record.body) as Partial<{ jobId: string; queued: number }>;
   if (typeof ack.jobId !== 'string' || typeof ack.queued !== 'number') throw new Error(`the record of Idempotency-Key ${record.key} holds no job`);
   return { ok: true, jobId: ack.jobId, queued: ack.queued, replayed: true };

@@ -1,5 +1,5 @@
 import { API_SCOPES } from '../../../wire/contract.js';
-import type { ApiTokenRecord, TokenGrant } from '../model.js';
+import type { ApiToken, TokenGrant } from '../model.js';
 
 /** An API token as both schemas hold it, its mapping to the Store's record, and how its scopes and last use are stored. */
 
@@ -14,7 +14,7 @@ export interface TokenRow {
   expires_at: string | null;
 }
 
-export const toToken = (row: TokenRow): ApiTokenRecord => ({
+export const toToken = (row: TokenRow): ApiToken => ({
   id: row.id,
   userId: row.user_id,
   name: row.name,

@@ -4,7 +4,7 @@ import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSess
 import type { Connection } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
-export class DashboardRecords {
+export class SqliteDashboard {
   private readonly sql;
 
   constructor(private readonly connection: Connection) {

@@ -17,19 +17,19 @@ import {
   type VerdictCount,
 } from '../model.js';
 import type { Connection } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
-import type { UserRecords } from './users.js';
+import type { SqliteIdempotency } from './idempotency.js';
+import type { SqliteAccounts } from './accounts.js';
 
 /** Bulk jobs, their items and the results the runner stores for them. */
-export class JobRecords {
+export class SqliteJobs {
   private readonly sql;
   private readonly steps: JobSteps;
   private readonly deletionSteps: DeletionSteps;
 
   constructor(
     private readonly connection: Connection,
-    users: UserRecords,
-    idempotency: IdempotencyRecords,
+    users: SqliteAccounts,
+    idempotency: SqliteIdempotency,
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {

@@ -4,7 +4,7 @@ import type { CachedResult, CacheEntry } from '../model.js';
 import type { Connection } from './database.js';
 
 /** Verdicts kept for reuse (ResultCacheStore) in the SQLite file. */
-export class ResultCacheRecords {
+export class SqliteResultCache {
   private readonly sql;
 
   constructor(private readonly connection: Connection) {

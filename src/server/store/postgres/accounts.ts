@@ -16,17 +16,17 @@ import {
   type User,
 } from '../model.js';
 import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
+import type { PostgresIdempotency } from './idempotency.js';
 
 /**
  * Users, their credits and the ledger. The balance moves only through conditional UPDATEs (a
  * charge takes credits only `WHERE balance >= amount`), which PostgreSQL evaluates on the row
  * after any concurrent update to it has committed: no interleaving of nodes can overspend.
  */
-export class UserRecords {
+export class PostgresAccounts {
   constructor(
     private readonly db: Database,
-    private readonly idempotency: IdempotencyRecords,
+    private readonly idempotency: PostgresIdempotency,
   ) {}
 
   async createUser(user: NewUser): Promise<User> {
