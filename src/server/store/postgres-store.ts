@@ -8,7 +8,7 @@ import { PostgresLimits } from './postgres/limits.js';
 import { postgresHolders } from './postgres/holders.js';
 import { PostgresHostSlots } from './postgres/host-slots.js';
 import { PostgresEgressBenches } from './postgres/egress-benches.js';
-import { migrate } from './postgres/migrations.js';
+import { migrate } from './postgres/migrate.js';
 import { PostgresTokens } from './postgres/tokens.js';
 import { PostgresAccounts } from './postgres/accounts.js';
 import { PostgresResultCache } from './postgres/result-cache.js';
