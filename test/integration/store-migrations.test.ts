@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../src/server/store/sqlite/migrations.js';
+import { MIGRATIONS, migrate } from '../../src/server/store/sqlite/migrate.js';
 import { openPostgresStore } from '../../src/server/store/postgres-store.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open-store.js';
-import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrations.js';
+import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrate.js';
 import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -59,7 +59,7 @@ describe('the SQLite store', () => {
   it('brings an existing file forward through new migrations, leaving its rows intact', async () => {
     const user = await open().accounts.createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
-    const next = [...MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
+    const next = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'user_notes', sql: 'ALTER TABLE users ADD COLUMN note TEXT' }];
     expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
     expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
     expect(raw.prepare('SELECT email, balance, note FROM users WHERE id = ?').get(user.id)).toEqual({
@@ -125,14 +125,14 @@ describe('the PostgreSQL store', () => {
 
   it('migrates an empty database once, even when several nodes start on it at the same moment', async () => {
     await Promise.all([open(), open(), open()]);
-    expect(await versions()).toEqual(PG_MIGRATIONS.map((_, index) => index + 1));
+    expect(await versions()).toEqual(PG_MIGRATIONS.map((migration) => migration.version));
   });
 
   it('brings a database forward through new migrations, leaving its rows intact', async () => {
     const user = await (await open()).accounts.createUser({ email: 'old@example.test', passwordHash: null, balance: 3, rateLimit: 20, rateWindowSeconds: 1 });
     const pool = new pg.Pool({ connectionString: database.url });
     try {
-      const next = [...PG_MIGRATIONS, 'ALTER TABLE users ADD COLUMN note TEXT'];
+      const next = [...PG_MIGRATIONS, { version: PG_MIGRATIONS.length + 1, name: 'user_notes', sql: 'ALTER TABLE users ADD COLUMN note TEXT' }];
       expect(await migratePostgres(pool, next)).toBe(PG_MIGRATIONS.length + 1);
       expect(await migratePostgres(pool, next)).toBe(PG_MIGRATIONS.length + 1);
       expect((await pool.query('SELECT email, balance::integer AS balance, note FROM users WHERE id = $1', [user.id])).rows).toEqual([
@@ -141,13 +141,13 @@ describe('the PostgreSQL store', () => {
     } finally {
       await pool.end();
     }
-    expect(await versions()).toEqual([...PG_MIGRATIONS.map((_, index) => index + 1), PG_MIGRATIONS.length + 1]);
+    expect(await versions()).toEqual([...PG_MIGRATIONS.map((migration) => migration.version), PG_MIGRATIONS.length + 1]);
   });
 
-  it('counts the live leases of a database of schema version 3 as its jobs\' items in flight', async () => {
+  it('counts the live leases of a database of schema version 6 as its jobs\' items in flight', async () => {
     const pool = new pg.Pool({ connectionString: database.url });
     try {
-      await migratePostgres(pool, PG_MIGRATIONS.slice(0, 3));
+      await migratePostgres(pool, PG_MIGRATIONS.slice(0, 6));
       await pool.query(LEASED_BEFORE_COUNTING.replace('@expires', String(Date.now() + 600_000)));
     } finally {
       await pool.end();
@@ -160,7 +160,7 @@ describe('the PostgreSQL store', () => {
     opened.splice(0);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [PG_MIGRATIONS.length + 5, new Date().toISOString()]);
+    await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [PG_MIGRATIONS.length + 5, 'from_later', new Date().toISOString()]);
     await client.end();
     await expect(open()).rejects.toThrow(/newer than this mailverify knows/);
   });

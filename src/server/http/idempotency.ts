@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { StoreError, type IdempotencyKey, type IdempotencyRecord, type AccountStore, type KeyedCharge } from '../store/store.js';
+import { StoreError, type IdempotencyKey, type KeyedResponse, type AccountStore, type KeyedCharge } from '../store/store.js';
 import { insufficientTokens, ProblemError } from './errors.js';
 
 /**
@@ -44,7 +44,7 @@ export function markReplayed(reply: FastifyReply): FastifyReply {
   return reply.header('Idempotent-Replayed', 'true');
 }
 
-export function sendRecorded(reply: FastifyReply, record: IdempotencyRecord): FastifyReply {
+export function sendRecorded(reply: FastifyReply, record: KeyedResponse): FastifyReply {
   return markReplayed(reply).code(record.statusCode).type('application/json; charset=utf-8').send(record.body);
 }
 

@@ -1,11 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AttemptRecord, WebhookStore } from '../store/store.js';
+import type { AttemptOutcome, WebhookStore } from '../store/store.js';
 
 /** What became of an attempt, as the metric's label says it. */
-const OUTCOMES: Record<AttemptRecord['next']['kind'], string> = { delivered: 'delivered', retry: 'retry', failed: 'failed', disable: 'disabled' };
+const OUTCOMES: Record<AttemptOutcome['next']['kind'], string> = { delivered: 'delivered', retry: 'retry', failed: 'failed', disable: 'disabled' };
 
 /** Told of each attempt a deliverer records: what followed it. */
-export type AttemptObserver = (next: AttemptRecord['next']['kind']) => void;
+export type AttemptObserver = (next: AttemptOutcome['next']['kind']) => void;
 
 /**
  * Webhook metrics (docs/architecture.md "Metrics"): this node's attempts by outcome, and from the

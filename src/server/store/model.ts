@@ -51,7 +51,7 @@ export interface User {
   createdAt: string;
 }
 
-export interface ApiTokenRecord extends TokenGrant {
+export interface ApiToken extends TokenGrant {
   id: string;
   userId: number;
   name: string;
@@ -231,11 +231,11 @@ export interface IdempotencyKey {
 export type KeyedCharge =
   | { kind: 'charged'; balance: number; chargeId: number | null }
   | { kind: 'short'; balance: number; required: number }
-  | { kind: 'recorded'; record: IdempotencyRecord }
+  | { kind: 'recorded'; record: KeyedResponse }
   | { kind: 'running' };
 
 /** A stored response for an Idempotency-Key, so a replay answers exactly as the first call did. */
-export interface IdempotencyRecord {
+export interface KeyedResponse {
   userId: number;
   key: string;
   route: string;

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { ChangeNotices } from './postgres/changes.js';
-import { DashboardRecords } from './postgres/dashboard.js';
+import { PostgresDashboard } from './postgres/dashboard.js';
 import { clientConfig, createPool, Database } from './postgres/database.js';
-import { IdempotencyRecords } from './postgres/idempotency.js';
-import { JobRecords } from './postgres/jobs.js';
-import { LimitRecords } from './postgres/limits.js';
+import { PostgresIdempotency } from './postgres/idempotency.js';
+import { PostgresJobs } from './postgres/jobs.js';
+import { PostgresLimits } from './postgres/limits.js';
 import { postgresHolders } from './postgres/holders.js';
-import { HostSlotRecords } from './postgres/host-slots.js';
-import { EgressBenchRecords } from './postgres/egress-benches.js';
-import { migrate } from './postgres/migrations.js';
-import { TokenRecords } from './postgres/tokens.js';
-import { UserRecords } from './postgres/users.js';
-import { ResultCacheRecords } from './postgres/result-cache.js';
-import { WebhookRecords } from './postgres/webhooks.js';
-import { WorkRecords } from './postgres/work.js';
+import { PostgresHostSlots } from './postgres/host-slots.js';
+import { PostgresEgressBenches } from './postgres/egress-benches.js';
+import { migrate } from './postgres/migrate.js';
+import { PostgresTokens } from './postgres/tokens.js';
+import { PostgresAccounts } from './postgres/accounts.js';
+import { PostgresResultCache } from './postgres/result-cache.js';
+import { PostgresWebhooks } from './postgres/webhooks.js';
+import { PostgresWork } from './postgres/work.js';
 import { SIGNING_SECRET_BYTES, type Store } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -47,18 +47,18 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     throw error;
   }
   const db = new Database(pool, options.now ?? (() => new Date()), options.now !== undefined);
-  const idempotency = new IdempotencyRecords(db);
-  const users = new UserRecords(db, idempotency);
-  const jobs = new JobRecords(db, users, idempotency);
-  const webhooks = new WebhookRecords(db, jobs);
+  const idempotency = new PostgresIdempotency(db);
+  const accounts = new PostgresAccounts(db, idempotency);
+  const jobs = new PostgresJobs(db, accounts, idempotency);
+  const webhooks = new PostgresWebhooks(db, jobs);
   return {
-    accounts: users,
-    tokens: new TokenRecords(db),
+    accounts,
+    tokens: new PostgresTokens(db),
     jobs,
-    work: new WorkRecords(db, users, webhooks),
+    work: new PostgresWork(db, accounts, webhooks),
     idempotency,
-    limits: new LimitRecords(db),
-    dashboard: new DashboardRecords(db),
+    limits: new PostgresLimits(db),
+    dashboard: new PostgresDashboard(db),
     install: {
       dataVersion: async () => changes.version,
       onNewWork: async (listener) => changes.onNewWork(listener),
@@ -66,9 +66,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       ping: async () => void (await db.sql.run('SELECT 1')),
     },
     holders: postgresHolders(config),
-    resultCache: new ResultCacheRecords(db),
-    hostSlots: new HostSlotRecords(db),
-    egressBenches: new EgressBenchRecords(db),
+    resultCache: new PostgresResultCache(db),
+    hostSlots: new PostgresHostSlots(db),
+    egressBenches: new PostgresEgressBenches(db),
     webhooks,
     async close() {
       await changes.close();

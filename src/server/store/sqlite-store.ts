@@ -1,18 +1,18 @@
-import { DashboardRecords } from './sqlite/dashboard.js';
+import { SqliteDashboard } from './sqlite/dashboard.js';
 import { Connection, openDatabase, type SqliteStoreOptions } from './sqlite/database.js';
-import { IdempotencyRecords } from './sqlite/idempotency.js';
-import { JobRecords } from './sqlite/jobs.js';
-import { LimitRecords } from './sqlite/limits.js';
+import { SqliteIdempotency } from './sqlite/idempotency.js';
+import { SqliteJobs } from './sqlite/jobs.js';
+import { SqliteLimits } from './sqlite/limits.js';
 import { processHolders } from './sqlite/holders.js';
-import { HostSlotRecords } from './sqlite/host-slots.js';
-import { EgressBenchRecords } from './sqlite/egress-benches.js';
+import { SqliteHostSlots } from './sqlite/host-slots.js';
+import { SqliteEgressBenches } from './sqlite/egress-benches.js';
 import { promised } from './sqlite/promised.js';
-import { ResultCacheRecords } from './sqlite/result-cache.js';
+import { SqliteResultCache } from './sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
-import { TokenRecords } from './sqlite/tokens.js';
-import { UserRecords } from './sqlite/users.js';
-import { WebhookRecords } from './sqlite/webhooks.js';
-import { WorkRecords } from './sqlite/work.js';
+import { SqliteTokens } from './sqlite/tokens.js';
+import { SqliteAccounts } from './sqlite/accounts.js';
+import { SqliteWebhooks } from './sqlite/webhooks.js';
+import { SqliteWork } from './sqlite/work.js';
 import type { Store } from './store.js';
 
 export { DATABASE_FILE, type SqliteStoreOptions } from './sqlite/database.js';
@@ -26,19 +26,19 @@ export { DATABASE_FILE, type SqliteStoreOptions } from './sqlite/database.js';
 export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {}): Store {
   const db = openDatabase(dataDir, options);
   const connection = new Connection(db, options.now ?? (() => new Date()));
-  const idempotency = new IdempotencyRecords(connection);
-  const users = new UserRecords(connection, idempotency);
-  const jobs = new JobRecords(connection, users, idempotency);
-  const webhooks = new WebhookRecords(connection, jobs);
+  const idempotency = new SqliteIdempotency(connection);
+  const accounts = new SqliteAccounts(connection, idempotency);
+  const jobs = new SqliteJobs(connection, accounts, idempotency);
+  const webhooks = new SqliteWebhooks(connection, jobs);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
-    accounts: promised(users),
-    tokens: promised(new TokenRecords(connection, users)),
+    accounts: promised(accounts),
+    tokens: promised(new SqliteTokens(connection, accounts)),
     jobs: promised(jobs),
-    work: promised(new WorkRecords(connection, users, webhooks)),
+    work: promised(new SqliteWork(connection, accounts, webhooks)),
     idempotency: promised(idempotency),
-    limits: promised(new LimitRecords(connection)),
-    dashboard: promised(new DashboardRecords(connection)),
+    limits: promised(new SqliteLimits(connection)),
+    dashboard: promised(new SqliteDashboard(connection)),
     install: {
       // SQLite's own counter of commits by other connections, other processes included; no table is
       // read, though it costs about what a small query does (the authenticator reads it sparingly).
@@ -49,9 +49,9 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       ping: async () => void db.prepare('SELECT 1').get(),
     },
     holders: processHolders,
-    resultCache: promised(new ResultCacheRecords(connection)),
-    hostSlots: promised(new HostSlotRecords(connection)),
-    egressBenches: promised(new EgressBenchRecords(connection)),
+    resultCache: promised(new SqliteResultCache(connection)),
+    hostSlots: promised(new SqliteHostSlots(connection)),
+    egressBenches: promised(new SqliteEgressBenches(connection)),
     webhooks: promised(webhooks),
     close: async () => {
       db.close();

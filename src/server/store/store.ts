@@ -1,5 +1,5 @@
 import type {
-  ApiTokenRecord,
+  ApiToken,
   CachedResult,
   CacheEntry,
   ChargeOutcome,
@@ -10,13 +10,13 @@ import type {
   Holder,
   HostSlotRequest,
   IdempotencyKey,
-  IdempotencyRecord,
   JobCreation,
   JobDetails,
   JobProgress,
   JobSummary,
   KeyedCharge,
   KeyedEnd,
+  KeyedResponse,
   LeasedResult,
   LedgerEntry,
   ListUpload,
@@ -34,7 +34,7 @@ import type {
   WorkChunk,
 } from './model.js';
 import type { EgressBench, EgressBenches, VerificationResult } from '../../engine/types.js';
-import type { AttemptRecord, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
+import type { AttemptOutcome, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
@@ -164,10 +164,10 @@ export interface AccountStore {
 /** API tokens: only their SHA-256 hashes are stored. */
 export interface TokenStore {
   /** A token that may do what `grant` says (FULL_GRANT when left out). */
-  createApiToken(userId: number, name: string, tokenHash: string, grant?: TokenGrant): Promise<ApiTokenRecord>;
+  createApiToken(userId: number, name: string, tokenHash: string, grant?: TokenGrant): Promise<ApiToken>;
   /** The token with this hash, unless revoked (expired ones too: the caller tells them apart); marks it used. */
-  findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | undefined>;
-  listApiTokens(userId: number): Promise<ApiTokenRecord[]>;
+  findApiTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
+  listApiTokens(userId: number): Promise<ApiToken[]>;
   /** False when the token does not exist, is another user's, or is revoked already. */
   revokeApiToken(userId: number, tokenId: string): Promise<boolean>;
 }
@@ -304,7 +304,7 @@ export interface WebhookStore {
    * delivery, in one transaction; 410 also disables the endpoint. False, and nothing written, when
    * the lease no longer holds the delivery (it was taken over).
    */
-  recordAttempt(record: AttemptRecord): Promise<boolean>;
+  recordAttempt(record: AttemptOutcome): Promise<boolean>;
   /** Gives these leased deliveries back, due at once, no attempt recorded (a clean stop cut them short). */
   releaseDeliveries(leases: readonly string[]): Promise<void>;
   /** The deliveries due and not held, for metrics. */
@@ -316,7 +316,7 @@ export interface WebhookStore {
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */
 export interface IdempotencyStore {
   /** Stores the response for a key (ending its claim, or replacing an expired record); records past their TTL are pruned on the way. */
-  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): Promise<void>;
+  saveIdempotency(record: Omit<KeyedResponse, 'createdAt'>): Promise<void>;
 }
 
 /** Rate limits and login counters: fixed windows, counted here so that several instances share them. */

@@ -84,7 +84,7 @@ export interface DeliveryClaim {
 }
 
 /** What became of an attempt, and so of the delivery (decided by webhooks/retry-schedule.ts). */
-export interface AttemptRecord {
+export interface AttemptOutcome {
   lease: string;
   attempt: Omit<WebhookAttempt, 'eventId' | 'attemptedAt'>;
   /** `retry`: try again `retryInMs` from now; `delivered`, `failed` (no tries left): done; `disable`: the endpoint said 410. */

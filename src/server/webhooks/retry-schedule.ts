@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../store/store.js';
+import type { AttemptOutcome } from '../store/store.js';
 
 /**
  * When a delivery is tried, in seconds after the previous failure (the first at once): the schedule
@@ -37,7 +37,7 @@ export interface AttemptAnswer {
  * endpoint, anything else is tried again after the schedule's next wait (or the receiver's
  * Retry-After on 429, 502 and 504 when longer), until the schedule runs out.
  */
-export function afterAttempt(attempt: number, answer: AttemptAnswer, schedule: readonly number[], random: () => number = Math.random): AttemptRecord['next'] {
+export function afterAttempt(attempt: number, answer: AttemptAnswer, schedule: readonly number[], random: () => number = Math.random): AttemptOutcome['next'] {
   const { status } = answer;
   if (status !== null && status >= 200 && status < 300) return { kind: 'delivered' };
   if (status === 410) return { kind: 'disable' };

@@ -1,9 +1,9 @@
-import { CLAIMED, claimIsAbandoned, replayedJob } from '../records.js';
+import { CLAIMED, claimIsAbandoned, replayedJob } from '../rows/idempotency.js';
 import {
   StoreError,
   type ChargeOutcome,
   type IdempotencyKey,
-  type IdempotencyRecord,
+  type KeyedResponse,
   type JobCreation,
   type JobDetails,
   type KeyedCharge,
@@ -27,9 +27,9 @@ export interface CreditSteps {
   /** The new balance and the charge's ledger row, or undefined (and nothing written) when the balance does not cover `amount`. */
   takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Awaitable<{ balance: number; chargeId: number } | undefined>;
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
-  keyRecord(userId: number, key: IdempotencyKey): Awaitable<IdempotencyRecord | undefined>;
+  keyRecord(userId: number, key: IdempotencyKey): Awaitable<KeyedResponse | undefined>;
   /** Writes a claim or a response for a key, replacing what held it. */
-  writeKey(record: Omit<IdempotencyRecord, 'createdAt'>): Awaitable<void>;
+  writeKey(record: Omit<KeyedResponse, 'createdAt'>): Awaitable<void>;
 }
 
 /** The statements of giving a charge back, beyond those of moving credits. */
@@ -48,10 +48,10 @@ export interface JobSteps extends CreditSteps {
   /** The job's items, positions following the list's order, each with its domain. */
   insertItems(jobId: string, emails: readonly string[], domains: readonly string[]): Awaitable<void>;
   /** Prunes records past their 24 h, then writes this response for its key. */
-  saveKey(record: Omit<IdempotencyRecord, 'createdAt'>): Awaitable<void>;
+  saveKey(record: Omit<KeyedResponse, 'createdAt'>): Awaitable<void>;
 }
 
-function* liveKey(steps: CreditSteps, userId: number, key: IdempotencyKey): Flow<IdempotencyRecord | undefined> {
+function* liveKey(steps: CreditSteps, userId: number, key: IdempotencyKey): Flow<KeyedResponse | undefined> {
   const held = yield* step(steps.keyRecord(userId, key));
   if (held && held.requestHash !== key.requestHash) {
     throw new StoreError('idempotency_conflict', `Idempotency-Key ${key.key} was used with another request`);

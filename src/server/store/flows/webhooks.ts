@@ -1,4 +1,4 @@
-import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptRecord, type DueDelivery, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
+import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptOutcome, type DueDelivery, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
 import { jobCompletedEvent } from '../webhook-events.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
@@ -95,7 +95,7 @@ export interface AttemptSteps {
 }
 
 /** See WebhookStore.recordAttempt. */
-export function* recordAttempt(steps: AttemptSteps, { lease, attempt, next }: AttemptRecord, at: string): Flow<boolean> {
+export function* recordAttempt(steps: AttemptSteps, { lease, attempt, next }: AttemptOutcome, at: string): Flow<boolean> {
   const held = yield* step(
     next.kind === 'retry' ? steps.retry(lease, next.retryInMs) : steps.finish(lease, next.kind === 'disable' ? 'disabled' : next.kind, at),
   );

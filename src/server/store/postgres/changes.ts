@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { LastingSession } from './lasting-session.js';
 
-/** The channel the schema's triggers notify when a cached identity changed (see migrations.ts). */
+/** The channel the schema's triggers notify when a cached identity changed (see migrations/postgres/001_accounts.sql). */
 const IDENTITY_CHANNEL = 'mailverify_identity';
 /** The channel a node notifies when it created a job (jobs.ts), so that every runner looks at once. */
 export const WORK_CHANNEL = 'mailverify_work';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../records.js';
+import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../rows/dashboard.js';
 import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Database } from './database.js';
 
 /** What the dashboard keeps: sign-in sessions (by the hash of their id) and the list files users upload. */
-export class DashboardRecords {
+export class PostgresDashboard {
   constructor(private readonly db: Database) {}
 
   async createSession(session: NewSession): Promise<void> {

@@ -3,7 +3,7 @@ import type { BenchInForce, EgressBenchStore } from '../store.js';
 import type { Database } from './database.js';
 
 /** Egress benches on PostgreSQL (EgressBenchStore), for processes on any number of machines; times on the lease clock. */
-export class EgressBenchRecords implements EgressBenchStore {
+export class PostgresEgressBenches implements EgressBenchStore {
   constructor(private readonly db: Database) {}
 
   async bench({ egress, provider, cooldownMs, reason }: EgressBench): Promise<void> {

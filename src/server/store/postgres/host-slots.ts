@@ -10,7 +10,7 @@ import { aliveAt } from './holders.js';
  * are serialised by a transaction-scoped advisory lock on the pair (two hosts whose keys share a
  * hash merely wait for each other), so two takes never see the same slot free.
  */
-export class HostSlotRecords implements HostSlotStore {
+export class PostgresHostSlots implements HostSlotStore {
   constructor(private readonly db: Database) {}
 
   take(request: HostSlotRequest): Promise<string | undefined> {

@@ -1,18 +1,18 @@
-import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
-import type { IdempotencyKey, IdempotencyRecord } from '../model.js';
+import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../rows/idempotency.js';
+import type { IdempotencyKey, KeyedResponse } from '../model.js';
 import type { Database, Statements } from './database.js';
 
 /** Idempotency-Key claims and recorded responses. The `sql` argument is a transaction's, when part of one. */
-export class IdempotencyRecords {
+export class PostgresIdempotency {
   constructor(private readonly db: Database) {}
 
-  async saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>, sql: Statements = this.db.sql): Promise<void> {
+  async saveIdempotency(record: Omit<KeyedResponse, 'createdAt'>, sql: Statements = this.db.sql): Promise<void> {
     await sql.run('DELETE FROM idempotency WHERE created_at < $1', [idempotencyCutoff(this.db.now())]);
     await this.writeIdempotency(sql, record);
   }
 
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
-  async liveKey(sql: Statements, userId: number, { key, route }: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
+  async liveKey(sql: Statements, userId: number, { key, route }: IdempotencyKey): Promise<KeyedResponse | undefined> {
     const row = await sql.row<IdempotencyRow>(
       'SELECT * FROM idempotency WHERE user_id = $1 AND key = $2 AND route = $3 AND created_at >= $4',
       [userId, key, route, idempotencyCutoff(this.db.now())],
@@ -20,7 +20,7 @@ export class IdempotencyRecords {
     return row && toIdempotency(row);
   }
 
-  async writeIdempotency(sql: Statements, record: Omit<IdempotencyRecord, 'createdAt'>): Promise<void> {
+  async writeIdempotency(sql: Statements, record: Omit<KeyedResponse, 'createdAt'>): Promise<void> {
     const { userId, route, key, requestHash, statusCode, body, chargeId = null } = record;
     await sql.run(
       `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, charge_id, created_at)

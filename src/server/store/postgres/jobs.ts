@@ -15,18 +15,18 @@ import {
   type StoredResult,
   type VerdictCount,
 } from '../model.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import type { Database, Statements } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
-import type { UserRecords } from './users.js';
+import type { PostgresIdempotency } from './idempotency.js';
+import type { PostgresAccounts } from './accounts.js';
 import { WORK_CHANNEL } from './changes.js';
 
 /** Bulk jobs, their items and the results the runner stores for them. */
-export class JobRecords {
+export class PostgresJobs {
   constructor(
     private readonly db: Database,
-    private readonly users: UserRecords,
-    private readonly idempotency: IdempotencyRecords,
+    private readonly users: PostgresAccounts,
+    private readonly idempotency: PostgresIdempotency,
   ) {}
 
   createJob(userId: number, emails: string[], idempotency?: IdempotencyKey, details?: JobDetails): Promise<JobCreation> {

@@ -2,7 +2,7 @@ import { LOGIN_WINDOW_MAX_SECONDS } from '../model.js';
 import type { Database } from './database.js';
 
 /** Fixed-window counters: requests per user and login attempts per address or client IP. */
-export class LimitRecords {
+export class PostgresLimits {
   constructor(private readonly db: Database) {}
 
   async reserveRequests(userId: number, windowStart: number, count: number): Promise<number> {

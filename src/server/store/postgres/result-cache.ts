@@ -1,10 +1,10 @@
 import { resultJson } from '../../../engine/types.js';
-import { distinctEntries, newestPerAddress, type CacheRow } from '../cache-rows.js';
+import { distinctEntries, newestPerAddress, type CacheRow } from '../rows/result-cache.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 import type { Database } from './database.js';
 
 /** Verdicts kept for reuse (ResultCacheStore), shared by every node of the database. */
-export class ResultCacheRecords {
+export class PostgresResultCache {
   constructor(private readonly db: Database) {}
 
   async recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>> {

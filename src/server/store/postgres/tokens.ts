@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../records.js';
-import { FULL_GRANT, type ApiTokenRecord, type TokenGrant } from '../model.js';
+import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../rows/tokens.js';
+import { FULL_GRANT, type ApiToken, type TokenGrant } from '../model.js';
 import { isForeignKeyViolation, noSuchUser, type Database } from './database.js';
 
 /** API tokens, kept as SHA-256 hashes. */
-export class TokenRecords {
+export class PostgresTokens {
   constructor(private readonly db: Database) {}
 
-  async createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): Promise<ApiTokenRecord> {
+  async createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): Promise<ApiToken> {
     try {
       const row = await this.db.sql.row<TokenRow>(
         'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
@@ -20,7 +20,7 @@ export class TokenRecords {
     }
   }
 
-  async findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | undefined> {
+  async findApiTokenByHash(tokenHash: string): Promise<ApiToken | undefined> {
     const row = await this.db.sql.row<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL', [tokenHash]);
     if (!row) return undefined;
     const now = this.db.now();
@@ -31,7 +31,7 @@ export class TokenRecords {
     return toToken(row);
   }
 
-  async listApiTokens(userId: number): Promise<ApiTokenRecord[]> {
+  async listApiTokens(userId: number): Promise<ApiToken[]> {
     const rows = await this.db.sql.rows<TokenRow>('SELECT * FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at, id', [userId]);
     return rows.map(toToken);
   }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
-import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptOutcome, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../rows/webhooks.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
-import type { JobRecords } from './jobs.js';
+import type { PostgresJobs } from './jobs.js';
 
 const FREE_LEASE = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
 const STOP_DELIVERIES = `UPDATE webhook_deliveries SET done_at = $1, outcome = $2, ${FREE_LEASE} WHERE endpoint_id = $3 AND done_at IS NULL`;
@@ -15,13 +15,13 @@ const STOP_DELIVERIES = `UPDATE webhook_deliveries SET done_at = $1, outcome = $
  * deliveries it takes with FOR UPDATE SKIP LOCKED, as a claim of work items does: two nodes
  * claiming at once never wait for each other and never take the same delivery.
  */
-export class WebhookRecords {
+export class PostgresWebhooks {
   constructor(
     private readonly db: Database,
-    private readonly jobs: JobRecords,
+    private readonly jobs: PostgresJobs,
   ) {}
 
-  /** Used by WorkRecords.saveResults, on its transaction's connection. */
+  /** Used by PostgresWork.saveResults, on its transaction's connection. */
   announceSteps(sql: Statements): AnnounceSteps {
     return {
       jobOwner: async (jobId) => (await sql.row<{ userId: number; total: number }>('SELECT user_id AS "userId", total FROM jobs WHERE id = $1', [jobId]))!,
@@ -197,7 +197,7 @@ export class WebhookRecords {
     });
   }
 
-  recordAttempt(record: AttemptRecord): Promise<boolean> {
+  recordAttempt(record: AttemptOutcome): Promise<boolean> {
     return this.db.transaction((sql) => runAwaiting(flows.recordAttempt(this.attemptSteps(sql), record, this.db.timestamp())));
   }
 
@@ -206,7 +206,7 @@ export class WebhookRecords {
     await this.db.sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token = ANY ($1::text[])`, [leases]);
   }
 
-  /** Frees the deliveries leased to these holders (gone: see WorkRecords.rescue), on the rescue's connection; returns how many. */
+  /** Frees the deliveries leased to these holders (gone: see PostgresWork.rescue), on the rescue's connection; returns how many. */
   releaseHeldBy(sql: Statements, holders: readonly string[]): Promise<number> {
     return sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`, [holders]);
   }

@@ -6,8 +6,8 @@ import { runAwaiting } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
 import { aliveAt } from './holders.js';
-import type { UserRecords } from './users.js';
-import type { WebhookRecords } from './webhooks.js';
+import type { PostgresAccounts } from './accounts.js';
+import type { PostgresWebhooks } from './webhooks.js';
 
 /** An item is claimable when it has no result and no live lease: never leased, released, or expired ($1: now). */
 const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)';
@@ -18,11 +18,11 @@ const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <
  * and never take the same item (each skips what the other is taking); once committed, the lease
  * keeps the items out of every later claim until it expires or is released.
  */
-export class WorkRecords {
+export class PostgresWork {
   constructor(
     private readonly db: Database,
-    private readonly users: UserRecords,
-    private readonly webhooks: WebhookRecords,
+    private readonly users: PostgresAccounts,
+    private readonly webhooks: PostgresWebhooks,
   ) {}
 
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { migrate } from './migrations.js';
+import { migrate } from './migrate.js';
 
 export const DATABASE_FILE = 'mailverify.db';
 

@@ -3,7 +3,7 @@ import type { BenchInForce } from '../store.js';
 import type { Connection } from './database.js';
 
 /** Egress benches on SQLite (EgressBenchStore), for the processes sharing one data dir. */
-export class EgressBenchRecords {
+export class SqliteEgressBenches {
   private readonly sql;
 
   constructor(private readonly connection: Connection) {

@@ -5,7 +5,7 @@ import type { Connection } from './database.js';
 import { processIsAlive } from '../processes.js';
 
 /** Host slots on SQLite, for the processes of one host: every take is one IMMEDIATE transaction, so takes are serialised. */
-export class HostSlotRecords {
+export class SqliteHostSlots {
   private readonly sql;
   private readonly steps: HostSlotSteps;
 

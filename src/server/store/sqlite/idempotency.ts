@@ -1,9 +1,9 @@
-import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../records.js';
-import type { IdempotencyKey, IdempotencyRecord } from '../model.js';
+import { CLAIMED, idempotencyCutoff, toIdempotency, type IdempotencyRow } from '../rows/idempotency.js';
+import type { IdempotencyKey, KeyedResponse } from '../model.js';
 import type { Connection } from './database.js';
 
 /** Idempotency-Key claims and recorded responses. */
-export class IdempotencyRecords {
+export class SqliteIdempotency {
   private readonly sql;
 
   constructor(private readonly connection: Connection) {
@@ -25,7 +25,7 @@ export class IdempotencyRecords {
     };
   }
 
-  saveIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
+  saveIdempotency(record: Omit<KeyedResponse, 'createdAt'>): void {
     this.connection.db.transaction(() => {
       this.sql.pruneIdempotency.run(idempotencyCutoff(this.connection.now()));
       this.writeIdempotency(record);
@@ -33,12 +33,12 @@ export class IdempotencyRecords {
   }
 
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
-  liveKey(userId: number, { key, route }: IdempotencyKey): IdempotencyRecord | undefined {
+  liveKey(userId: number, { key, route }: IdempotencyKey): KeyedResponse | undefined {
     const row = this.sql.idempotencyOf.get(userId, key, route, idempotencyCutoff(this.connection.now()));
     return row && toIdempotency(row);
   }
 
-  writeIdempotency(record: Omit<IdempotencyRecord, 'createdAt'>): void {
+  writeIdempotency(record: Omit<KeyedResponse, 'createdAt'>): void {
     const { userId, route, key, requestHash, statusCode, body, chargeId = null } = record;
     this.sql.upsertIdempotency.run(userId, route, key, requestHash, statusCode, body, chargeId, this.connection.timestamp());
   }

@@ -5,7 +5,7 @@ import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runNow } from '../flows/flow.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../records.js';
+import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import {
   type IdempotencyKey,
   type JobCreation,
@@ -17,19 +17,19 @@ import {
   type VerdictCount,
 } from '../model.js';
 import type { Connection } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
-import type { UserRecords } from './users.js';
+import type { SqliteIdempotency } from './idempotency.js';
+import type { SqliteAccounts } from './accounts.js';
 
 /** Bulk jobs, their items and the results the runner stores for them. */
-export class JobRecords {
+export class SqliteJobs {
   private readonly sql;
   private readonly steps: JobSteps;
   private readonly deletionSteps: DeletionSteps;
 
   constructor(
     private readonly connection: Connection,
-    users: UserRecords,
-    idempotency: IdempotencyRecords,
+    users: SqliteAccounts,
+    idempotency: SqliteIdempotency,
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {

@@ -1,10 +1,10 @@
 import { resultJson } from '../../../engine/types.js';
-import { distinctEntries, newestPerAddress, type CacheRow } from '../cache-rows.js';
+import { distinctEntries, newestPerAddress, type CacheRow } from '../rows/result-cache.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 import type { Connection } from './database.js';
 
 /** Verdicts kept for reuse (ResultCacheStore) in the SQLite file. */
-export class ResultCacheRecords {
+export class SqliteResultCache {
   private readonly sql;
 
   constructor(private readonly connection: Connection) {

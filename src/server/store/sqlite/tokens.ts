@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../records.js';
-import { FULL_GRANT, StoreError, type ApiTokenRecord, type TokenGrant } from '../model.js';
+import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../rows/tokens.js';
+import { FULL_GRANT, StoreError, type ApiToken, type TokenGrant } from '../model.js';
 import type { Connection } from './database.js';
-import type { UserRecords } from './users.js';
+import type { SqliteAccounts } from './accounts.js';
 
 /** API tokens, kept as SHA-256 hashes. */
-export class TokenRecords {
+export class SqliteTokens {
   private readonly sql;
 
   constructor(
     private readonly connection: Connection,
-    private readonly users: UserRecords,
+    private readonly users: SqliteAccounts,
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
@@ -28,13 +28,13 @@ export class TokenRecords {
     };
   }
 
-  createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): ApiTokenRecord {
+  createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): ApiToken {
     if (!this.users.findUserById(userId)) throw new StoreError('user_not_found', `no user with id ${userId}`);
     const row = this.sql.insertToken.get(randomUUID(), userId, name, tokenHash, this.connection.timestamp(), scopesColumn(grant), grant.expiresAt);
     return toToken(row!);
   }
 
-  findApiTokenByHash(tokenHash: string): ApiTokenRecord | undefined {
+  findApiTokenByHash(tokenHash: string): ApiToken | undefined {
     const row = this.sql.liveTokenByHash.get(tokenHash);
     if (!row) return undefined;
     const now = this.connection.now();
@@ -45,7 +45,7 @@ export class TokenRecords {
     return toToken(row);
   }
 
-  listApiTokens(userId: number): ApiTokenRecord[] {
+  listApiTokens(userId: number): ApiToken[] {
     return this.sql.liveTokensOf.all(userId).map(toToken);
   }
 

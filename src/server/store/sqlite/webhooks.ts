@@ -2,22 +2,22 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runNow } from '../flows/flow.js';
-import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptRecord, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../webhook-records.js';
+import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptOutcome, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
+import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../rows/webhooks.js';
 import type { Connection } from './database.js';
-import type { JobRecords } from './jobs.js';
+import type { SqliteJobs } from './jobs.js';
 
 /** Webhook endpoints and the leased deliveries of events to them, on SQLite. */
-export class WebhookRecords {
+export class SqliteWebhooks {
   private readonly sql;
-  /** Used by WorkRecords.saveResults, inside its transaction. */
+  /** Used by SqliteWork.saveResults, inside its transaction. */
   readonly announceSteps: AnnounceSteps;
   private readonly attemptSteps: AttemptSteps;
   private readonly claimSteps: (lease: { holder: string; expiresAt: number }) => ClaimSteps;
 
   constructor(
     private readonly connection: Connection,
-    jobs: JobRecords,
+    jobs: SqliteJobs,
   ) {
     const prepare = connection.prepare.bind(connection);
     const freeLease = 'lease_token = NULL, lease_holder = NULL, lease_expires_at = NULL';
@@ -169,7 +169,7 @@ export class WebhookRecords {
       .immediate();
   }
 
-  recordAttempt(record: AttemptRecord): boolean {
+  recordAttempt(record: AttemptOutcome): boolean {
     return this.connection.db.transaction(() => runNow(flows.recordAttempt(this.attemptSteps, record, this.connection.timestamp()))).immediate();
   }
 
@@ -186,7 +186,7 @@ export class WebhookRecords {
     return this.connection.db.transaction(() => this.sql.prune.reduce((sum, statement) => sum + statement.run(before).changes, 0)).immediate();
   }
 
-  /** Frees the deliveries leased to these holders (gone: see WorkRecords.rescue); returns how many. */
+  /** Frees the deliveries leased to these holders (gone: see SqliteWork.rescue); returns how many. */
   releaseHeldBy(holders: readonly string[]): number {
     return this.sql.releaseHeldBy.run(JSON.stringify(holders)).changes;
   }

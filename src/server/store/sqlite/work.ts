@@ -6,11 +6,11 @@ import { runNow } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
 import { processIsAlive } from '../processes.js';
-import type { UserRecords } from './users.js';
-import type { WebhookRecords } from './webhooks.js';
+import type { SqliteAccounts } from './accounts.js';
+import type { SqliteWebhooks } from './webhooks.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
-export class WorkRecords {
+export class SqliteWork {
   private readonly sql;
   private readonly claimSteps: ClaimSteps;
   private readonly resultSteps: ResultSteps;
@@ -18,8 +18,8 @@ export class WorkRecords {
 
   constructor(
     private readonly connection: Connection,
-    users: UserRecords,
-    webhooks: WebhookRecords,
+    users: SqliteAccounts,
+    webhooks: SqliteWebhooks,
   ) {
     const prepare = connection.prepare.bind(connection);
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.

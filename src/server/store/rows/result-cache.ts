@@ -1,5 +1,5 @@
-import type { VerificationResult } from '../../engine/types.js';
-import type { CachedResult, CacheEntry } from './model.js';
+import type { VerificationResult } from '../../../engine/types.js';
+import type { CachedResult, CacheEntry } from '../model.js';
 
 /** A result_cache row as both dialects read it. */
 export interface CacheRow {

@@ -1,6 +1,6 @@
-import type { DueDelivery, WebhookAttempt, WebhookEndpoint, WebhookEndpointWithAttempts } from './webhook-model.js';
+import type { DueDelivery, WebhookAttempt, WebhookEndpoint, WebhookEndpointWithAttempts } from '../webhook-model.js';
 
-/** The webhook rows as both schemas hold them (the same columns), and their mapping to the Store's records (see records.ts). */
+/** The webhook rows as both schemas hold them (the same columns), and their mapping to the Store's records (see the other files here). */
 
 export interface EndpointRow {
   id: string;

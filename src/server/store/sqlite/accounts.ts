@@ -1,7 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
-import { toLedger, toUser, type UserRow, type LedgerRow } from '../records.js';
+import { toLedger, toUser, type UserRow, type LedgerRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,
@@ -16,10 +16,10 @@ import {
   type User,
 } from '../model.js';
 import type { Connection } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
+import type { SqliteIdempotency } from './idempotency.js';
 
 /** Users, their credits and the ledger of every move of credits. */
-export class UserRecords {
+export class SqliteAccounts {
   private readonly sql;
   /** The statements the shared credit flows run (flows/credits.ts), for this part and the job part. */
   readonly steps: CreditSteps;
@@ -27,7 +27,7 @@ export class UserRecords {
 
   constructor(
     private readonly connection: Connection,
-    private readonly idempotency: IdempotencyRecords,
+    private readonly idempotency: SqliteIdempotency,
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {

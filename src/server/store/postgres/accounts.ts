@@ -1,7 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
-import { toLedger, toUser, type LedgerRow, type UserRow } from '../records.js';
+import { toLedger, toUser, type LedgerRow, type UserRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
   StoreError,
@@ -16,17 +16,17 @@ import {
   type User,
 } from '../model.js';
 import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
-import type { IdempotencyRecords } from './idempotency.js';
+import type { PostgresIdempotency } from './idempotency.js';
 
 /**
  * Users, their credits and the ledger. The balance moves only through conditional UPDATEs (a
  * charge takes credits only `WHERE balance >= amount`), which PostgreSQL evaluates on the row
  * after any concurrent update to it has committed: no interleaving of nodes can overspend.
  */
-export class UserRecords {
+export class PostgresAccounts {
   constructor(
     private readonly db: Database,
-    private readonly idempotency: IdempotencyRecords,
+    private readonly idempotency: PostgresIdempotency,
   ) {}
 
   async createUser(user: NewUser): Promise<User> {

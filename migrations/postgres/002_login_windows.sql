@@ -1,0 +1,1 @@
+-- Nothing on PostgreSQL: its 001 already made the login windows (SQLite made them here).

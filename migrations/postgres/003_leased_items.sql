@@ -1,0 +1,1 @@
+-- Nothing on PostgreSQL: its 001 already made job items with their domain and lease (SQLite added them here).

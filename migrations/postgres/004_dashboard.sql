@@ -1,0 +1,1 @@
+-- Nothing on PostgreSQL: its 001 already made the dashboard's sessions, uploads and job list index (SQLite made them here).

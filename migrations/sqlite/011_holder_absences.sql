@@ -1,0 +1,2 @@
+-- Nothing on SQLite: a holder here is a process on this host, whose liveness the process table tells
+-- (store/sqlite/holders.ts); PostgreSQL records since when a holder's session has been missing here.
