@@ -16,7 +16,7 @@ import { describeProxy } from './net/proxy-url.js';
 import { blockedPortReason } from './net/port25.js';
 import { SmtpConnection } from './smtp/connection.js';
 import { SmtpError } from './smtp/errors.js';
-import type { EngineOptions } from './types.js';
+import type { EngineOptions } from './core/types.js';
 
 export type DiagnosisStatus = 'ok' | 'problem' | 'skipped';
 

@@ -7,9 +7,9 @@ import { describeDnsFailure, type DnsClient } from '../dns/resolver.js';
 import { untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { isDisposableDomain } from '../lists/disposable.js';
 import { isKnownProvider } from '../lists/providers.js';
-import type { Semaphore } from '../semaphore.js';
+import type { Semaphore } from '../core/semaphore.js';
 import { suggestDomain } from '../suggest.js';
-import type { EngineOptions } from '../types.js';
+import type { EngineOptions } from '../core/types.js';
 
 /** Everything about a domain that every address at it shares, found once per domain. */
 export interface DomainFacts {

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { PromiseCache } from '../cache.js';
-import { Semaphore } from '../semaphore.js';
+import { PromiseCache } from '../core/cache.js';
+import { Semaphore } from '../core/semaphore.js';
 
 /**
  * How a lookup failed. NXDOMAIN and NODATA are answers (the name, or the record, does not

@@ -1,5 +1,5 @@
 import type { SmtpOutcome } from '../checks/smtp-status.js';
-import type { EgressBench, EgressBenches } from '../types.js';
+import type { EgressBench, EgressBenches } from '../core/types.js';
 
 /** How long what the shared benches said about a provider is believed before they are asked again. */
 const SHARED_FRESH_MS = 5_000;

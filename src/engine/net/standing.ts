@@ -14,7 +14,7 @@ import { mailTargets, type Diagnosis, type DiagnosisStatus, type Target } from '
 import { describeDnsFailure, DnsClient, isDefiniteFailure } from '../dns/resolver.js';
 import { SmtpSession } from '../smtp/session.js';
 import { SmtpError } from '../smtp/errors.js';
-import type { EngineOptions } from '../types.js';
+import type { EngineOptions } from '../core/types.js';
 import { dialerFor } from './egress.js';
 import { egressPool, type Egress } from './egress-pool.js';
 import { isPrivateAddress } from './private-address.js';

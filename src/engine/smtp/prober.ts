@@ -1,6 +1,6 @@
 import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
-import type { SmtpObserver } from '../types.js';
+import type { SmtpObserver } from '../core/types.js';
 import { EgressesBenched } from '../net/egress-benches.js';
 import { SmtpError } from './errors.js';
 import { SAFE_REFUSALS, SessionPace, type HostHabits, type PostmasterAnswer } from './host-habits.js';

@@ -3,7 +3,7 @@ import { SmtpConnection } from './connection.js';
 import { SmtpError } from './errors.js';
 import { peerAddressIn } from './peer-address.js';
 import type { SmtpReply } from './reply.js';
-import type { Transcript } from './transcript.js';
+import type { Transcript } from '../core/transcript.js';
 
 export interface SessionOptions {
   port: number;

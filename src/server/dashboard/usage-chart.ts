@@ -1,4 +1,4 @@
-import { VERDICTS, type Verdict } from '../../engine/types.js';
+import { VERDICTS, type Verdict } from '../../engine/core/types.js';
 import type { DailyCredits, DailyVerdicts } from '../store/store.js';
 
 /**

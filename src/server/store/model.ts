@@ -1,4 +1,4 @@
-import type { VerificationResult, Verdict } from '../../engine/types.js';
+import type { VerificationResult, Verdict } from '../../engine/core/types.js';
 import { API_SCOPES, type ApiScope } from '../../wire/contract.js';
 
 /** The records the store's parts (store.ts) hand out and take, and the rules about them that no database decides. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { VERDICTS } from '../../../engine/types.js';
+import { VERDICTS } from '../../../engine/core/types.js';
 import type { DashboardConfig } from '../config.js';
 import { renderPage } from '../render.js';
 import { signedIn } from '../signed-in.js';

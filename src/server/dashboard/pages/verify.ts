@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { checkCell, type Checks, type VerificationResult } from '../../../engine/types.js';
+import { checkCell, type Checks, type VerificationResult } from '../../../engine/core/types.js';
 import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
 import { verifySchema } from '../../schemas/verification.js';
 import { CSRF_FIELD } from '../csrf.js';
