@@ -11,7 +11,7 @@ export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export { egressKey } from './net/egress-key.js';
 export { egressPool, type Egress, type EgressSpec } from './net/egress-pool.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
-export { checkStanding, type EgressStanding, type StandingCheck } from './net/standing.js';
+export { checkStanding, type EgressStanding, type StandingCheck } from './standing.js';
 export { providerOfMxHost } from './lists/providers.js';
 
 /** A verifier that says what it found out about its network, and can be asked to find out now (`serve`, `worker`). */

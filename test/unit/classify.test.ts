@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, type Evidence } from '../../src/engine/classify.js';
+import { classify, type Evidence } from '../../src/engine/checks/classify.js';
 import type { ReasonCode } from '../../src/engine/core/reason-codes.js';
 import { NOTHING_CHECKED, type Checks } from '../../src/engine/core/types.js';
 

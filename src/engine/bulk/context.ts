@@ -1,7 +1,7 @@
 import { PromiseCache } from '../core/cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
-import { mailTargets } from '../diagnose.js';
+import { mailTargets } from '../checks/check-hosts.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor, type Dialer } from '../net/egress.js';
 import { egressPool, type Egress } from '../net/egress-pool.js';

@@ -1,5 +1,5 @@
 import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
-import type { SmtpOutcome } from '../checks/smtp-status.js';
+import type { SmtpOutcome } from '../smtp/outcome.js';
 import { SmtpProber, type ProbeAnswer, type ProbeRequest, type SessionSlot } from '../smtp/prober.js';
 import { SessionSharing } from '../smtp/session-sharing.js';
 import type { Transcript } from '../core/transcript.js';

@@ -1,5 +1,5 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
-import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import { unknownOutcome, type SmtpOutcome } from '../smtp/outcome.js';
 import type { Priority } from '../core/semaphore.js';
 import type { Transcript } from '../core/transcript.js';
 import type { VerificationResult, VerifyManyOptions } from '../core/types.js';

@@ -61,7 +61,7 @@ export class SmtpSession {
 
   /**
    * Greeting and EHLO, then QUIT: no transaction. Says what address the host sees us come from,
-   * for the egress's standing (net/standing.ts); throws an SmtpError as `open` does.
+   * for the egress's standing (standing.ts); throws an SmtpError as `open` does.
    */
   static async introduce(target: SessionTarget, options: SessionOptions): Promise<{ seenAs: string | null }> {
     const { connection, hello } = await SmtpSession.greet(target, options);
