@@ -12,6 +12,8 @@ function layerRule(files, forbidden, why, ...more) {
 
 /** The files at the root of src/server: the wiring that puts the service's parts together. */
 const SERVER_WIRING = 'app|serve|worker|service-parts';
+/** Every part of src/server keeps below the wiring. */
+const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
 
 /** What the engine never imports: every other layer. */
 const ENGINE_OUTSIDE = ['cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'];
@@ -50,7 +52,8 @@ export default tseslint.config(
   layerRule(['src/server/auth/**'], `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'auth is below the routes and pages it guards'),
   layerRule(['src/server/jobs/**'], `webhooks|routes|dashboard|${SERVER_WIRING}`, 'the job runner knows no route or page, and shares its loop\'s parts with the webhook deliverer through src/server/background'),
   layerRule(['src/server/webhooks/**'], `jobs|routes|dashboard|${SERVER_WIRING}`, 'the webhook deliverer knows no route or page, and shares its loop\'s parts with the job runner through src/server/background'),
-  layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'),
+  layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
+  layerRule(['src/server/dashboard/common/**'], 'pages|plugin', "what the dashboard's pages share sits below the pages and the plugin that registers them", SERVER_PARTS),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
   {
     // The dashboard's one browser script.

@@ -47,6 +47,8 @@ describe('the layer rules', () => {
     ['src/server/http/planted.ts', "import { verifyRoutes } from '../routes/verify.js';", 'just above the store'],
     ['src/server/webhooks/planted.ts', "import { startJobRunner } from '../jobs/runner.js';", 'through src/server/background'],
     ['src/server/dashboard/pages/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
+    ['src/server/dashboard/common/planted.ts', "import { jobPages } from '../pages/jobs.js';", 'below the pages and the plugin'],
+    ['src/server/dashboard/common/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
   ])('fail on %s importing back up', async (file, line, message) => {
     writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
     try {
