@@ -1,14 +1,26 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Fails an import from `files` whose relative path climbs into one of the `forbidden` folders. */
-function layerRule(files, forbidden, why) {
-  const regex = `^(\\.\\./)+(${forbidden})(/|\\.js$)`;
-  return { files, rules: { 'no-restricted-imports': ['error', { patterns: [{ regex, message: why }] }] } };
+/**
+ * Fails an import from `files` whose relative path climbs into one of the `forbidden` folders; more
+ * `[forbidden, why]` pairs add their own patterns (a file matched by two configs keeps only the last).
+ */
+function layerRule(files, forbidden, why, ...more) {
+  const patterns = [[forbidden, why], ...more].map(([names, message]) => ({ regex: `^(\\.\\./)+(${names})(/|\\.js$)`, message }));
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 
 /** The files at the root of src/server: the wiring that puts the service's parts together. */
 const SERVER_WIRING = 'app|serve|worker|service-parts';
+/** Every part of src/server keeps below the wiring. */
+const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
+
+/** What the engine never imports: every other layer. */
+const ENGINE_OUTSIDE = ['cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'];
+/** The engine's folders, lowest first (docs/architecture.md "The engine"): each imports only those before it. */
+const ENGINE_LAYERS = ['core', 'lists', 'net', 'dns', 'rules', 'smtp', 'checks', 'bulk'];
+/** The files at the root of src/engine: the top, which puts the folders together. */
+const ENGINE_TOP = 'index|options|diagnose|standing|result-filter';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/.work/'] },
@@ -26,14 +38,22 @@ export default tseslint.config(
     },
   },
   // The layers of docs/architecture.md "Layers", as lint rules: an import that runs back up fails `npm run lint`.
-  layerRule(['src/engine/**'], 'cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'),
+  layerRule(['src/engine/**'], ...ENGINE_OUTSIDE),
+  ...ENGINE_LAYERS.map((folder, index) =>
+    layerRule(
+      [`src/engine/${folder}/**`],
+      ...ENGINE_OUTSIDE,
+      [[...ENGINE_LAYERS.slice(index + 1), ENGINE_TOP].join('|'), `the engine's folders are layers (${ENGINE_LAYERS.join(', ')}, then the root): ${folder}/ imports only those before it`],
+    ),
+  ),
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
   layerRule(['src/server/store/**'], `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`, 'the store is below every part of the service'),
   layerRule(['src/server/http/**'], `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'the HTTP helpers sit just above the store, below every other part of the service'),
   layerRule(['src/server/auth/**'], `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'auth is below the routes and pages it guards'),
   layerRule(['src/server/jobs/**'], `webhooks|routes|dashboard|${SERVER_WIRING}`, 'the job runner knows no route or page, and shares its loop\'s parts with the webhook deliverer through src/server/background'),
   layerRule(['src/server/webhooks/**'], `jobs|routes|dashboard|${SERVER_WIRING}`, 'the webhook deliverer knows no route or page, and shares its loop\'s parts with the job runner through src/server/background'),
-  layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'),
+  layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
+  layerRule(['src/server/dashboard/common/**'], 'pages|plugin', "what the dashboard's pages share sits below the pages and the plugin that registers them", SERVER_PARTS),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
   {
     // The dashboard's one browser script.

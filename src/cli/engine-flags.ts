@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isIP } from 'node:net';
-import type { EngineOptions } from '../engine/types.js';
+import type { EngineOptions } from '../engine/core/types.js';
 import { UsageError } from './errors.js';
 
 type Parse = (raw: string, name: string) => unknown;

@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Explanation } from '../engine/smtp/transcript.js';
+import type { Explanation } from '../engine/core/transcript.js';
 import { terminalSafe } from '../text/sanitize.js';
 
 /**

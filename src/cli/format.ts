@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
-import { REASON_CODE_NAMES } from '../engine/reason-codes.js';
+import { REASON_CODE_NAMES } from '../engine/core/reason-codes.js';
 import { isResultSelector, type ResultSelector } from '../engine/result-filter.js';
-import { VERDICTS, type Verdict, type VerificationResult } from '../engine/types.js';
+import { VERDICTS, type Verdict, type VerificationResult } from '../engine/core/types.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { UsageError } from './errors.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { ApiClient } from '../client/api-client.js';
 import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
-import type { VerificationResult } from '../engine/types.js';
+import type { VerificationResult } from '../engine/core/types.js';
 import { forEachConcurrently } from './concurrently.js';
 import type { Io } from './io.js';
 import { ratePhrase } from './format.js';

@@ -1,4 +1,4 @@
-import { VERDICTS, type Verdict } from '../engine/types.js';
+import { VERDICTS, type Verdict } from '../engine/core/types.js';
 import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/verifier/result-reuse.js';
 import type { ServicePolicy } from '../server/service-parts.js';
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';

@@ -1,4 +1,4 @@
-import type { VerificationResult } from '../engine/types.js';
+import type { VerificationResult } from '../engine/core/types.js';
 import type { jobPageSchema } from '../wire/contract.js';
 import type { FromSchema } from 'json-schema-to-ts';
 

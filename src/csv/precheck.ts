@@ -1,6 +1,6 @@
 // Only the format check: the rest of the engine (DNS, SMTP, lists) stays unloaded on the client.
 import { checkFormat } from '../engine/checks/format.js';
-import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../engine/types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../engine/core/types.js';
 
 export const NO_ADDRESS = 'no address in this row';
 

@@ -1,4 +1,4 @@
-import { checkCell, type Checks, type VerificationResult } from '../engine/types.js';
+import { checkCell, type Checks, type VerificationResult } from '../engine/core/types.js';
 import { csvCellSafe } from '../text/sanitize.js';
 
 /** Every check, in the interface's order (docs/api.md "Resources"); a Record so that a new check cannot be forgotten. */

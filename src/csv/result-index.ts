@@ -1,4 +1,4 @@
-import type { VerificationResult } from '../engine/types.js';
+import type { VerificationResult } from '../engine/core/types.js';
 import { addressKey } from '../text/address.js';
 
 /** The results of one or more jobs, found by address. */

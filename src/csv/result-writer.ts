@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isSelected, type ResultSelector } from '../engine/result-filter.js';
-import { resultJson, type VerificationResult } from '../engine/types.js';
+import { resultJson, type VerificationResult } from '../engine/core/types.js';
 import { jsonSafe } from '../text/sanitize.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';

@@ -4,19 +4,18 @@
  * SMTP (do well-known mail hosts answer), the names we announce (HELO, MAIL FROM) and the proxy.
  */
 import { Resolver } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { checkFormat } from './checks/format.js';
+import { mailTargets } from './checks/check-hosts.js';
 import { findMailRoute } from './checks/mail-route.js';
 import { describeDnsFailure, DnsClient } from './dns/resolver.js';
 import { checkResolver, RESOLVER_CANARIES, untruthfulResolverReason } from './dns/sanity.js';
 import { dialerFor, DialError, type Dialer } from './net/egress.js';
-import { isPrivateAddress } from './net/private-address.js';
 import { egressPool, type Egress } from './net/egress-pool.js';
 import { describeProxy } from './net/proxy-url.js';
-import { blockedPortReason } from './net/port25.js';
+import { blockedPortReason, type CheckTarget } from './net/port25.js';
 import { SmtpConnection } from './smtp/connection.js';
 import { SmtpError } from './smtp/errors.js';
-import type { EngineOptions } from './types.js';
+import type { EngineOptions } from './core/types.js';
 
 export type DiagnosisStatus = 'ok' | 'problem' | 'skipped';
 
@@ -35,38 +34,11 @@ const ok = (check: string, detail: string): Diagnosis => ({ check, status: 'ok',
 const problem = (check: string, detail: string): Diagnosis => ({ check, status: 'problem', detail });
 const skipped = (check: string, detail: string): Diagnosis => ({ check, status: 'skipped', detail });
 
-/** A mail host to connect to: its name and the address we resolved, or why there is none. */
-export type Target = { host: string; address: string } | { host: string; unusable: string };
-
 async function diagnoseResolver(dns: DnsClient, servers: readonly string[]): Promise<Diagnosis> {
   const sanity = await checkResolver(dns);
   const which = servers.length > 0 ? servers.join(', ') : 'the system resolver';
   if (sanity.truthful) return ok('dns', `${which} answers truthfully (${RESOLVER_CANARIES.join(', ')} have MX records)`);
   return problem('dns', `${which}: ${untruthfulResolverReason(sanity)}`);
-}
-
-async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: boolean): Promise<Target> {
-  let address = host;
-  if (isIP(host) === 0) {
-    const answer = await dns.addresses(host);
-    if (!answer.ok) return { host, unusable: `DNS ${describeDnsFailure(answer.failure)}` };
-    address = answer.records[0]!;
-  }
-  if (!allowPrivateNetworks && isPrivateAddress(address)) return { host, unusable: `${address} is on a private network and private networks are not allowed (--allow-private-networks)` };
-  return { host, address };
-}
-
-/**
- * The given hosts, else the operator's port-25 check hosts, else the first MX host of each provider
- * the resolver knows: hosts no customer picks (docs/architecture.md "Egress").
- */
-export async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<Target[]> {
-  const named = given ?? (options.port25CheckHosts.length > 0 ? options.port25CheckHosts : undefined);
-  const hosts = named ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
-    const route = await findMailRoute(dns, domain);
-    return route.kind === 'mx' ? route.hosts[0]! : null;
-  }))).filter((host): host is string => host !== null);
-  return Promise.all(hosts.map((host) => targetOf(dns, host, options.allowPrivateNetworks)));
 }
 
 /**
@@ -97,7 +69,7 @@ async function greeting(dial: Dialer, address: string, options: EngineOptions): 
   }
 }
 
-async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], options: EngineOptions): Promise<Diagnosis> {
+async function diagnoseSmtpPort(dial: Dialer, targets: readonly CheckTarget[], options: EngineOptions): Promise<Diagnosis> {
   const check = `port ${options.smtpPort}`;
   const usable = targets.filter((target): target is { host: string; address: string } => 'address' in target);
   if (usable.length === 0) {
@@ -120,7 +92,7 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly Target[], option
 }
 
 /** Each proxy of the pool, through its own dialer: one line, a problem if any proxy fails. */
-async function diagnoseProxy(egresses: readonly Egress[], options: EngineOptions, targets: readonly Target[]): Promise<Diagnosis> {
+async function diagnoseProxy(egresses: readonly Egress[], options: EngineOptions, targets: readonly CheckTarget[]): Promise<Diagnosis> {
   const proxied = egresses.filter((egress) => egress.settings.proxy !== null);
   if (proxied.length === 0) return skipped('proxy', 'not set: SMTP connections go out directly');
   const target = targets.find((each): each is { host: string; address: string } => 'address' in each);

@@ -1,17 +1,17 @@
 import { VerifierContext } from './bulk/context.js';
 import { verifyAll } from './bulk/verify-all.js';
 import { resolveEngineOptions } from './options.js';
-import { Transcript } from './smtp/transcript.js';
+import { Transcript } from './core/transcript.js';
 import type { NetworkStatus, NetworkWatch } from './net/network-status.js';
-import type { EngineHooks, EngineOptions, VerificationResult, Verifier, VerifyOptions } from './types.js';
+import type { EngineHooks, EngineOptions, VerificationResult, Verifier, VerifyOptions } from './core/types.js';
 
-export type { Checks, EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './types.js';
-export { NOTHING_CHECKED, VERDICTS } from './types.js';
+export type { Checks, EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './core/types.js';
+export { NOTHING_CHECKED, VERDICTS } from './core/types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export { egressKey } from './net/egress-key.js';
 export { egressPool, type Egress, type EgressSpec } from './net/egress-pool.js';
 export type { NetworkStatus, NetworkWatch } from './net/network-status.js';
-export { checkStanding, type EgressStanding, type StandingCheck } from './net/standing.js';
+export { checkStanding, type EgressStanding, type StandingCheck } from './standing.js';
 export { providerOfMxHost } from './lists/providers.js';
 
 /** A verifier that says what it found out about its network, and can be asked to find out now (`serve`, `worker`). */

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { egressPool } from './net/egress-pool.js';
 import { loadProviderRules } from './rules/provider-rules.js';
-import type { EngineOptions } from './types.js';
+import type { EngineOptions } from './core/types.js';
 
 const MIN_EGRESS_COOLDOWN_MS = 60_000;
 

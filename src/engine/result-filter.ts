@@ -1,5 +1,5 @@
-import { isReasonCode, type ReasonCode } from './reason-codes.js';
-import { VERDICTS, type Verdict, type VerificationResult } from './types.js';
+import { isReasonCode, type ReasonCode } from './core/reason-codes.js';
+import { VERDICTS, type Verdict, type VerificationResult } from './core/types.js';
 
 /** What `--only` and `--fail-on` name: a verdict, or a reason code for a finer choice. */
 export type ResultSelector = Verdict | ReasonCode;

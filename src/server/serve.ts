@@ -1,5 +1,5 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
-import type { EngineOptions } from '../engine/types.js';
+import type { EngineOptions } from '../engine/core/types.js';
 import { buildApp } from './app.js';
 import type { TrustProxy } from './routes/app-config.js';
 import { createJwtIssuer } from './auth/jwt.js';

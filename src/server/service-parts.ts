@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { WatchedVerifier } from '../engine/index.js';
-import type { EngineOptions } from '../engine/types.js';
+import type { EngineOptions } from '../engine/core/types.js';
 import { speakingToApiUsers } from './verifier/api-user-reasons.js';
 import type { BackgroundLog } from './background/log.js';
 import { startJobRunner, type JobRunner } from './jobs/runner.js';

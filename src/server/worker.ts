@@ -1,5 +1,5 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
-import type { EngineOptions } from '../engine/types.js';
+import type { EngineOptions } from '../engine/core/types.js';
 import { logNetworkChanges } from './network/network-log.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatchOptions } from './network/standing-watch.js';

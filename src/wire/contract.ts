@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { REASON_CODE_NAMES } from '../engine/reason-codes.js';
-import { BEYOND_FORMAT, VERDICTS } from '../engine/types.js';
+import { REASON_CODE_NAMES } from '../engine/core/reason-codes.js';
+import { BEYOND_FORMAT, VERDICTS } from '../engine/core/types.js';
 
 /**
  * The bodies of the HTTP API (docs/api.md), as JSON schemas written once: the service's routes
@@ -67,7 +67,7 @@ export const explainProperty = {
   description: 'Answer with `details`: the mail hosts tried, the egress, every SMTP line sent and received with its time (ms from the start), and what was reused. Single verifications only.',
 } as const;
 
-/** `details` of an explained result (src/engine/smtp/transcript.ts): this request's own dialogue, nothing of anyone else's. */
+/** `details` of an explained result (src/engine/core/transcript.ts): this request's own dialogue, nothing of anyone else's. */
 export const explanationSchema = {
   type: 'object',
   required: ['mxHosts', 'connections', 'transcript', 'notes'],

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERDICTS, type VerificationResult } from '../../src/engine/types.js';
+import { VERDICTS, type VerificationResult } from '../../src/engine/core/types.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { openStore } from '../../src/server/store/open-store.js';
 import { call, expectProblem } from '../support/service-app.js';

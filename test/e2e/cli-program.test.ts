@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REASON_CODE_NAMES } from '../../src/engine/reason-codes.js';
+import { REASON_CODE_NAMES } from '../../src/engine/core/reason-codes.js';
 import { commandProblem, missing } from '../support/machine.js';
 import { BIN, runCli } from '../support/service.js';
 

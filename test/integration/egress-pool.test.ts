@@ -2,7 +2,7 @@
 // address as a blocklisted client (554 at RCPT) and serves the other. The engine must route every
 // address through the other, and never connect from the refused one again while it is benched.
 import { describe, expect, it } from 'vitest';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 import { missing } from '../support/machine.js';
 import { BLOCKED_CLIENTS, postfixLogFromNow, postfixProblem, postfixVerifier } from '../support/postfix.js';
 

@@ -2,7 +2,7 @@
 // providers and MTAs, and the engine's verdict and reason follow what each reply says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type Verifier } from '../../src/engine/index.js';
-import type { ReasonCode } from '../../src/engine/reason-codes.js';
+import type { ReasonCode } from '../../src/engine/core/reason-codes.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
-import type { VerificationResult, Verifier } from '../../src/engine/types.js';
+import type { VerificationResult, Verifier } from '../../src/engine/core/types.js';
 import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src/server/jobs/runner.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { ClaimRequest, Store, WorkQueue } from '../../src/server/store/store.js';

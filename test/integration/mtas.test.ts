@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DnsClient } from '../../src/engine/dns/resolver.js';
 import { createVerifier } from '../../src/engine/index.js';
 import { missing } from '../support/machine.js';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 
 const BASE = '/opt/mailverify-mtas';
 const DNS_SERVER = '127.0.12.53:5353';

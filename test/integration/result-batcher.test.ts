@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOTHING_CHECKED, type VerificationResult } from '../../src/engine/types.js';
+import { NOTHING_CHECKED, type VerificationResult } from '../../src/engine/core/types.js';
 import { ResultBatcher } from '../../src/server/jobs/result-batcher.js';
 import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
 import type { LeasedResult, Store, WorkChunk, WorkQueue } from '../../src/server/store/store.js';

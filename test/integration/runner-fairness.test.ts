@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
-import type { EngineOptions, Verifier } from '../../src/engine/types.js';
+import type { EngineOptions, Verifier } from '../../src/engine/core/types.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { Store } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
-import type { Verifier } from '../../src/engine/types.js';
+import type { Verifier } from '../../src/engine/core/types.js';
 import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 

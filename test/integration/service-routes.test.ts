@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REASON_CODE_NAMES } from '../../src/engine/reason-codes.js';
+import { REASON_CODE_NAMES } from '../../src/engine/core/reason-codes.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
 import { verifySchema } from '../../src/server/schemas/verification.js';

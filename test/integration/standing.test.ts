@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialerFor } from '../../src/engine/net/egress.js';
-import { checkStanding } from '../../src/engine/net/standing.js';
+import { checkStanding } from '../../src/engine/standing.js';
 import { resolveEngineOptions } from '../../src/engine/options.js';
 import { SmtpSession } from '../../src/engine/smtp/session.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';

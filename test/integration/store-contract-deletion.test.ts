@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { instrumentStore } from '../../src/server/metrics/instrument-store.js';
 import { Metrics } from '../../src/server/metrics/metrics.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 import type { DueDelivery, Store, WebhookEvent } from '../../src/server/store/store.js';
 import { ABSENCE_GRACE_MS } from '../../src/server/store/postgres/holders.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newProcessHolderId, THIS_PROCESS } from '../../src/server/store/processes.js';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
 import { HOST_SLOT_WAIT_MS } from '../../src/server/store/flows/host-slots.js';
 import { ABSENCE_GRACE_MS } from '../../src/server/store/postgres/holders.js';

@@ -7,7 +7,7 @@ import { Resolver } from 'node:dns/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createVerifier } from '../../src/engine/index.js';
-import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/types.js';
+import type { EngineHooks, EngineOptions, Verifier } from '../../src/engine/core/types.js';
 
 export const MX_HOST = '127.0.0.25';
 export const DNS_SERVER = '127.0.0.53:5353';

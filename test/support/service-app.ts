@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { expect } from 'vitest';
-import type { EngineOptions, Verifier } from '../../src/engine/types.js';
+import type { EngineOptions, Verifier } from '../../src/engine/core/types.js';
 import { createVerifier } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';

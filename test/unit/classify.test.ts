@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classify, type Evidence } from '../../src/engine/classify.js';
-import type { ReasonCode } from '../../src/engine/reason-codes.js';
-import { NOTHING_CHECKED, type Checks } from '../../src/engine/types.js';
+import { classify, type Evidence } from '../../src/engine/checks/classify.js';
+import type { ReasonCode } from '../../src/engine/core/reason-codes.js';
+import { NOTHING_CHECKED, type Checks } from '../../src/engine/core/types.js';
 
 /** A deliverable address at an ordinary domain; each row changes what it is about. */
 const CHECKS: Checks = { ...NOTHING_CHECKED, format: true, domainExists: true, hasMx: true, domainReachable: true, smtpStatus: 'valid' };

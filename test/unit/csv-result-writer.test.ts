@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultIndex } from '../../src/csv/result-index.js';
 import { writeResults, type WriteResultsOptions } from '../../src/csv/result-writer.js';
 import { openListSource } from '../../src/csv/source.js';
-import type { ReasonCode } from '../../src/engine/reason-codes.js';
-import type { Checks, Verdict, VerificationResult } from '../../src/engine/types.js';
+import type { ReasonCode } from '../../src/engine/core/reason-codes.js';
+import type { Checks, Verdict, VerificationResult } from '../../src/engine/core/types.js';
 
 const CHECKS: Checks = {
   format: true,

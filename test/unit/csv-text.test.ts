@@ -11,7 +11,7 @@ import { RESULT_COLUMNS, resultCellsEncoder } from '../../src/csv/result-columns
 import { ResultIndex } from '../../src/csv/result-index.js';
 import { writeResults } from '../../src/csv/result-writer.js';
 import { openListSource } from '../../src/csv/source.js';
-import { NOTHING_CHECKED, type Checks, type VerificationResult } from '../../src/engine/types.js';
+import { NOTHING_CHECKED, type Checks, type VerificationResult } from '../../src/engine/core/types.js';
 
 /** Fields that need quoting, fields that look as if they might, and ones that do not. */
 const FIELDS = ['', 'plain', 'a,b', 'a;b', 'a\tb', 'say "hi"', '"', 'line\nbreak', 'cr\rhere', 'crlf\r\nhere', ' spaced ', 'é例😀', '=1+2', '-5', '@x', "it's"];

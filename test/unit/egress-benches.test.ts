@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BenchBoard, InProcessBenches } from '../../src/engine/net/egress-benches.js';
-import type { EgressBench, EgressBenches } from '../../src/engine/types.js';
+import type { EgressBench, EgressBenches } from '../../src/engine/core/types.js';
 
 const HOUR_MS = 3_600_000;
 const bench = (egress: string, provider = 'google.com', cooldownMs = HOUR_MS): EgressBench => ({ egress, provider, cooldownMs, reason: 'blocked' });

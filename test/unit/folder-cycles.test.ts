@@ -4,11 +4,17 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * docs/architecture.md "Layers": imports run one way, so no part imports a part that imports it
- * back. The parts are the folders of src and, inside src/server, each of its folders (auth/, http/,
- * routes/...) beside the wiring at its root; a part's subfolders count with it. The lint rules
- * forbid the imports that are known to run back up; this finds any loop, named or not.
+ * back. Every folder is a part of its own, apart from its subfolders (src/engine beside
+ * src/engine/smtp, src/server/dashboard beside its pages/). The lint rules forbid the imports that
+ * are known to run back up; this finds any loop, named or not.
  */
 const src = resolve(import.meta.dirname, '../../src');
+
+/**
+ * Folders whose subfolders still count with them, as one part: their subfolders and they still
+ * import each other, and are being reshaped. Remove each one once its folders import one way.
+ */
+const COUNTED_WITH_SUBFOLDERS = ['cli', 'server/store'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -19,9 +25,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 function partOf(file: string): string {
-  const folders = relative(src, dirname(file)).split(sep).filter(Boolean);
-  if (folders[0] === 'server') return folders.slice(0, 2).join('/');
-  return folders[0] ?? '.';
+  const folder = relative(src, dirname(file)).split(sep).join('/');
+  return COUNTED_WITH_SUBFOLDERS.find((whole) => folder === whole || folder.startsWith(`${whole}/`)) ?? (folder || '.');
 }
 
 /** Each part's imports of other parts, with one import that makes each edge. */
@@ -61,7 +66,10 @@ describe('the parts of src', () => {
     expect(back).toEqual([]);
   });
 
-  it('are told apart inside the service', () => {
-    expect(partImports().get('server')?.has('server/http')).toBe(true);
+  it('are told apart down to each folder', () => {
+    const edges = partImports();
+    expect(edges.get('server')?.has('server/http')).toBe(true);
+    expect(edges.get('engine')?.has('engine/bulk')).toBe(true);
+    expect(edges.get('server/dashboard')?.has('server/dashboard/pages')).toBe(true);
   });
 });

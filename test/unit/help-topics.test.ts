@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TOPICS } from '../../src/cli/help/topics.js';
 import { RESULT_COLUMNS } from '../../src/csv/result-columns.js';
-import { isReasonCode } from '../../src/engine/reason-codes.js';
+import { isReasonCode } from '../../src/engine/core/reason-codes.js';
 
 /**
  * `mailverify help <topic>` is prose written by hand; these tests hold it to the code, so that a

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { describe, expect, it } from 'vitest';
 import { cannotVerifyBanner } from '../../src/server/dashboard/pages/jobs.js';
-import type { VerificationResult } from '../../src/engine/types.js';
+import type { VerificationResult } from '../../src/engine/core/types.js';
 
 const eta = new Eta({ autoEscape: true, autoTrim: false, views: fileURLToPath(new URL('../../web/views/', import.meta.url)) });
 const LONG_REASON = "the verification service's DNS resolver is not answering truthfully at the moment, so the domain could not be looked up; this says nothing about the address";

@@ -39,12 +39,16 @@ describe('the layer rules', () => {
   it.each([
     ['src/engine/smtp/planted.ts', "import { buildApp } from '../../server/app.js';", 'the engine imports nothing'],
     ['src/engine/planted.ts', "import { addressKey } from '../text/address.js';", 'the engine imports nothing'],
+    ['src/engine/net/planted.ts', "import { SmtpSession } from '../smtp/session.js';", 'net/ imports only those before it'],
+    ['src/engine/bulk/planted.ts', "import { createVerifier } from '../index.js';", 'bulk/ imports only those before it'],
     ['src/client/planted.ts', "import type { Store } from '../server/store/store.js';", 'over HTTP only'],
     ['src/csv/planted.ts', "import { main } from '../cli/main.js';", 'never imports the CLI'],
     ['src/server/store/flows/planted.ts', "import { startJobRunner } from '../../jobs/runner.js';", 'below every part of the service'],
     ['src/server/http/planted.ts', "import { verifyRoutes } from '../routes/verify.js';", 'just above the store'],
     ['src/server/webhooks/planted.ts', "import { startJobRunner } from '../jobs/runner.js';", 'through src/server/background'],
     ['src/server/dashboard/pages/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
+    ['src/server/dashboard/common/planted.ts', "import { jobPages } from '../pages/jobs.js';", 'below the pages and the plugin'],
+    ['src/server/dashboard/common/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
   ])('fail on %s importing back up', async (file, line, message) => {
     writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedSemaphore, Semaphore } from '../../src/engine/semaphore.js';
+import { KeyedSemaphore, Semaphore } from '../../src/engine/core/semaphore.js';
 
 /** Lets every settled promise's callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));

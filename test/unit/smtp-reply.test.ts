@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { codeOfKind, describeReply, REPLY_RULES, replyKind, ruleOf, statusOfKind, type ReplyKind } from '../../src/engine/smtp/reply-table.js';
 import { CONTROLLED_KIND, controlledOutcome, postmasterAnswerOf } from '../../src/engine/smtp/postmaster-control.js';
 import { parseReply, SmtpProtocolError } from '../../src/engine/smtp/reply.js';
-import type { SmtpStatus } from '../../src/engine/types.js';
+import type { SmtpStatus } from '../../src/engine/core/types.js';
 
 /** A reply line as a server sends it, possibly several lines joined by \r\n. */
 const reply = (text: string) => parseReply(text.split('\r\n'));

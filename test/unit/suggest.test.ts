@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, suggestDomain } from '../../src/engine/suggest.js';
+import { editDistance, suggestDomain } from '../../src/engine/lists/suggest.js';
 
 /** Misspellings seen in real sign-up forms, each with the provider domain it was meant to be. */
 const MISSPELLINGS: [string, string][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditsChart, monthOfUsage, USAGE_DAYS, usageSince, verdictsChart } from '../../src/server/dashboard/usage-chart.js';
+import { creditsChart, monthOfUsage, USAGE_DAYS, usageSince, verdictsChart } from '../../src/server/dashboard/common/usage-chart.js';
 
 describe('the overview\'s month of usage', () => {
   const now = new Date('2030-03-31T18:00:00.000Z');

@@ -1,7 +1,7 @@
 import type { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
-import { REASON_CODE_NAMES } from '../../engine/reason-codes.js';
-import { VERDICTS } from '../../engine/types.js';
+import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
+import { VERDICTS } from '../../engine/core/types.js';
 import { LOG_LEVELS } from '../../server/logging/logger.js';
 import { UsageError } from '../errors.js';
 import { createIo } from '../io.js';

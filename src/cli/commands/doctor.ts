@@ -81,7 +81,7 @@ export async function runDoctor(command: Command): Promise<void> {
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
     const options = await resolvedEngineOptions(command, session.env);
     const flags = command.opts<DoctorFlags>();
-    const { checkStanding } = await import('../../engine/net/standing.js');
+    const { checkStanding } = await import('../../engine/standing.js');
     // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.
     const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), checkStanding(options, flags.mxHost), diagnoseService(session)]);
     const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];

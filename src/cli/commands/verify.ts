@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js';
-import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
-import { resultJson, type VerificationResult } from '../../engine/types.js';
+import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
+import { resultJson, type VerificationResult } from '../../engine/core/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { refuseEngineFlagsWithoutLocal, resolvedEngineOptions } from '../engine-flags.js';
 import { CannotVerifyError, UsageError, VerdictMatchedError } from '../errors.js';

@@ -1,7 +1,7 @@
-import { PromiseCache } from '../cache.js';
+import { PromiseCache } from '../core/cache.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { DnsClient } from '../dns/resolver.js';
-import { mailTargets } from '../diagnose.js';
+import { mailTargets } from '../checks/check-hosts.js';
 import { checkResolver, untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { dialerFor, type Dialer } from '../net/egress.js';
 import { egressPool, type Egress } from '../net/egress-pool.js';
@@ -10,14 +10,14 @@ import { EgressRoutes } from './egress-routes.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { Port25Pool } from '../net/port25-pool.js';
-import { Counts } from '../counts.js';
-import { KeyedSemaphore, Semaphore, type BulkClaim, type Priority } from '../semaphore.js';
+import { Counts } from '../core/counts.js';
+import { KeyedSemaphore, Semaphore, type BulkClaim, type Priority } from '../core/semaphore.js';
 import { loadProviderRules, type ProviderRules } from '../rules/provider-rules.js';
 import type { SessionSlot, SmtpProber } from '../smtp/prober.js';
 import { HostHabits } from '../smtp/host-habits.js';
 import { SessionSharing } from '../smtp/session-sharing.js';
 import type { SessionOptions, SessionTarget } from '../smtp/session.js';
-import type { EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver } from '../types.js';
+import type { EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver } from '../core/types.js';
 import { gatherDomainFacts, type DomainFacts } from './domain-facts.js';
 import { HostPauses } from './host-pauses.js';
 

@@ -1,4 +1,4 @@
-import type { DomainStatus } from '../classify.js';
+import type { DomainStatus } from '../checks/classify.js';
 import { findListings } from '../checks/blacklist.js';
 import { isDomainReachable } from '../checks/domain-reachable.js';
 import { findMailHosts, type MailTargets } from '../checks/mail-hosts.js';
@@ -7,9 +7,9 @@ import { describeDnsFailure, type DnsClient } from '../dns/resolver.js';
 import { untruthfulResolverReason, type ResolverSanity } from '../dns/sanity.js';
 import { isDisposableDomain } from '../lists/disposable.js';
 import { isKnownProvider } from '../lists/providers.js';
-import type { Semaphore } from '../semaphore.js';
-import { suggestDomain } from '../suggest.js';
-import type { EngineOptions } from '../types.js';
+import type { Semaphore } from '../core/semaphore.js';
+import { suggestDomain } from '../lists/suggest.js';
+import type { EngineOptions } from '../core/types.js';
 
 /** Everything about a domain that every address at it shares, found once per domain. */
 export interface DomainFacts {
@@ -19,7 +19,7 @@ export interface DomainFacts {
   /** By the domain, or by its MX host names (the domain itself for an implicit MX). */
   isKnownProvider: boolean;
   mail: MailTargets;
-  /** The provider domain this one is likely a typo of, when it takes no mail (see suggest.ts). */
+  /** The provider domain this one is likely a typo of, when it takes no mail (lists/suggest.ts). */
   suggestedDomain: string | null;
   /** DNSBL listings of the domain and its mail hosts' addresses; null when none were asked for. */
   listings: Promise<readonly string[] | null>;

@@ -1,12 +1,12 @@
 import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
-import type { SmtpOutcome } from '../checks/smtp-status.js';
+import type { SmtpOutcome } from '../smtp/outcome.js';
 import { SmtpProber, type ProbeAnswer, type ProbeRequest, type SessionSlot } from '../smtp/prober.js';
 import { SessionSharing } from '../smtp/session-sharing.js';
-import type { Transcript } from '../smtp/transcript.js';
+import type { Transcript } from '../core/transcript.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
-import type { Priority } from '../semaphore.js';
-import type { Counts } from '../counts.js';
+import type { Priority } from '../core/semaphore.js';
+import type { Counts } from '../core/counts.js';
 import type { VerifierContext } from './context.js';
 import { GreylistRetries } from './greylist-retries.js';
 

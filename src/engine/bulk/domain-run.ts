@@ -1,8 +1,8 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
-import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
-import type { Priority } from '../semaphore.js';
-import type { Transcript } from '../smtp/transcript.js';
-import type { VerificationResult, VerifyManyOptions } from '../types.js';
+import { unknownOutcome, type SmtpOutcome } from '../smtp/outcome.js';
+import type { Priority } from '../core/semaphore.js';
+import type { Transcript } from '../core/transcript.js';
+import type { VerificationResult, VerifyManyOptions } from '../core/types.js';
 import type { VerifierContext } from './context.js';
 import type { DomainFacts } from './domain-facts.js';
 import { DomainProbe } from './domain-probe.js';

@@ -1,10 +1,11 @@
-import { unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
-import { Counts } from '../counts.js';
-import { BenchBoard, EgressesBenched } from '../net/egress-benches.js';
+import { unknownOutcome, type SmtpOutcome } from '../smtp/outcome.js';
+import { Counts } from '../core/counts.js';
+import { BenchBoard } from '../net/egress-benches.js';
 import type { Egress } from '../net/egress-pool.js';
 import type { ProviderRules } from '../rules/provider-rules.js';
+import { EgressesBenched } from '../smtp/prober.js';
 import type { SessionTarget } from '../smtp/session.js';
-import type { EgressBenches } from '../types.js';
+import type { EgressBenches } from '../core/types.js';
 
 /** A session's egress at a host, and its key there (`hostKey`), counted until `leave`. */
 export interface Entered {

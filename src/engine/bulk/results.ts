@@ -1,9 +1,9 @@
-import { classify, type DomainStatus, type Evidence } from '../classify.js';
+import { classify, type DomainStatus, type Evidence } from '../checks/classify.js';
 import type { CatchAllFinding } from '../checks/catch-all.js';
 import { domainExists, hasMx } from '../checks/mail-route.js';
-import type { SmtpOutcome } from '../checks/smtp-status.js';
+import type { SmtpOutcome } from '../smtp/outcome.js';
 import { isRoleLocalPart } from '../lists/roles.js';
-import { BEYOND_FORMAT, NOTHING_CHECKED, type BooleanCheck, type Checks, type VerificationResult } from '../types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type BooleanCheck, type Checks, type VerificationResult } from '../core/types.js';
 import type { DomainFacts } from './domain-facts.js';
 
 /** One address of the input, well-formed, waiting for its domain's findings. */

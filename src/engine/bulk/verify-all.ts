@@ -1,7 +1,7 @@
 import { checkFormat } from '../checks/format.js';
-import type { Priority } from '../semaphore.js';
-import type { Transcript } from '../smtp/transcript.js';
-import type { VerificationResult, VerifyManyOptions } from '../types.js';
+import type { Priority } from '../core/semaphore.js';
+import type { Transcript } from '../core/transcript.js';
+import type { VerificationResult, VerifyManyOptions } from '../core/types.js';
 import type { VerifierContext } from './context.js';
 import { DomainRun } from './domain-run.js';
 import { addressLiteralResult, malformedResult, type AddressEntry } from './results.js';

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { PromiseCache } from '../cache.js';
-import { Semaphore } from '../semaphore.js';
+import { PromiseCache } from '../core/cache.js';
+import { Semaphore } from '../core/semaphore.js';
 
 /**
  * How a lookup failed. NXDOMAIN and NODATA are answers (the name, or the record, does not
@@ -91,7 +91,7 @@ export class DnsClient {
   }
 
   /**
-   * PTR records of a name (`5.113.0.203.in-addr.arpa`), for the egress's standing (net/standing.ts).
+   * PTR records of a name (`5.113.0.203.in-addr.arpa`), for the egress's standing (standing.ts).
    * A query, not `reverse()`: that answers from /etc/hosts first, and reverse DNS is what the world sees.
    */
   ptr(name: string): Promise<DnsAnswer<string>> {

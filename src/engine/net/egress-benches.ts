@@ -1,18 +1,9 @@
-import type { SmtpOutcome } from '../checks/smtp-status.js';
-import type { EgressBench, EgressBenches } from '../types.js';
+import type { EgressBench, EgressBenches } from '../core/types.js';
 
 /** How long what the shared benches said about a provider is believed before they are asked again. */
 const SHARED_FRESH_MS = 5_000;
 /** Providers whose shared benches are remembered at once (a provider is often a host name: many over a long run). */
 const PROVIDERS_KEPT = 10_000;
-
-/** Every egress is benched at a host's provider: its addresses are not asked there (bulk/egress-routes.ts). */
-export class EgressesBenched extends Error {
-  override name = 'EgressesBenched';
-  constructor(readonly outcome: SmtpOutcome) {
-    super(outcome.reason);
-  }
-}
 
 const keyOf = (egress: string, provider: string) => `${egress}\n${provider}`;
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { EngineOptions } from '../types.js';
+import type { EngineOptions } from '../core/types.js';
 import type { EgressSettings } from './egress.js';
 import { egressKey } from './egress-key.js';
 import { parseProxyUrl } from './proxy-url.js';

@@ -13,7 +13,7 @@ export function blockedPortReason(port: number, detail: string): string {
   return `outbound port ${port} appears blocked on this network: ${detail}; use --proxy or run where port ${port} is open`;
 }
 
-/** A host the confirmation dials: a name and the address we resolved, or why it cannot be tried (diagnose.ts `Target`). */
+/** A host the confirmation dials: a name and the address we resolved, or why it cannot be tried. */
 export type CheckTarget = { host: string; address: string } | { host: string; unusable: string };
 
 export interface Clock {

@@ -4,7 +4,7 @@ import tls from 'node:tls';
 import { DialError, type Dialer } from '../net/egress.js';
 import { SmtpError } from './errors.js';
 import { parseReply, parseReplyLine, SmtpProtocolError, type SmtpReply } from './reply.js';
-import type { Transcript } from './transcript.js';
+import type { Transcript } from '../core/transcript.js';
 
 /** Hostile or broken servers must not make us buffer without end. */
 const MAX_LINE_LENGTH = 8_192;

@@ -5,7 +5,7 @@
  * same session tells the two apart: refused too, the refusal is about us (`unknown`,
  * `sender_refused`); taken, the address's refusal stands (`invalid`).
  */
-import { outcomeOfReply, type SmtpOutcome } from '../checks/smtp-status.js';
+import { outcomeOfReply, type SmtpOutcome } from './outcome.js';
 import type { PostmasterAnswer } from './host-habits.js';
 import type { ReplyKind } from './reply-rules.js';
 import { replyKind, statusOfKind } from './reply-table.js';

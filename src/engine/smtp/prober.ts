@@ -1,7 +1,6 @@
-import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from '../checks/smtp-status.js';
+import { outcomeOfFailure, outcomeOfReply, unknownOutcome, type SmtpOutcome } from './outcome.js';
 import type { MatchedRule } from '../rules/provider-rules.js';
-import type { SmtpObserver } from '../types.js';
-import { EgressesBenched } from '../net/egress-benches.js';
+import type { SmtpObserver } from '../core/types.js';
 import { SmtpError } from './errors.js';
 import { SAFE_REFUSALS, SessionPace, type HostHabits, type PostmasterAnswer } from './host-habits.js';
 import { CONTROLLED_KIND, controlledOutcome, domainOf, postmasterAnswerOf, postmasterAt } from './postmaster-control.js';
@@ -15,6 +14,14 @@ const RCPTS_PER_SESSION = 5;
 const SERVICE_CLOSING = 421;
 /** How often an address may be cut off mid-question before it is given up as unknown. */
 const MAX_DROPS_PER_ADDRESS = 3;
+
+/** Every egress is benched at a host's provider: its addresses are not asked there (thrown by `takeSlot`). */
+export class EgressesBenched extends Error {
+  override name = 'EgressesBenched';
+  constructor(readonly outcome: SmtpOutcome) {
+    super(outcome.reason);
+  }
+}
 
 export interface ProbeAnswer {
   outcome: SmtpOutcome;

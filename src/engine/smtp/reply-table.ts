@@ -1,5 +1,5 @@
-import type { ReasonCode } from '../reason-codes.js';
-import type { SmtpStatus } from '../types.js';
+import type { ReasonCode } from '../core/reason-codes.js';
+import type { SmtpStatus } from '../core/types.js';
 import type { SmtpReply } from './reply.js';
 import { REPLY_RULES, type ReplyKind, type ReplyRule } from './reply-rules.js';
 

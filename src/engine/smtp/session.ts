@@ -3,7 +3,7 @@ import { SmtpConnection } from './connection.js';
 import { SmtpError } from './errors.js';
 import { peerAddressIn } from './peer-address.js';
 import type { SmtpReply } from './reply.js';
-import type { Transcript } from './transcript.js';
+import type { Transcript } from '../core/transcript.js';
 
 export interface SessionOptions {
   port: number;
@@ -61,7 +61,7 @@ export class SmtpSession {
 
   /**
    * Greeting and EHLO, then QUIT: no transaction. Says what address the host sees us come from,
-   * for the egress's standing (net/standing.ts); throws an SmtpError as `open` does.
+   * for the egress's standing (standing.ts); throws an SmtpError as `open` does.
    */
   static async introduce(target: SessionTarget, options: SessionOptions): Promise<{ seenAs: string | null }> {
     const { connection, hello } = await SmtpSession.greet(target, options);

@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
-import { checkCsrf } from './csrf.js';
+import { checkCsrf } from './common/csrf.js';
 import { jobPages } from './pages/jobs.js';
 import { listPages } from './pages/lists.js';
 import { overviewPages } from './pages/overview.js';
@@ -13,11 +13,11 @@ import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { verifyPages } from './pages/verify.js';
 import { webhookPages } from './pages/webhooks.js';
-import { renderError, securityHeaders } from './render.js';
-import { signedInUser, type SignedIn } from './sessions.js';
-import { signedIn } from './signed-in.js';
-import { bufferUpload, MAX_UPLOAD_BYTES } from './upload.js';
-import type { DashboardConfig } from './config.js';
+import { renderError, securityHeaders } from './common/render.js';
+import { signedInUser, type SignedIn } from './common/sessions.js';
+import { signedIn } from './common/signed-in.js';
+import { bufferUpload, MAX_UPLOAD_BYTES } from './common/upload.js';
+import type { DashboardConfig } from './common/config.js';
 
 /** The package's top-level web/: three levels up from src/server/dashboard/ and dist/server/dashboard/ alike. */
 const WEB_DIR = new URL('../../../web/', import.meta.url);

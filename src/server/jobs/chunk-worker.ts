@@ -1,4 +1,4 @@
-import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/types.js';
+import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/core/types.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { providerOfMxHost, type EgressStanding, type NetworkWatch, type StandingCheck } from '../../engine/index.js';
-import type { SmtpObserver } from '../../engine/types.js';
+import type { SmtpObserver } from '../../engine/core/types.js';
 import type { RunnerMetrics } from '../jobs/runner.js';
 import type { EgressBenchStore, WorkQueue } from '../store/store.js';
 

@@ -1,5 +1,5 @@
 import type { EgressStanding } from '../../engine/index.js';
-import type { EngineOptions } from '../../engine/types.js';
+import type { EngineOptions } from '../../engine/core/types.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 interface Logger {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Verdict } from '../../engine/types.js';
+import type { Verdict } from '../../engine/core/types.js';
 import { ProblemError } from '../http/errors.js';
 import type { JobProgress, JobStore } from '../store/store.js';
 

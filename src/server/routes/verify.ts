@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
-import type { VerificationResult } from '../../engine/types.js';
+import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
+import type { VerificationResult } from '../../engine/core/types.js';
 import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../http/errors.js';

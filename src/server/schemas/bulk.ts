@@ -1,4 +1,4 @@
-import { VERDICTS } from '../../engine/types.js';
+import { VERDICTS } from '../../engine/core/types.js';
 import { errorResponses } from './problem.js';
 import { bulkAckSchema, bulkRequestSchema, jobPageSchema, jobProgressSchema } from '../../wire/contract.js';
 import { idempotencyHeadersSchema } from './verification.js';

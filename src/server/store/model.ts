@@ -1,4 +1,4 @@
-import type { VerificationResult, Verdict } from '../../engine/types.js';
+import type { VerificationResult, Verdict } from '../../engine/core/types.js';
 import { API_SCOPES, type ApiScope } from '../../wire/contract.js';
 
 /** The records the store's parts (store.ts) hand out and take, and the rules about them that no database decides. */
@@ -251,7 +251,7 @@ export interface KeyedResponse {
 export interface DashboardSession {
   idHash: string;
   userId: number;
-  /** The value every form of this session carries (see dashboard/csrf.ts). */
+  /** The value every form of this session carries (see dashboard/common/csrf.ts). */
   csrfSecret: string;
   createdAt: string;
   expiresAt: string;

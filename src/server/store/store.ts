@@ -33,7 +33,7 @@ import type {
   VerdictCount,
   WorkChunk,
 } from './model.js';
-import type { EgressBench, EgressBenches, VerificationResult } from '../../engine/types.js';
+import type { EgressBench, EgressBenches, VerificationResult } from '../../engine/core/types.js';
 import type { AttemptOutcome, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
 
 export * from './model.js';

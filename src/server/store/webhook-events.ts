@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { VERDICTS, type Verdict } from '../../engine/types.js';
+import { VERDICTS, type Verdict } from '../../engine/core/types.js';
 import type { VerdictCount, WebhookEvent } from './store.js';
 
 /**

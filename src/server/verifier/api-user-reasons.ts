@@ -1,5 +1,5 @@
-import type { ReasonCode } from '../../engine/reason-codes.js';
-import type { VerificationResult, Verifier } from '../../engine/types.js';
+import type { ReasonCode } from '../../engine/core/reason-codes.js';
+import type { VerificationResult, Verifier } from '../../engine/core/types.js';
 
 const NOT_THE_ADDRESS = 'this says nothing about the address, it costs no token, and the service operator has been told';
 

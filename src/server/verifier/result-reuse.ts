@@ -1,6 +1,6 @@
-import { VERIFIER_CONDITIONS } from '../../engine/reason-codes.js';
-import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../../engine/types.js';
-import type { Explanation } from '../../engine/smtp/transcript.js';
+import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
+import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../../engine/core/types.js';
+import type { Explanation } from '../../engine/core/transcript.js';
 import { addressKey } from '../../text/address.js';
 import type { CachedResult, CacheEntry, ResultCacheStore } from '../store/store.js';
 

@@ -1,4 +1,4 @@
-import type { SharedHostSlots } from '../../engine/types.js';
+import type { SharedHostSlots } from '../../engine/core/types.js';
 import { ALWAYS_STANDING, type HolderStanding } from '../store/model.js';
 import type { HostSlotStore } from '../store/store.js';
 

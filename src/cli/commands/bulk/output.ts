@@ -4,7 +4,7 @@ import type { ResultIndex } from '../../../csv/result-index.js';
 import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
 import type { ListSource } from '../../../csv/source.js';
 import type { ResultSelector } from '../../../engine/result-filter.js';
-import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
 import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
 import { CannotVerifyError, UsageError } from '../../errors.js';
 import { parseSelectorList } from '../../format.js';

@@ -2,15 +2,15 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ResultIndex } from '../../../csv/result-index.js';
 import { writeResults } from '../../../csv/result-writer.js';
-import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine/types.js';
+import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine/core/types.js';
 import { ProblemError } from '../../http/errors.js';
 import { progressPercent } from '../../routes/bulk.js';
-import { openUploadedList, withListFile } from '../list-files.js';
+import { openUploadedList, withListFile } from '../common/list-files.js';
 import type { VerdictCount } from '../../store/store.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
-import { signedIn } from '../signed-in.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
+import { signedIn } from '../common/signed-in.js';
 
 /** Results listed on the job page; the download has them all. */
 const RESULTS_SHOWN = 200;

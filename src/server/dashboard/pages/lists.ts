@@ -4,12 +4,12 @@ import { insufficientTokens, ProblemError } from '../../http/errors.js';
 import { unlessConflicting } from '../../http/idempotency.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import type { ListUpload } from '../../store/store.js';
-import { CSRF_FIELD } from '../csrf.js';
-import { asListProblem, previewUploadedList, readUploadedList } from '../list-files.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { signedIn } from '../signed-in.js';
-import type { UploadedFile } from '../upload.js';
+import { CSRF_FIELD } from '../common/csrf.js';
+import { asListProblem, previewUploadedList, readUploadedList } from '../common/list-files.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { signedIn } from '../common/signed-in.js';
+import type { UploadedFile } from '../common/upload.js';
 
 /** Jobs listed on the lists page, newest first. */
 const JOBS_SHOWN = 50;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { VERDICTS } from '../../../engine/types.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { signedIn } from '../signed-in.js';
-import { creditsChart, monthOfUsage, usageSince, verdictsChart } from '../usage-chart.js';
+import { VERDICTS } from '../../../engine/core/types.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { signedIn } from '../common/signed-in.js';
+import { creditsChart, monthOfUsage, usageSince, verdictsChart } from '../common/usage-chart.js';
 
 export function overviewPages(app: FastifyInstance, { store, refundUnknown = false }: DashboardConfig): void {
   app.get('/', async (request, reply) => {

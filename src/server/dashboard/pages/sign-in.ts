@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ProblemError } from '../../http/errors.js';
-import { checkCsrf } from '../csrf.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { cookieValue, endSession, hostCookie, randomSecret, setCookie, signedInUser, startSession } from '../sessions.js';
+import { checkCsrf } from '../common/csrf.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { cookieValue, endSession, hostCookie, randomSecret, setCookie, signedInUser, startSession } from '../common/sessions.js';
 
 /** Before sign-in there is no session to hold a CSRF secret: the sign-in form's token is also set in this cookie. */
 const SIGN_IN_CSRF_COOKIE = 'mv_sign_in';

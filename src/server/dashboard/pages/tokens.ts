@@ -4,10 +4,10 @@ import { grantFrom } from '../../auth/token-grant.js';
 import { ProblemError } from '../../http/errors.js';
 import { API_SCOPES } from '../../../wire/contract.js';
 import { createTokenSchema } from '../../schemas/tokens.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { keepForNextPage, takeFromLastPage } from '../shown-once.js';
-import { signedIn } from '../signed-in.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { keepForNextPage, takeFromLastPage } from '../common/shown-once.js';
+import { signedIn } from '../common/signed-in.js';
 
 /** The form's expiry choices, in days; "never" is the empty value. */
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
@@ -37,7 +37,7 @@ const revokeSchema = {
   params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
 };
 
-/** Where a new token waits, sealed, for the page after the redirect (see shown-once.ts). */
+/** Where a new token waits, sealed, for the page after the redirect (see common/shown-once.ts). */
 const NEW_TOKEN = { cookie: 'mv_new_token', path: '/tokens' };
 
 export function tokenPages(app: FastifyInstance, { store, authenticator }: DashboardConfig): void {

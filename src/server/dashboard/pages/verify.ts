@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { checkCell, type Checks, type VerificationResult } from '../../../engine/types.js';
+import { checkCell, type Checks, type VerificationResult } from '../../../engine/core/types.js';
 import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
 import { verifySchema } from '../../schemas/verification.js';
-import { CSRF_FIELD } from '../csrf.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { signedIn } from '../signed-in.js';
+import { CSRF_FIELD } from '../common/csrf.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { signedIn } from '../common/signed-in.js';
 
 const verifyFormSchema = {
   body: { type: 'object', required: ['email'], properties: { email: verifySchema.body.properties.email, [CSRF_FIELD]: { type: 'string' } } },

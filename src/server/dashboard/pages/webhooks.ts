@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { createWebhookRequestSchema } from '../../../wire/contract.js';
 import { registerEndpoint, removeEndpoint, sendTestEvent } from '../../webhooks/endpoints.js';
 import { DEFAULT_WEBHOOK_POLICY } from '../../webhooks/policy.js';
-import type { DashboardConfig } from '../config.js';
-import { renderPage } from '../render.js';
-import { keepForNextPage, takeFromLastPage } from '../shown-once.js';
-import { signedIn } from '../signed-in.js';
+import type { DashboardConfig } from '../common/config.js';
+import { renderPage } from '../common/render.js';
+import { keepForNextPage, takeFromLastPage } from '../common/shown-once.js';
+import { signedIn } from '../common/signed-in.js';
 
 const addSchema = {
   body: {
@@ -20,7 +20,7 @@ const endpointSchema = {
   params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
 };
 
-/** Where a new endpoint's secret waits, sealed, for the page after the redirect (see shown-once.ts). */
+/** Where a new endpoint's secret waits, sealed, for the page after the redirect (see common/shown-once.ts). */
 const NEW_SECRET = { cookie: 'mv_new_webhook', path: '/webhooks' };
 
 /** The Webhooks page: add an endpoint (its secret shown once), send it a test event, remove it, and see the last attempts. */

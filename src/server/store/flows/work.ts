@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { VERIFIER_CONDITIONS } from '../../../engine/reason-codes.js';
+import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';

@@ -1,4 +1,4 @@
-import type { EgressBench } from '../../../engine/types.js';
+import type { EgressBench } from '../../../engine/core/types.js';
 import type { BenchInForce, EgressBenchStore } from '../store.js';
 import type { Database } from './database.js';
 

@@ -1,4 +1,4 @@
-import { resultJson } from '../../../engine/types.js';
+import { resultJson } from '../../../engine/core/types.js';
 import { distinctEntries, newestPerAddress, type CacheRow } from '../rows/result-cache.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 import type { Database } from './database.js';

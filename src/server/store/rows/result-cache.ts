@@ -1,4 +1,4 @@
-import type { VerificationResult } from '../../../engine/types.js';
+import type { VerificationResult } from '../../../engine/core/types.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 
 /** A result_cache row as both dialects read it. */

@@ -1,4 +1,4 @@
-import type { EgressBench } from '../../../engine/types.js';
+import type { EgressBench } from '../../../engine/core/types.js';
 import type { BenchInForce } from '../store.js';
 import type { Connection } from './database.js';
 

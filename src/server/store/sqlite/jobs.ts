@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { VerificationResult } from '../../../engine/types.js';
+import type { VerificationResult } from '../../../engine/core/types.js';
 import { addressDomain } from '../../../engine/checks/format.js';
 import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';

@@ -1,4 +1,4 @@
-import { resultJson } from '../../../engine/types.js';
+import { resultJson } from '../../../engine/core/types.js';
 import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
 import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';

@@ -8,8 +8,8 @@
  * The engine asks only about domains that do not exist or take no mail, so a real domain near a
  * big one is never "corrected" at run time; the rules below also hold for the name alone.
  */
-import { knownProviderDomains } from './lists/providers.js';
-import { once } from './lists/load.js';
+import { knownProviderDomains } from './providers.js';
+import { once } from './load.js';
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 export function editDistance(a: string, b: string): number {

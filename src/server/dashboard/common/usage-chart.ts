@@ -1,5 +1,5 @@
-import { VERDICTS, type Verdict } from '../../engine/types.js';
-import type { DailyCredits, DailyVerdicts } from '../store/store.js';
+import { VERDICTS, type Verdict } from '../../../engine/core/types.js';
+import type { DailyCredits, DailyVerdicts } from '../../store/store.js';
 
 /**
  * The overview's month of usage (docs/architecture.md "The dashboard"): the store's daily sums

@@ -1,5 +1,5 @@
-import type { ReasonCode } from './reason-codes.js';
-import type { Checks, Verdict } from './types.js';
+import type { ReasonCode } from '../core/reason-codes.js';
+import type { Checks, Verdict } from '../core/types.js';
 
 /** What DNS said about the domain's mail, as far as the verdict cares. */
 export type DomainStatus =

@@ -1,5 +1,5 @@
 import type { ReasonCode } from './reason-codes.js';
-import type { Explanation } from './smtp/transcript.js';
+import type { Explanation } from './transcript.js';
 
 /** The verdicts of the service interface (docs/api.md "Resources"). */
 export const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'] as const;
@@ -52,7 +52,7 @@ export interface VerificationResult {
   result: Verdict;
   checks: Checks;
   reason: string;
-  /** Why, as a stable code (src/engine/reason-codes.ts). */
+  /** Why, as a stable code (reason-codes.ts). */
   reasonCode: ReasonCode;
   /**
    * The checks whose `false` is not a finding but an absence of one (DNS failed, the domain was
@@ -65,7 +65,7 @@ export interface VerificationResult {
   /** When the verdict was found, on a result the service reused from an earlier verification (its result cache); absent on a fresh one. */
   verifiedAt?: string;
   /**
-   * How the verdict was reached, when `explain` was asked (smtp/transcript.ts): never kept (resultJson
+   * How the verdict was reached, when `explain` was asked (transcript.ts): never kept (resultJson
    * leaves it out), so it reaches only the caller who asked.
    */
   details?: Explanation;

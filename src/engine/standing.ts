@@ -9,15 +9,17 @@
  * (or `--mx-host`) say back to our EHLO, never what a host a customer chose says: a customer's
  * domain can point its MX at a host that names any address.
  */
-import { askZone, IP_QUERIES_REFUSED, reversedName, reverseDnsName } from '../checks/blacklist.js';
-import { mailTargets, type Diagnosis, type DiagnosisStatus, type Target } from '../diagnose.js';
-import { describeDnsFailure, DnsClient, isDefiniteFailure } from '../dns/resolver.js';
-import { SmtpSession } from '../smtp/session.js';
-import { SmtpError } from '../smtp/errors.js';
-import type { EngineOptions } from '../types.js';
-import { dialerFor } from './egress.js';
-import { egressPool, type Egress } from './egress-pool.js';
-import { isPrivateAddress } from './private-address.js';
+import { askZone, IP_QUERIES_REFUSED, reversedName, reverseDnsName } from './checks/blacklist.js';
+import { mailTargets } from './checks/check-hosts.js';
+import type { Diagnosis, DiagnosisStatus } from './diagnose.js';
+import { describeDnsFailure, DnsClient, isDefiniteFailure } from './dns/resolver.js';
+import { SmtpSession } from './smtp/session.js';
+import { SmtpError } from './smtp/errors.js';
+import type { EngineOptions } from './core/types.js';
+import { dialerFor } from './net/egress.js';
+import { egressPool, type Egress } from './net/egress-pool.js';
+import type { CheckTarget } from './net/port25.js';
+import { isPrivateAddress } from './net/private-address.js';
 
 /** The checks of an egress's standing, each one line of `doctor` (`<check> <egress>`). */
 export type StandingCheck = 'blocklists' | 'reverse dns' | 'helo and ptr';
@@ -54,7 +56,7 @@ function removalPage(zone: string): string {
 const sameName = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
 
 /** The address mail hosts see from this egress, and who said so; or why it is not known. */
-async function publicAddress(egress: Egress, targets: readonly Target[], options: EngineOptions): Promise<{ address: string; seenBy: string | null } | { unknown: string }> {
+async function publicAddress(egress: Egress, targets: readonly CheckTarget[], options: EngineOptions): Promise<{ address: string; seenBy: string | null } | { unknown: string }> {
   if (egress.proxy === null && egress.sourceAddress !== null && !isPrivateAddress(egress.sourceAddress)) return { address: egress.sourceAddress, seenBy: null };
   const usable = targets.filter((target): target is { host: string; address: string } => 'address' in target);
   if (usable.length === 0) return { unknown: 'no mail host to ask (fix DNS first, or name hosts with --mx-host)' };
@@ -136,7 +138,7 @@ function heloAndPtr(address: string, names: readonly string[], heloName: string)
   };
 }
 
-async function standingOf(dns: DnsClient, egress: Egress, targets: readonly Target[], options: EngineOptions): Promise<EgressStanding> {
+async function standingOf(dns: DnsClient, egress: Egress, targets: readonly CheckTarget[], options: EngineOptions): Promise<EgressStanding> {
   const found = await publicAddress(egress, targets, options);
   if ('unknown' in found) {
     const detail = `the address mail hosts see from ${egress.key} is not known: it is no public address of this host and ${found.unknown}; blocklists and reverse DNS not checked`;

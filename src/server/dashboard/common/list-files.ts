@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAddressList, type AddressList } from '../../csv/address-list.js';
-import { CsvError } from '../../csv/errors.js';
-import { openListSource, type ListSource } from '../../csv/source.js';
-import { ProblemError } from '../http/errors.js';
-import type { ListUpload } from '../store/store.js';
+import { readAddressList, type AddressList } from '../../../csv/address-list.js';
+import { CsvError } from '../../../csv/errors.js';
+import { openListSource, type ListSource } from '../../../csv/source.js';
+import { ProblemError } from '../../http/errors.js';
+import type { ListUpload } from '../../store/store.js';
 
 /** A list file's name (for messages) and bytes, uploaded or kept. */
 export type ListFile = Pick<ListUpload, 'fileName' | 'content'>;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { ProblemError } from '../http/errors.js';
+import { ProblemError } from '../../http/errors.js';
 
 /**
  * Cross-site request forgery is refused twice over. Every form carries a token that only our own

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parseCookie, stringifySetCookie, type SetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardSession, Store, User } from '../store/store.js';
+import type { DashboardSession, Store, User } from '../../store/store.js';
 
 /**
  * Dashboard sign-in sessions. The cookie holds 32 random bytes; the store holds only their

@@ -1,10 +1,10 @@
 import { DialError } from '../net/egress.js';
-import type { ReasonCode } from '../reason-codes.js';
-import type { SmtpError } from '../smtp/errors.js';
-import { codeOfKind, describeReply, replyKind, statusOfKind, wordsOfKind, type ReplyKind } from '../smtp/reply-table.js';
-import type { SmtpReply } from '../smtp/reply.js';
-import type { SessionTarget } from '../smtp/session.js';
-import type { SmtpStatus } from '../types.js';
+import type { ReasonCode } from '../core/reason-codes.js';
+import type { SmtpError } from './errors.js';
+import { codeOfKind, describeReply, replyKind, statusOfKind, wordsOfKind, type ReplyKind } from './reply-table.js';
+import type { SmtpReply } from './reply.js';
+import type { SessionTarget } from './session.js';
+import type { SmtpStatus } from '../core/types.js';
 
 /** The `smtpStatus` check for one address, the words behind it (a result's `reason`) and their code. */
 export interface SmtpOutcome {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../http/errors.js';
+import { ProblemError } from '../../http/errors.js';
 import { MAX_UPLOAD_BYTES } from './upload.js';
 
 /**
