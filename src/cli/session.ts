@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { createApiClient, type ApiClient } from '../client/api-client.js';
 import { ApiError, RateLimitedError } from '../client/errors.js';
 import type { RetryPolicy } from '../client/retry.js';
@@ -8,18 +7,8 @@ import { loadSettings, type Settings, type TokenSource } from '../config/setting
 import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import { until } from './format.js';
-import { createIo, waitNotice, type Io } from './io.js';
-
-/** The program-wide flags of src/cli/main.ts. */
-export interface ProgramFlags {
-  baseUrl?: string;
-  profile?: string;
-  json?: boolean;
-  quiet?: boolean;
-  color?: boolean;
-  debug?: boolean;
-  timeout?: number;
-}
+import { waitNotice, type Io } from './io.js';
+import type { ProgramOptions } from './program-options.js';
 
 /**
  * Everything a command that talks to the service needs, built in one place from the flags, the
@@ -43,8 +32,6 @@ export interface Session {
 }
 
 export interface SessionOptions {
-  io?: Io;
-  env?: NodeJS.ProcessEnv;
   /** Aborts requests and retry waits (Ctrl-C during long commands). */
   signal?: AbortSignal;
   /** A profile named with --profile or MAILVERIFY_PROFILE may be one not made yet (login makes it). */
@@ -98,7 +85,7 @@ export function tokenOrigin(settings: Settings): string {
 }
 
 /** The profile named with --profile or MAILVERIFY_PROFILE, checked before anything reads the config. */
-function checkProfileNamed(flags: ProgramFlags, env: NodeJS.ProcessEnv): void {
+function checkProfileNamed(flags: ProgramOptions, env: NodeJS.ProcessEnv): void {
   const named: [string | undefined, string][] = [
     [flags.profile, '--profile'],
     [env.MAILVERIFY_PROFILE, 'MAILVERIFY_PROFILE'],
@@ -149,10 +136,9 @@ function checkBaseUrl(settings: Settings): void {
   }
 }
 
-export function createSession(command: Command, options: SessionOptions = {}): Session {
-  const env = options.env ?? process.env;
-  const flags = command.optsWithGlobals<ProgramFlags>();
-  const io = options.io ?? createIo(flags, env);
+/** A session for a command run with these program-wide flags, printing and reading the environment through `io`. */
+export function createSession(flags: ProgramOptions, io: Io, options: SessionOptions = {}): Session {
+  const { env } = io;
   if (flags.timeout !== undefined && !(Number.isFinite(flags.timeout) && flags.timeout > 0)) {
     throw new UsageError('--timeout takes a number of milliseconds above 0');
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /** Where the store is: the options `serve`, `worker` and `admin` share. */
-export function addStoreOptions(command: Command, dataDirDescription: string): Command {
+export function addStoreFlags(command: Command, dataDirDescription: string): Command {
   return command
     .option('--data-dir <dir>', `${dataDirDescription} [env MAILVERIFY_DATA_DIR] (default: the OS data directory)`)
     .option(

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import type { Diagnosis } from '../../engine/diagnose.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, resolvedEngineOptions } from '../engine-flags.js';
+import { parsedCommand } from '../parsed-command.js';
 import { CliError, ExitCode } from '../errors.js';
-import { createSession, tokenOrigin, type Session } from '../session.js';
+import { commandSession } from '../command-session.js';
+import { tokenOrigin, type Session } from '../session.js';
 
 interface DoctorFlags {
   mxHost?: string[];
@@ -76,10 +78,10 @@ function humanLines(diagnoses: readonly Diagnosis[], session: Session): string {
  * exit 1 when any finds a problem. The same engine options and environment as `verify --local`.
  */
 export async function runDoctor(command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   try {
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
-    const options = await resolvedEngineOptions(command, session.env);
+    const options = await resolvedEngineOptions(engineFlags(parsedCommand([], command)), session.env);
     const flags = command.opts<DoctorFlags>();
     const { checkStanding } = await import('../../engine/net/standing.js');
     // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.

@@ -6,7 +6,8 @@ import { saveLogin } from '../../config/credentials.js';
 import { NotAuthenticatedError, UsageError } from '../errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
 import { canAsk, type Io } from '../io.js';
-import { createSession, type Session } from '../session.js';
+import { commandSession } from '../command-session.js';
+import { type Session } from '../session.js';
 
 interface LoginFlags {
   withToken?: boolean;
@@ -84,7 +85,7 @@ async function checkToken(session: Session, credential: Credential): Promise<Acc
 export async function runLogin(command: Command): Promise<void> {
   const flags = command.opts<LoginFlags>();
   // login makes the profile it is told to use.
-  const session = createSession(command, { newProfile: true });
+  const session = commandSession(command, { newProfile: true });
   try {
     checkFlags(flags, session.io);
     const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { NotFoundError, UnauthorizedError } from '../../client/errors.js';
 import { forgetToken, readToken } from '../../config/credentials.js';
 import { KeyringError } from '../../config/errors.js';
-import { createSession, type Session } from '../session.js';
+import { commandSession } from '../command-session.js';
+import { type Session } from '../session.js';
 
 /**
  * Revokes the token when this CLI created it (login with a password). A token given with
@@ -37,7 +38,7 @@ export async function revokeStoredToken(session: Session, name: string): Promise
 }
 
 export async function runLogout(command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   try {
     const { profile } = session.settings;
     const forgotten = await revokeStoredToken(session, profile);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { DEFAULT_PROFILE, type ProfileConfig } from '../../config/config-store.js';
 import { removeProfile } from '../../config/credentials.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { checkProfileName, createSession, noSuchProfile, type Session } from '../session.js';
+import { commandSession } from '../command-session.js';
+import { checkProfileName, noSuchProfile, type Session } from '../session.js';
 import { revokeStoredToken } from './logout.js';
 
 /** Where a profile's token is, as `profile list` says it; null when it has none. */
@@ -22,7 +23,7 @@ function knownProfile(session: Session, name: string): ProfileConfig {
 
 /** Every stored profile, and the one in use (marked `*`) even when nothing is stored for it yet. */
 export async function runProfileList(command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   const { io, settings } = session;
   const { profiles } = session.config.read();
   const names = [...new Set([...Object.keys(profiles), settings.profile])].sort((a, b) => (a === DEFAULT_PROFILE ? -1 : b === DEFAULT_PROFILE ? 1 : a.localeCompare(b)));
@@ -40,7 +41,7 @@ export async function runProfileList(command: Command): Promise<void> {
 }
 
 export async function runProfileUse(name: string, command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   // default is always there to go back to, logged in or not.
   if (name !== DEFAULT_PROFILE) knownProfile(session, name);
   session.config.useProfile(name);
@@ -49,7 +50,7 @@ export async function runProfileUse(name: string, command: Command): Promise<voi
 
 /** Forgets a profile and its token, revoking the token first when this CLI created it (as logout does). */
 export async function runProfileRemove(name: string, command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   try {
     knownProfile(session, name);
     const forgotten = await revokeStoredToken(session, name);

@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http-server.js';
-import { integer, resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, integer, resolvedEngineOptions } from '../engine-flags.js';
+import { parsedCommand } from '../parsed-command.js';
 import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
 import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
@@ -65,7 +66,7 @@ async function checkListenable(host: string, port: number): Promise<void> {
 export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<ServeFlags>();
   const port = parsePort(flags.port);
-  const engine = await resolvedEngineOptions(command, env);
+  const engine = await resolvedEngineOptions(engineFlags(parsedCommand([], command)), env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const httpTimeouts = parseHttpTimeouts(flags);
   const trustProxy = parseTrustProxy(flags.trustProxy, env);

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { counted, ratePhrase } from '../format.js';
-import { createSession, tokenOrigin } from '../session.js';
+import { commandSession } from '../command-session.js';
+import { tokenOrigin } from '../session.js';
 
 /** Who the token belongs to and where things come from; never the token itself. */
 export async function runWhoami(command: Command): Promise<void> {
-  const session = createSession(command);
+  const session = commandSession(command);
   try {
     const { io, settings } = session;
     const { email, balance, rateLimit, refundUnknown, token } = await session.authenticatedClient().account();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, resolvedEngineOptions } from '../engine-flags.js';
+import { parsedCommand } from '../parsed-command.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
 import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
 import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
@@ -15,7 +16,7 @@ interface WorkerFlags extends StoreFlags, PolicyFlags {
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
 export async function runWorker(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const flags = command.opts<WorkerFlags>();
-  const engine = await resolvedEngineOptions(command, env);
+  const engine = await resolvedEngineOptions(engineFlags(parsedCommand([], command)), env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
