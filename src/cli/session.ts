@@ -2,7 +2,7 @@ import { createApiClient, type ApiClient } from '../client/api-client.js';
 import { ApiError, RateLimitedError } from '../client/errors.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
-import { PROFILE_NAME } from '../config/config-store.js';
+import { PROFILE_NAME, type ProfileConfig } from '../config/config-store.js';
 import { loadSettings, type Settings, type TokenSource } from '../config/settings.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
@@ -104,6 +104,14 @@ export function checkProfileName(name: string, origin = ''): void {
 /** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */
 export function noSuchProfile(name: string, origin = ''): UsageError {
   return new UsageError(`no profile named "${name}"${origin}`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${name}\` makes it`);
+}
+
+/** A stored profile named by the user (`profile use|remove`), or exit 2. */
+export function knownProfile(config: ConfigStore, name: string): ProfileConfig {
+  checkProfileName(name);
+  const profile = config.read().profiles[name];
+  if (profile === undefined) throw noSuchProfile(name);
+  return profile;
 }
 
 /** A named profile that does not exist is most likely a typo: going on would send nothing, or to the wrong service. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazyLegacy } from './lazy.js';
+import { lazy } from './lazy.js';
 
 /** `login`, `logout`, `whoami`. */
 export function addLoginCommands(program: Command): void {
@@ -10,15 +10,15 @@ export function addLoginCommands(program: Command): void {
     .option('--email <email>', 'log in as this account; the password is asked for, or read with --password-stdin')
     .option('--password-stdin', 'read the password from stdin (for scripts)')
     .option('--insecure-storage', 'keep the token in the config file (mode 0600), not in the OS keyring')
-    .action(lazyLegacy(async () => (await import('../commands/login.js')).runLogin));
+    .action(lazy(() => import('../commands/login.js')));
   program
     .command('logout')
     .description('forget the stored token (and revoke it when this CLI created it)')
-    .action(lazyLegacy(async () => (await import('../commands/logout.js')).runLogout));
+    .action(lazy(() => import('../commands/logout.js')));
   program
     .command('whoami')
     .description('show the account, balance, rate limit, service and where the token comes from')
-    .action(lazyLegacy(async () => (await import('../commands/whoami.js')).runWhoami));
+    .action(lazy(() => import('../commands/whoami.js')));
 
 }
 
@@ -28,16 +28,16 @@ export function addProfileCommands(program: Command): void {
   profile
     .command('list')
     .description('list the profiles: which is current, their service, where their token is (--json for an array)')
-    .action(lazyLegacy(async () => (await import('../commands/profile.js')).runProfileList));
+    .action(lazy(() => import('../commands/profile/list.js')));
   profile
     .command('use')
     .description('make a profile the current one (--profile and MAILVERIFY_PROFILE still choose another for one command)')
     .argument('<name>', 'a profile (made by `login --profile <name>`)')
-    .action(lazyLegacy(async () => (await import('../commands/profile.js')).runProfileUse));
+    .action(lazy(() => import('../commands/profile/use.js')));
   profile
     .command('remove')
     .description('forget a profile and its token (revoked when this CLI created it)')
     .argument('<name>', 'the profile')
-    .action(lazyLegacy(async () => (await import('../commands/profile.js')).runProfileRemove));
+    .action(lazy(() => import('../commands/profile/remove.js')));
 
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { lazyLegacy } from './lazy.js';
+import { lazy } from './lazy.js';
 
 /** `completion` and `help`. */
 export function addHelpCommands(program: Command): void {
@@ -7,11 +7,11 @@ export function addHelpCommands(program: Command): void {
     .command('completion')
     .description('print a shell completion script: commands, subcommands, flags, verdicts, files')
     .argument('<shell>', 'bash, zsh or fish')
-    .action(lazyLegacy(async () => (await import('../commands/completion.js')).runCompletion));
+    .action(lazy(() => import('../commands/completion.js')));
   program
     .command('help')
     .description('help on a topic (exit-codes, environment, csv) or a command')
     .argument('[topic...]', 'exit-codes, environment, csv, or a command such as "bulk submit"')
-    .action(lazyLegacy(async () => (await import('../commands/help.js')).runHelp));
+    .action(lazy(() => import('../commands/help.js')));
 
 }

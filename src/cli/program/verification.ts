@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addEngineFlags } from '../engine-flags.js';
-import { lazy, lazyLegacy } from './lazy.js';
+import { lazy } from './lazy.js';
 
 /** `verify`. */
 export function addVerifyCommand(program: Command): void {
@@ -21,5 +21,5 @@ export function addDoctorCommand(program: Command): void {
     .command('doctor')
     .description('check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, each egress\'s standing (blocklists, reverse DNS, HELO), service, token, clock (exit 1 on a problem)')
     .option('--mx-host <host>', 'a mail host to try SMTP on, repeatable (default: the MX hosts of gmail.com, outlook.com, yahoo.com)', (raw: string, previous: string[] = []) => [...previous, raw.trim()]);
-  addEngineFlags(doctor).action(lazyLegacy(async () => (await import('../commands/doctor.js')).runDoctor));
+  addEngineFlags(doctor).action(lazy(() => import('../commands/doctor.js')));
 }
