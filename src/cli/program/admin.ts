@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addStoreFlags } from '../store-flags.js';
-import { lazyLegacy } from './lazy.js';
+import { lazy } from './lazy.js';
 
 /** `admin …`: the service's store, worked on directly. */
 export function addAdminCommands(program: Command): void {
@@ -17,16 +17,16 @@ export function addAdminCommands(program: Command): void {
     .option('--credits <n>', 'starting balance (default 0)')
     .option('--rate-limit <n>', 'requests per second allowed (default 20)')
     .option('--password-stdin', 'read a login password from stdin')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminUserAdd));
+    .action(lazy(() => import('../commands/admin/user-add.js')));
   adminUser
     .command('delete')
     .description("delete a user and all their data: tokens, jobs with their addresses and results, webhooks, cached verdicts, ledger")
     .argument('<email>', 'the account address')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminUserDelete));
+    .action(lazy(() => import('../commands/admin/user-delete.js')));
   adminUser
     .command('list')
     .description('list users with balance and rate limit (--json for an array)')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminUserList));
+    .action(lazy(() => import('../commands/admin/user-list.js')));
   admin
     .command('credits')
     .description('change balances')
@@ -34,7 +34,7 @@ export function addAdminCommands(program: Command): void {
     .description('add credits to a user (negative after -- to take some back)')
     .argument('<email>', 'the account address')
     .argument('<n>', 'credits to add')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminCreditsAdd));
+    .action(lazy(() => import('../commands/admin/credits-add.js')));
   admin
     .command('rate-limit')
     .description('change rate limits')
@@ -43,7 +43,7 @@ export function addAdminCommands(program: Command): void {
     .argument('<email>', 'the account address')
     .argument('<n>', 'requests allowed per window')
     .option('--window <seconds>', 'the window length (default: keep the current one, 1 s for new users)')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminRateLimitSet));
+    .action(lazy(() => import('../commands/admin/rate-limit-set.js')));
   admin
     .command('token')
     .description('API tokens')
@@ -51,6 +51,6 @@ export function addAdminCommands(program: Command): void {
     .description('create an mv_ API token for a user and print only the token')
     .argument('<email>', 'the account address')
     .option('--name <name>', 'a label for the token (default "admin")')
-    .action(lazyLegacy(async () => (await import('../commands/admin.js')).runAdminTokenCreate));
+    .action(lazy(() => import('../commands/admin/token-create.js')));
 
 }

@@ -25,14 +25,3 @@ export function lazy<Options>(load: () => Promise<CommandModule<Options>>) {
     await command.run(await command.parse(parsed), createIo(ioFlags(parsed.program)));
   };
 }
-
-/** A command's work: its positional arguments, then its Command (where it reads its flags). */
-type LegacyRun = (...args: never[]) => Promise<void>;
-
-/** The action of a command not yet split into parse and run: it is given its Command. */
-export function lazyLegacy(load: () => Promise<LegacyRun>) {
-  return async (...args: unknown[]): Promise<void> => {
-    const run = (await load()) as (...args: unknown[]) => Promise<void>;
-    await run(...args.slice(0, -2), args.at(-1));
-  };
-}
