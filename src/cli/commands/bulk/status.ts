@@ -13,14 +13,17 @@ import { fraction } from './support/progress.js';
 export interface StatusOptions {
   program: ProgramOptions;
   jobIds: string[];
-  /** --watch, with --wait-timeout in milliseconds: how long the watch bears a service that does not answer. */
-  watch?: { outageMs: number };
+  /**
+   * --watch, with --wait-timeout as given: how long the watch bears a service that does not answer.
+   * It is checked when the watch starts, after the login: a missing login is said first.
+   */
+  watch?: { waitTimeout?: string };
 }
 
 /** `bulk status`'s command line as options, or a UsageError. */
 export function parse(parsed: ParsedCommand): StatusOptions {
   // --wait-timeout means nothing without --watch, and is not checked then.
-  const watch = switchFlag(parsed.flags, 'watch') ? { outageMs: parseWaitTimeout(textFlag(parsed.flags, 'waitTimeout') ?? DEFAULT_WAIT_TIMEOUT) } : undefined;
+  const watch = switchFlag(parsed.flags, 'watch') ? { waitTimeout: textFlag(parsed.flags, 'waitTimeout') } : undefined;
   return { program: programOptions(parsed.program), jobIds: listArg(parsed, 0), watch };
 }
 
@@ -55,7 +58,7 @@ export async function run({ program, jobIds, watch: watching }: StatusOptions, i
         waitForJobs(client, jobIds, {
           io,
           signal: interruption.signal,
-          outageMs: watching.outageMs,
+          outageMs: parseWaitTimeout(watching.waitTimeout ?? DEFAULT_WAIT_TIMEOUT),
           resume: watch,
           // Off a terminal every change is printed on stdout already.
           lines: false,
