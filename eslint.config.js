@@ -27,6 +27,7 @@ export default tseslint.config(
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
   layerRule(['src/server/store/**'], 'routes|jobs|webhooks|dashboard|auth|metrics|http|schemas', 'the store is below every part of the service'),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
+  layerRule(['src/cli/program/**'], 'commands', "the command tree loads a command's module only when the command runs (import() in its action), so that --help stays light"),
   {
     // The dashboard's one browser script.
     files: ['web/static/**/*.js'],

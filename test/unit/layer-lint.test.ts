@@ -33,7 +33,7 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('the layer rules', () => {
   it('pass on the sources as they are', async () => {
-    expect(await lint('src/engine', 'src/client', 'src/csv', 'src/server/store')).toEqual({ code: 0, output: '' });
+    expect(await lint('src/engine', 'src/client', 'src/csv', 'src/server/store', 'src/cli/program')).toEqual({ code: 0, output: '' });
   });
 
   it.each([
@@ -42,6 +42,7 @@ describe('the layer rules', () => {
     ['src/client/planted.ts', "import type { Store } from '../server/store/store.js';", 'over HTTP only'],
     ['src/csv/planted.ts', "import { main } from '../cli/main.js';", 'never imports the CLI'],
     ['src/server/store/flows/planted.ts', "import { startJobRunner } from '../../jobs/runner.js';", 'below every part of the service'],
+    ['src/cli/program/planted.ts', "import { run } from '../commands/verify.js';", 'only when the command runs'],
   ])('fail on %s importing back up', async (file, line, message) => {
     writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
     try {
