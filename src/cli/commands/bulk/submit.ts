@@ -16,7 +16,7 @@ import { parseSelectorList } from '../../format.js';
 import { forEachConcurrently } from '../../concurrently.js';
 import { announceStdinRead, type Io } from '../../io.js';
 import { outputFlags } from '../../output-flags.js';
-import { switchFlag, textArg, textFlag, type ParsedCommand } from '../../parsed-command.js';
+import { switchFlag, textArg, textFlag, unlessNegated, type ParsedCommand } from '../../parsed-command.js';
 import { programOptions, type ProgramOptions } from '../../program-options.js';
 import { createSession, type Session } from '../../session.js';
 import { privateTempDir, type TempDir } from '../../temp-dir.js';
@@ -63,7 +63,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     program: programOptions(parsed.program),
     file: textArg(parsed, 0),
     column: textFlag(flags, 'column'),
-    precheck: switchFlag(flags, 'precheck'),
+    precheck: unlessNegated(flags, 'precheck'),
     wait,
     local,
     fresh: switchFlag(flags, 'fresh'),
