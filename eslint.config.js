@@ -55,6 +55,7 @@ export default tseslint.config(
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
   layerRule(['src/server/dashboard/common/**'], 'pages|plugin', "what the dashboard's pages share sits below the pages and the plugin that registers them", SERVER_PARTS),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
+  layerRule(['src/cli/program/**'], 'commands', "the command tree loads a command's module only when the command runs (import() in its action), so that --help stays light"),
   {
     // The dashboard's one browser script.
     files: ['web/static/**/*.js'],

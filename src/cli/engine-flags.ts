@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { isIP } from 'node:net';
 import type { EngineOptions } from '../engine/core/types.js';
 import { UsageError } from './errors.js';
+import type { ParsedCommand } from './parsed-command.js';
 
 type Parse = (raw: string, name: string) => unknown;
 
@@ -85,8 +86,8 @@ function optionName(flag: string): string {
   return flag.split(' ')[0]!;
 }
 
-/** Adds every engine option to a command (`verify --local` and `serve` share them). */
-export function addEngineOptions(command: Command): Command {
+/** Adds every engine flag to a command (`verify --local`, `bulk submit --local`, `serve`, `worker` and `doctor` share them). */
+export function addEngineFlags(command: Command): Command {
   for (const def of ENGINE_FLAGS) {
     const parseArg = (raw: string, previous: unknown): unknown => {
       const value = def.parse(raw, optionName(def.flag));
@@ -99,15 +100,31 @@ export function addEngineOptions(command: Command): Command {
   return command;
 }
 
-/**
- * The engine flags typed on this command line (the environment does not count), e.g.
- * `['--dns-server']`: `verify` without `--local` refuses them rather than ignore them.
- */
-export function engineFlagsGiven(command: Command): string[] {
-  const engineFlags = new Set([...ENGINE_FLAGS.map((def) => optionName(def.flag)), '--allow-private-networks', '--no-web-check']);
-  return command.options
-    .filter((option) => option.long !== undefined && engineFlags.has(option.long) && command.getOptionValueSource(option.attributeName()) === 'cli')
-    .map((option) => option.long!);
+/** The engine flags of a command line, before the environment fills in the rest (engineOptionsFrom). */
+export interface EngineFlags {
+  /** The options whose flags were given, each value checked by the flag's parser. */
+  values: Partial<EngineOptions>;
+  allowPrivateNetworks: boolean;
+  /** --no-web-check typed on the command line. */
+  noWebCheck: boolean;
+  /** Every engine flag typed on the command line, e.g. `['--dns-server']`: `verify` without `--local` refuses them rather than ignore them. */
+  given: string[];
+}
+
+const ENGINE_FLAG_NAMES = new Set([...ENGINE_FLAGS.map((def) => optionName(def.flag)), '--allow-private-networks', '--no-web-check']);
+
+export function engineFlags({ flags, given }: ParsedCommand): EngineFlags {
+  const values: Record<string, unknown> = {};
+  for (const def of ENGINE_FLAGS) {
+    const value = flags[new Option(def.flag).attributeName()];
+    if (value !== undefined) values[def.key] = value;
+  }
+  return {
+    values: values as Partial<EngineOptions>,
+    allowPrivateNetworks: flags.allowPrivateNetworks === true,
+    noWebCheck: given.has('--no-web-check'),
+    given: [...given].filter((name) => ENGINE_FLAG_NAMES.has(name)),
+  };
 }
 
 function envFlag(raw: string | undefined): boolean | undefined {
@@ -116,8 +133,7 @@ function envFlag(raw: string | undefined): boolean | undefined {
 }
 
 /** The engine's options are the service's business when it verifies: giving them without --local would mislead. */
-export function refuseEngineFlagsWithoutLocal(command: Command): void {
-  const given = engineFlagsGiven(command);
+export function refuseEngineFlagsWithoutLocal({ given }: EngineFlags): void {
   if (given.length > 0) {
     throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --local`, 'without --local the service verifies with its own settings');
   }
@@ -127,10 +143,10 @@ export function refuseEngineFlagsWithoutLocal(command: Command): void {
  * Engine options complete (defaults filled in) and checked by the engine itself: what the flags
  * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
  */
-export async function resolvedEngineOptions(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
+export async function resolvedEngineOptions(flags: EngineFlags, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
   const [{ resolveEngineOptions }, { ProviderRulesError }] = await Promise.all([import('../engine/options.js'), import('../engine/rules/rules-file.js')]);
   try {
-    return resolveEngineOptions(engineOptionsFrom(command, env));
+    return resolveEngineOptions(engineOptionsFrom(flags, env));
   } catch (error) {
     // A bad rules file is bad input: its message names the file, the line and the field.
     if (error instanceof RangeError || error instanceof ProviderRulesError) throw new UsageError(error.message);
@@ -139,20 +155,17 @@ export async function resolvedEngineOptions(command: Command, env: NodeJS.Proces
 }
 
 /** Engine options from a command's flags, then the environment; the engine fills in defaults. */
-export function engineOptionsFrom(command: Command, env: NodeJS.ProcessEnv = process.env): Partial<EngineOptions> {
-  const flags = command.opts<Record<string, unknown>>();
-  const options: Record<string, unknown> = {};
+export function engineOptionsFrom(flags: EngineFlags, env: NodeJS.ProcessEnv = process.env): Partial<EngineOptions> {
+  const options: Record<string, unknown> = { ...flags.values };
   for (const def of ENGINE_FLAGS) {
-    const attribute = command.options.find((option) => option.long === optionName(def.flag))!.attributeName();
     const raw = env[def.env];
-    if (flags[attribute] !== undefined) options[def.key] = flags[attribute];
-    else if (raw !== undefined && raw.trim() !== '') {
+    if (options[def.key] === undefined && raw !== undefined && raw.trim() !== '') {
       const parts = def.list ? raw.split(',').map((part) => part.trim()).filter(Boolean) : [raw];
       const values = parts.map((part) => def.parse(part, def.env));
       options[def.key] = def.list ? values : values[0];
     }
   }
-  options.allowPrivateNetworks = flags.allowPrivateNetworks === true || envFlag(env[BOOLEAN_ENV.allowPrivateNetworks]) === true;
-  options.webCheck = command.getOptionValueSource('webCheck') === 'cli' ? false : (envFlag(env[BOOLEAN_ENV.webCheck]) ?? true);
+  options.allowPrivateNetworks = flags.allowPrivateNetworks || envFlag(env[BOOLEAN_ENV.allowPrivateNetworks]) === true;
+  options.webCheck = flags.noWebCheck ? false : (envFlag(env[BOOLEAN_ENV.webCheck]) ?? true);
   return options as Partial<EngineOptions>;
 }

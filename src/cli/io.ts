@@ -11,6 +11,8 @@ export interface Io {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** The environment the command reads its settings from. */
+  env: NodeJS.ProcessEnv;
   /** Colours for stdout and stderr (level 0 when colour is off). */
   color: ChalkInstance;
   /** Machine-readable output requested: no spinners, no colour on data. */
@@ -58,6 +60,7 @@ export function createIo(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.en
     stdin: streams.stdin,
     stdout: streams.stdout,
     stderr: streams.stderr,
+    env,
     color: new Chalk({ level: colorLevel(flags, env, streams.stdout.isTTY === true) }),
     json,
     quiet,

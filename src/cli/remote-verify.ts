@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Command } from 'commander';
 import type { ApiClient } from '../client/api-client.js';
 import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
 import type { VerificationResult } from '../engine/core/types.js';
 import { forEachConcurrently } from './concurrently.js';
 import type { Io } from './io.js';
 import { ratePhrase } from './format.js';
+import type { ProgramOptions } from './program-options.js';
 import { announceWait, createSession } from './session.js';
 
 /** Requests in flight at once, at most; the account's rate limit may lower it. */
@@ -31,8 +31,8 @@ async function pacing(client: ApiClient, count: number, io: Io): Promise<{ concu
  * again), concurrently within the rate limit, each POST with its own Idempotency-Key so that a
  * retry after a 429 or a cut connection is never charged twice.
  */
-export function remoteSource(command: Command, io: Io, { fresh = false, explain = false }: { fresh?: boolean; explain?: boolean } = {}) {
-  const session = createSession(command, { io });
+export function remoteSource(program: ProgramOptions, io: Io, { fresh = false, explain = false }: { fresh?: boolean; explain?: boolean } = {}) {
+  const session = createSession(program, io);
   const client = session.authenticatedClient();
   return async (emails: string[], onResult: (result: VerificationResult) => void): Promise<void> => {
     try {

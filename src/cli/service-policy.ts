@@ -4,18 +4,7 @@ import type { ServicePolicy } from '../server/service-parts.js';
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';
 import { durationMs, integer } from './engine-flags.js';
 import { UsageError } from './errors.js';
-
-/** The flags of what an install decides about reuse, refunds, webhooks and retention (`serve` and `worker` alike). */
-export interface PolicyFlags {
-  cacheTtl?: string;
-  cacheScope?: string;
-  refundUnknown?: boolean;
-  allowPrivateWebhooks?: boolean;
-  webhookEndpoints?: string;
-  webhookTestsPerMinute?: string;
-  webhookRetention?: string;
-  retention?: string;
-}
+import type { PolicyFlags } from './service-flags.js';
 
 /** Never reused whatever is asked: an unknown is no answer. */
 const NEVER_REUSED: readonly Verdict[] = ['unknown'];

@@ -1,25 +1,14 @@
-import type { Command } from 'commander';
 import { createApiClient, type ApiClient } from '../client/api-client.js';
 import { ApiError, RateLimitedError } from '../client/errors.js';
 import type { RetryPolicy } from '../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../config/config-store.js';
-import { PROFILE_NAME } from '../config/config-store.js';
+import { PROFILE_NAME, type ProfileConfig } from '../config/config-store.js';
 import { loadSettings, type Settings, type TokenSource } from '../config/settings.js';
 import { terminalSafe } from '../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import { until } from './format.js';
-import { createIo, waitNotice, type Io } from './io.js';
-
-/** The program-wide flags of src/cli/main.ts. */
-export interface ProgramFlags {
-  baseUrl?: string;
-  profile?: string;
-  json?: boolean;
-  quiet?: boolean;
-  color?: boolean;
-  debug?: boolean;
-  timeout?: number;
-}
+import { waitNotice, type Io } from './io.js';
+import type { ProgramOptions } from './program-options.js';
 
 /**
  * Everything a command that talks to the service needs, built in one place from the flags, the
@@ -43,8 +32,6 @@ export interface Session {
 }
 
 export interface SessionOptions {
-  io?: Io;
-  env?: NodeJS.ProcessEnv;
   /** Aborts requests and retry waits (Ctrl-C during long commands). */
   signal?: AbortSignal;
   /** A profile named with --profile or MAILVERIFY_PROFILE may be one not made yet (login makes it). */
@@ -98,7 +85,7 @@ export function tokenOrigin(settings: Settings): string {
 }
 
 /** The profile named with --profile or MAILVERIFY_PROFILE, checked before anything reads the config. */
-function checkProfileNamed(flags: ProgramFlags, env: NodeJS.ProcessEnv): void {
+function checkProfileNamed(flags: ProgramOptions, env: NodeJS.ProcessEnv): void {
   const named: [string | undefined, string][] = [
     [flags.profile, '--profile'],
     [env.MAILVERIFY_PROFILE, 'MAILVERIFY_PROFILE'],
@@ -117,6 +104,14 @@ export function checkProfileName(name: string, origin = ''): void {
 /** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */
 export function noSuchProfile(name: string, origin = ''): UsageError {
   return new UsageError(`no profile named "${name}"${origin}`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${name}\` makes it`);
+}
+
+/** A stored profile named by the user (`profile use|remove`), or exit 2. */
+export function knownProfile(config: ConfigStore, name: string): ProfileConfig {
+  checkProfileName(name);
+  const profile = config.read().profiles[name];
+  if (profile === undefined) throw noSuchProfile(name);
+  return profile;
 }
 
 /** A named profile that does not exist is most likely a typo: going on would send nothing, or to the wrong service. */
@@ -149,10 +144,9 @@ function checkBaseUrl(settings: Settings): void {
   }
 }
 
-export function createSession(command: Command, options: SessionOptions = {}): Session {
-  const env = options.env ?? process.env;
-  const flags = command.optsWithGlobals<ProgramFlags>();
-  const io = options.io ?? createIo(flags, env);
+/** A session for a command run with these program-wide flags, printing and reading the environment through `io`. */
+export function createSession(flags: ProgramOptions, io: Io, options: SessionOptions = {}): Session {
+  const { env } = io;
   if (flags.timeout !== undefined && !(Number.isFinite(flags.timeout) && flags.timeout > 0)) {
     throw new UsageError('--timeout takes a number of milliseconds above 0');
   }

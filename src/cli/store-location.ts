@@ -4,13 +4,8 @@ import { StoreUnavailableError } from '../server/store/store.js';
 import { dataDirFor } from './data-dir.js';
 import { integer } from './engine-flags.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
+import type { StoreFlags } from './store-flags.js';
 
-/** The store flags (store-flags.ts) as commander parses them. */
-export interface StoreFlags {
-  dataDir?: string;
-  databaseUrl?: string;
-  storeTimeout?: string;
-}
 
 const PASSWORD_HINT = 'put the URL in MAILVERIFY_DATABASE_URL, or the password in PGPASSWORD or ~/.pgpass';
 

@@ -1,13 +1,13 @@
-import type { Command } from 'commander';
 import type { ApiClient } from '../client/api-client.js';
 import type { Io } from './io.js';
+import type { ProgramOptions } from './program-options.js';
 import { createSession } from './session.js';
 
 /** One authenticated call's run of a small subcommand (`webhooks …`, `tokens …`): a session opened, used, closed. */
-export async function withClient(command: Command, work: (client: ApiClient, io: Io) => Promise<void>): Promise<void> {
-  const session = createSession(command);
+export async function withClient(program: ProgramOptions, io: Io, work: (client: ApiClient) => Promise<void>): Promise<void> {
+  const session = createSession(program, io);
   try {
-    await work(session.authenticatedClient(), session.io);
+    await work(session.authenticatedClient());
   } finally {
     await session.close();
   }

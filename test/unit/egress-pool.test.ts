@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addEngineOptions, resolvedEngineOptions } from '../../src/cli/engine-flags.js';
+import { addEngineFlags, engineFlags, resolvedEngineOptions } from '../../src/cli/engine-flags.js';
+import { parsedCommand } from '../../src/cli/parsed-command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { egressPool } from '../../src/engine/net/egress-pool.js';
 
@@ -41,9 +42,9 @@ describe('egressPool', () => {
 
 describe('the pool flags', () => {
   const resolved = (args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const command = addEngineOptions(new Command('verify').exitOverride());
+    const command = addEngineFlags(new Command('verify').exitOverride());
     command.parse(args, { from: 'user' });
-    return resolvedEngineOptions(command, env);
+    return resolvedEngineOptions(engineFlags(parsedCommand([], command)), env);
   };
 
   it('repeat --source-address and --proxy', async () => {

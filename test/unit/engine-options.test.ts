@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addEngineOptions, engineOptionsFrom } from '../../src/cli/engine-flags.js';
+import { addEngineFlags, engineFlags, engineOptionsFrom } from '../../src/cli/engine-flags.js';
+import { parsedCommand } from '../../src/cli/parsed-command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { describeProxy, parseProxyUrl } from '../../src/engine/net/proxy-url.js';
 import { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from '../../src/engine/options.js';
@@ -49,11 +50,11 @@ describe('proxy and source address options', () => {
 });
 
 describe('--proxy and --source-address flags', () => {
-  const command = () => addEngineOptions(new Command('verify').exitOverride());
+  const command = () => addEngineFlags(new Command('verify').exitOverride());
   const parsed = (args: string[], env: NodeJS.ProcessEnv = {}) => {
     const verify = command();
     verify.parse(args, { from: 'user' });
-    return engineOptionsFrom(verify, env);
+    return engineOptionsFrom(engineFlags(parsedCommand([], verify)), env);
   };
 
   it('take the flag, else the environment', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { localDataDir, privateLocalDataDir } from '../../src/cli/data-dir.js';
-import { readRuns, recordRun } from '../../src/cli/commands/bulk/local-runs.js';
+import { readRuns, recordRun } from '../../src/cli/commands/bulk/support/local-runs.js';
 import { withFileLock } from '../../src/cli/file-lock.js';
 
 let dir: string;
@@ -24,7 +24,7 @@ describe('local run records', () => {
   });
 
   it('keeps every entry when separate processes record at once', async () => {
-    const script = `import { recordRun } from ${JSON.stringify(new URL('../../dist/cli/commands/bulk/local-runs.js', import.meta.url).href)};
+    const script = `import { recordRun } from ${JSON.stringify(new URL('../../dist/cli/commands/bulk/support/local-runs.js', import.meta.url).href)};
       await Promise.all(Array.from({ length: 10 }, (_, i) => recordRun(process.argv[1], process.argv[2] + '-' + i, { digest: 'd', jobId: 'j' })));`;
     const run = (name: string) =>
       new Promise<number | null>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir, name], { stdio: 'inherit' }).on('close', resolve));

@@ -4,7 +4,8 @@ import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
 import { VERDICTS } from '../../engine/core/types.js';
 import { LOG_LEVELS } from '../../server/logging/logger.js';
 import { UsageError } from '../errors.js';
-import { createIo } from '../io.js';
+import type { Io } from '../io.js';
+import { textArg, type ParsedCommand } from '../parsed-command.js';
 import { commandPath } from '../help/examples.js';
 import { TOPICS } from '../help/topics.js';
 
@@ -170,13 +171,23 @@ function fishScript(specs: CommandSpec[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+type Shell = (typeof SHELLS)[number];
+
+export interface CompletionOptions {
+  shell: Shell;
+}
+
+export function parse(parsed: ParsedCommand): CompletionOptions {
+  const shell = textArg(parsed, 0);
+  const known = SHELLS.find((each) => each === shell);
+  if (known === undefined) throw new UsageError(`completion takes ${SHELLS.join(', ')}; got "${shell}"`);
+  return { shell: known };
+}
+
+const SCRIPTS: Record<Shell, (specs: CommandSpec[]) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript };
+
 /** `mailverify completion bash|zsh|fish`: the script on stdout, built from the command tree itself. */
-export async function runCompletion(shell: string, command: Command): Promise<void> {
-  let program = command;
-  while (program.parent) program = program.parent;
-  const specs = commandSpecs(program);
-  const scripts: Record<(typeof SHELLS)[number], (specs: CommandSpec[]) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript };
-  const script = scripts[shell as (typeof SHELLS)[number]];
-  if (!script) throw new UsageError(`completion takes ${SHELLS.join(', ')}; got "${shell}"`);
-  createIo(command.optsWithGlobals()).stdout.write(script(specs));
+export async function run({ shell }: CompletionOptions, io: Io): Promise<void> {
+  const { buildProgram } = await import('../program/build.js');
+  io.stdout.write(SCRIPTS[shell](commandSpecs(buildProgram())));
 }

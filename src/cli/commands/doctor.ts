@@ -1,12 +1,22 @@
-import type { Command } from 'commander';
 import type { Diagnosis } from '../../engine/diagnose.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
+import type { Io } from '../io.js';
+import { listFlag, type ParsedCommand } from '../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../program-options.js';
 import { CliError, ExitCode } from '../errors.js';
 import { createSession, tokenOrigin, type Session } from '../session.js';
 
-interface DoctorFlags {
-  mxHost?: string[];
+/** `doctor`'s options: the same engine flags as `verify --local`, and the mail hosts to try. */
+export interface DoctorOptions {
+  program: ProgramOptions;
+  engine: EngineFlags;
+  /** --mx-host, repeated. */
+  mxHosts?: string[];
+}
+
+export function parse(parsed: ParsedCommand): DoctorOptions {
+  return { program: programOptions(parsed.program), engine: engineFlags(parsed), mxHosts: listFlag(parsed.flags, 'mxHost') };
 }
 
 /** Beyond this, JWT lifetimes and the service's timestamps go wrong; the Date header is good to a second. */
@@ -75,15 +85,14 @@ function humanLines(diagnoses: readonly Diagnosis[], session: Session): string {
  * `mailverify doctor`: can this host verify addresses, and reach the service? One line per check,
  * exit 1 when any finds a problem. The same engine options and environment as `verify --local`.
  */
-export async function runDoctor(command: Command): Promise<void> {
-  const session = createSession(command);
+export async function run({ program, engine, mxHosts }: DoctorOptions, io: Io): Promise<void> {
+  const session = createSession(program, io);
   try {
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
-    const options = await resolvedEngineOptions(command, session.env);
-    const flags = command.opts<DoctorFlags>();
+    const options = await resolvedEngineOptions(engine, session.env);
     const { checkStanding } = await import('../../engine/standing.js');
     // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.
-    const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: flags.mxHost }), checkStanding(options, flags.mxHost), diagnoseService(session)]);
+    const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: mxHosts }), checkStanding(options, mxHosts), diagnoseService(session)]);
     const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];
     const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
     session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));

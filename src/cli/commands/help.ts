@@ -1,16 +1,26 @@
-import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { TOPICS } from '../help/topics.js';
-import { createIo } from '../io.js';
+import type { Io } from '../io.js';
+import { listArg, type ParsedCommand } from '../parsed-command.js';
+
+export interface HelpOptions {
+  /** A topic (`exit-codes`), or a command's words (`bulk submit`); none: the program's help. */
+  words: string[];
+}
+
+export function parse(parsed: ParsedCommand): HelpOptions {
+  return { words: listArg(parsed, 0) };
+}
 
 /** `mailverify help [topic | command…]`: a topic (exit-codes, environment, csv), or a command's --help. */
-export async function runHelp(words: string[], command: Command): Promise<void> {
-  let target = command.parent!;
+export async function run({ words }: HelpOptions, io: Io): Promise<void> {
   const topic = TOPICS[words.join(' ')];
   if (topic !== undefined) {
-    createIo(command.optsWithGlobals()).stdout.write(topic);
+    io.stdout.write(topic);
     return;
   }
+  const { buildProgram } = await import('../program/build.js');
+  let target = buildProgram();
   for (const word of words) {
     const sub = target.commands.find((each) => each.name() === word);
     if (!sub) throw new UsageError(`no help topic or command "${words.join(' ')}"`, `topics: ${Object.keys(TOPICS).join(', ')}; commands: mailverify --help`);

@@ -1,18 +1,32 @@
 import { hostname } from 'node:os';
-import type { Command } from 'commander';
 import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
 import { saveLogin } from '../../config/credentials.js';
 import { NotAuthenticatedError, UsageError } from '../errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
 import { canAsk, type Io } from '../io.js';
+import { switchFlag, textFlag, type ParsedCommand } from '../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../program-options.js';
 import { createSession, type Session } from '../session.js';
 
-interface LoginFlags {
-  withToken?: boolean;
+/** `login`'s options; how they combine is checked once the session says where stdin is (checkFlags). */
+export interface LoginOptions {
+  program: ProgramOptions;
+  withToken: boolean;
   email?: string;
-  passwordStdin?: boolean;
-  insecureStorage?: boolean;
+  passwordStdin: boolean;
+  insecureStorage: boolean;
+}
+
+export function parse(parsed: ParsedCommand): LoginOptions {
+  const { flags } = parsed;
+  return {
+    program: programOptions(parsed.program),
+    withToken: switchFlag(flags, 'withToken'),
+    email: textFlag(flags, 'email'),
+    passwordStdin: switchFlag(flags, 'passwordStdin'),
+    insecureStorage: switchFlag(flags, 'insecureStorage'),
+  };
 }
 
 /** A token about to be stored; `revoke` undoes its creation when the check fails. */
@@ -26,7 +40,7 @@ interface Credential {
 const SCRIPT_HINT = 'use --with-token, or --email with --password-stdin';
 
 /** Secrets only ever come from stdin or a hidden prompt, never from argv, which `ps` shows to everyone. */
-function checkFlags(flags: LoginFlags, io: Io): void {
+function checkFlags(flags: LoginOptions, io: Io): void {
   if (flags.withToken && (flags.email !== undefined || flags.passwordStdin)) {
     throw new UsageError('--with-token cannot be combined with --email or --password-stdin');
   }
@@ -53,7 +67,7 @@ async function tokenFromStdin({ io }: Session): Promise<Credential> {
 }
 
 /** Email and password → a short-lived JWT → a long-lived `mv_` token named for this machine. */
-async function tokenFromPassword(flags: LoginFlags, session: Session): Promise<Credential> {
+async function tokenFromPassword(flags: LoginOptions, session: Session): Promise<Credential> {
   const { io } = session;
   const email = required((flags.email ?? (await askLine(io.stdin, io.stderr, 'Email: '))).trim(), 'email');
   const password = flags.passwordStdin ? await readPasswordLine(io.stdin) : required(await askHidden(io.stdin, io.stderr, 'Password: '), 'password');
@@ -81,12 +95,12 @@ async function checkToken(session: Session, credential: Credential): Promise<Acc
   }
 }
 
-export async function runLogin(command: Command): Promise<void> {
-  const flags = command.opts<LoginFlags>();
+/** Stores a token for the service, checked first: read from stdin, or made from an email and password. */
+export async function run(flags: LoginOptions, io: Io): Promise<void> {
   // login makes the profile it is told to use.
-  const session = createSession(command, { newProfile: true });
+  const session = createSession(flags.program, io, { newProfile: true });
   try {
-    checkFlags(flags, session.io);
+    checkFlags(flags, io);
     const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
     const account = await checkToken(session, credential);
     const { baseUrl, configPath, profile } = session.settings;

@@ -1,8 +1,11 @@
-import type { Command } from 'commander';
 import { NotFoundError, UnauthorizedError } from '../../client/errors.js';
 import { forgetToken, readToken } from '../../config/credentials.js';
 import { KeyringError } from '../../config/errors.js';
+import type { Io } from '../io.js';
+import type { ProgramOnly } from '../program-options.js';
 import { createSession, type Session } from '../session.js';
+
+export { programOnly as parse } from '../program-options.js';
 
 /**
  * Revokes the token when this CLI created it (login with a password). A token given with
@@ -36,8 +39,9 @@ export async function revokeStoredToken(session: Session, name: string): Promise
   return { baseUrl: profile.baseUrl, revoked: await revoke(session, { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId }) };
 }
 
-export async function runLogout(command: Command): Promise<void> {
-  const session = createSession(command);
+/** Forgets the stored token of the profile in use, revoked first when this CLI created it. */
+export async function run({ program }: ProgramOnly, io: Io): Promise<void> {
+  const session = createSession(program, io);
   try {
     const { profile } = session.settings;
     const forgotten = await revokeStoredToken(session, profile);

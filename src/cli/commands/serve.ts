@@ -1,27 +1,32 @@
 import { createServer } from 'node:net';
-import type { Command } from 'commander';
 import type { HttpTimeouts } from '../../server/http/server.js';
-import { integer, resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
+import type { Io } from '../io.js';
+import { textFlag, unlessNegated, type ParsedCommand } from '../parsed-command.js';
+import { serviceProcessFlags, type ServiceProcessFlags } from '../service-flags.js';
 import { CliError, ExitCode } from '../errors.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
-import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
-import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
+import { parseServicePolicy } from '../service-policy.js';
+import { storeLocationFrom, storeUnavailable } from '../store-location.js';
 import { parseTrustProxy } from '../trust-proxy.js';
 
-interface ServeFlags extends StoreFlags, PolicyFlags {
+/** `serve`'s own flags as given, besides those it shares with `worker`. */
+interface ServeFlags {
   host: string;
-  port: string;
-  logLevel?: string;
   headersTimeout?: string;
   requestTimeout?: string;
   keepAliveTimeout?: string;
-  leaseSeconds?: string;
-  metricsPort?: string;
-  metricsHost?: string;
-  standingInterval?: string;
   trustProxy?: string;
   /** False with --no-worker. */
   worker: boolean;
+}
+
+/** `serve`'s options: the port checked; the rest is checked with the environment as the service starts. */
+export interface ServeOptions {
+  port: number;
+  serve: ServeFlags;
+  flags: ServiceProcessFlags;
+  engine: EngineFlags;
 }
 
 /** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
@@ -62,22 +67,29 @@ async function checkListenable(host: string, port: number): Promise<void> {
   });
 }
 
-export async function runServe(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const flags = command.opts<ServeFlags>();
-  const port = parsePort(flags.port);
-  const engine = await resolvedEngineOptions(command, env);
+export function parse(parsed: ParsedCommand): ServeOptions {
+  const { flags } = parsed;
+  const text = (key: string) => textFlag(flags, key);
+  // --host and --port have defaults: always there.
+  const serve = { host: text('host')!, headersTimeout: text('headersTimeout'), requestTimeout: text('requestTimeout'), keepAliveTimeout: text('keepAliveTimeout'), trustProxy: text('trustProxy'), worker: unlessNegated(flags, 'worker') };
+  return { port: parsePort(text('port')!), serve, flags: serviceProcessFlags(flags), engine: engineFlags(parsed) };
+}
+
+/** Starts the service and runs it until SIGINT or SIGTERM. */
+export async function run({ port, serve, flags, engine: given }: ServeOptions, { env }: Io): Promise<void> {
+  const engine = await resolvedEngineOptions(given, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
-  const httpTimeouts = parseHttpTimeouts(flags);
-  const trustProxy = parseTrustProxy(flags.trustProxy, env);
+  const httpTimeouts = parseHttpTimeouts(serve);
+  const trustProxy = parseTrustProxy(serve.trustProxy, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
   const policy = parseServicePolicy(flags, env);
-  await checkListenable(flags.host, port);
+  await checkListenable(serve.host, port);
   const shutdown = firstShutdownSignal();
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
   const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
-  const options = { host: flags.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: flags.worker, leaseMs, metrics, standingIntervalMs };
+  const options = { host: serve.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: serve.worker, leaseMs, metrics, standingIntervalMs };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);

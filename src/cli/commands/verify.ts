@@ -1,31 +1,52 @@
-import type { Command } from 'commander';
 import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
 import { resultJson, type VerificationResult } from '../../engine/core/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
-import { refuseEngineFlagsWithoutLocal, resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, refuseEngineFlagsWithoutLocal, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
 import { CannotVerifyError, UsageError, VerdictMatchedError } from '../errors.js';
 import { explanationText } from '../explain-format.js';
 import { humanLine, parseSelectorList } from '../format.js';
 import { collectAddresses } from '../input.js';
-import { createIo, type Io } from '../io.js';
+import type { Io } from '../io.js';
+import { listArg, switchFlag, textFlag, type ParsedCommand } from '../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../program-options.js';
 
-interface VerifyFlags {
-  local?: boolean;
-  failOn?: string;
-  fresh?: boolean;
-  explain?: boolean;
-  json?: boolean;
-  quiet?: boolean;
-  color?: boolean;
+/** `verify`'s options, checked. */
+export interface VerifyOptions {
+  program: ProgramOptions;
+  /** The addresses as given; `-` reads them from stdin. */
+  args: string[];
+  local: boolean;
+  failOn: ResultSelector[];
+  fresh: boolean;
+  explain: boolean;
+  engine: EngineFlags;
+}
+
+/** `verify`'s command line as options, or a UsageError. */
+export function parse(parsed: ParsedCommand): VerifyOptions {
+  const { flags } = parsed;
+  const local = switchFlag(flags, 'local');
+  const engine = engineFlags(parsed);
+  if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const failOn = textFlag(flags, 'failOn');
+  return {
+    program: programOptions(parsed.program),
+    args: listArg(parsed, 0),
+    local,
+    failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
+    fresh: switchFlag(flags, 'fresh'),
+    explain: switchFlag(flags, 'explain'),
+    engine,
+  };
 }
 
 /** Produces every address's result, in any order, through `onResult`. */
 type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
 
-async function localSource(command: Command, explain: boolean): Promise<ResultSource> {
+async function localSource(engine: EngineFlags, env: NodeJS.ProcessEnv, explain: boolean): Promise<ResultSource> {
   const { createVerifier } = await import('../../engine/index.js');
-  const verifier = createVerifier(await resolvedEngineOptions(command));
+  const verifier = createVerifier(await resolvedEngineOptions(engine, env));
   if (!explain) return (emails, onResult) => verifier.verifyMany(emails, onResult);
   // Explained one at a time: each transcript holds its own address's dialogue alone, and reads in order.
   return async (emails, onResult) => {
@@ -43,9 +64,9 @@ function printed(result: VerificationResult, out: Io): string {
 }
 
 /** The service's results for the same printing path; the client is loaded only when needed. */
-async function remoteSource(command: Command, io: Io, options: { fresh?: boolean; explain?: boolean }): Promise<ResultSource> {
+async function remoteSource(program: ProgramOptions, io: Io, options: { fresh?: boolean; explain?: boolean }): Promise<ResultSource> {
   const { remoteSource: fromService } = await import('../remote-verify.js');
-  return fromService(command, io, options);
+  return fromService(program, io, options);
 }
 
 /**
@@ -66,17 +87,13 @@ function inOrderPrinter(emails: string[], print: (result: VerificationResult) =>
   };
 }
 
-
-export async function runVerify(args: string[], command: Command): Promise<void> {
-  const flags = command.optsWithGlobals<VerifyFlags>();
-  if (!flags.local) refuseEngineFlagsWithoutLocal(command);
-  const out = createIo(flags);
-  const failOn = flags.failOn === undefined ? [] : parseSelectorList(flags.failOn, '--fail-on');
-  const emails = await collectAddresses(args, out);
+/** Verifies the addresses, here or through the service, and prints each result in the order given. */
+export async function run(options: VerifyOptions, out: Io): Promise<void> {
+  const { failOn, explain } = options;
+  const emails = await collectAddresses(options.args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const explain = flags.explain === true;
-  const source = flags.local ? await localSource(command, explain) : await remoteSource(command, out, { fresh: flags.fresh, explain });
+  const source = options.local ? await localSource(options.engine, out.env, explain) : await remoteSource(options.program, out, { fresh: options.fresh, explain });
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;
@@ -93,7 +110,7 @@ export async function runVerify(args: string[], command: Command): Promise<void>
   if (unverifiableCount > 0) {
     throw new CannotVerifyError(
       `${unverifiableCount} result${unverifiableCount === 1 ? ' is' : 's are'} unknown because the verifier cannot verify (${[...unverifiable].join(', ')}), not because of the addresses`,
-      flags.local ? 'fix this machine\'s network: `mailverify doctor` names what fails' : 'the service\'s network fails: tell its operator (`mailverify doctor` shows the service\'s state)',
+      options.local ? 'fix this machine\'s network: `mailverify doctor` names what fails' : 'the service\'s network fails: tell its operator (`mailverify doctor` shows the service\'s state)',
     );
   }
   if (matched.size > 0) throw new VerdictMatchedError([...matched]);

@@ -1,13 +1,16 @@
-import type { Command } from 'commander';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
 import { counted, ratePhrase } from '../format.js';
+import type { Io } from '../io.js';
+import type { ProgramOnly } from '../program-options.js';
 import { createSession, tokenOrigin } from '../session.js';
 
+export { programOnly as parse } from '../program-options.js';
+
 /** Who the token belongs to and where things come from; never the token itself. */
-export async function runWhoami(command: Command): Promise<void> {
-  const session = createSession(command);
+export async function run({ program }: ProgramOnly, io: Io): Promise<void> {
+  const session = createSession(program, io);
   try {
-    const { io, settings } = session;
+    const { settings } = session;
     const { email, balance, rateLimit, refundUnknown, token } = await session.authenticatedClient().account();
     const { baseUrl, tokenSource, profile } = settings;
     if (io.json) {

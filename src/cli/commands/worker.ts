@@ -1,21 +1,24 @@
-import type { Command } from 'commander';
-import { resolvedEngineOptions } from '../engine-flags.js';
+import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
+import type { Io } from '../io.js';
+import type { ParsedCommand } from '../parsed-command.js';
+import { serviceProcessFlags, type ServiceProcessFlags } from '../service-flags.js';
 import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
-import { parseServicePolicy, type PolicyFlags } from '../service-policy.js';
-import { storeLocationFrom, storeUnavailable, type StoreFlags } from '../store-location.js';
+import { parseServicePolicy } from '../service-policy.js';
+import { storeLocationFrom, storeUnavailable } from '../store-location.js';
 
-interface WorkerFlags extends StoreFlags, PolicyFlags {
-  logLevel?: string;
-  leaseSeconds?: string;
-  metricsPort?: string;
-  metricsHost?: string;
-  standingInterval?: string;
+/** `worker`'s flags as given: checked with the environment as the worker starts. */
+export interface WorkerOptions {
+  flags: ServiceProcessFlags;
+  engine: EngineFlags;
+}
+
+export function parse(parsed: ParsedCommand): WorkerOptions {
+  return { flags: serviceProcessFlags(parsed.flags), engine: engineFlags(parsed) };
 }
 
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
-export async function runWorker(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const flags = command.opts<WorkerFlags>();
-  const engine = await resolvedEngineOptions(command, env);
+export async function run({ flags, engine: given }: WorkerOptions, { env }: Io): Promise<void> {
+  const engine = await resolvedEngineOptions(given, env);
   const logLevel = parseLogLevel(flags.logLevel, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);

@@ -1,71 +1,43 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
-import type { ApiClient } from '../../../client/api-client.js';
 import { changedSince } from '../../../csv/fingerprint.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { outputFlags } from '../../output-flags.js';
+import { listArg, switchFlag, textFlag, type ParsedCommand } from '../../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../program-options.js';
 import { createSession, type Session } from '../../session.js';
-import { fetchResults, Interruption, jobsNamed, requireCompleted, waitForJobs } from './jobs.js';
-import { cannotVerify, unverifiableOutcome, planOutput, resumeCommand, writeOutput, type OutputFlags, type OutputPlan } from './output.js';
-import { counted } from '../../format.js';
-import { BulkState } from './state.js';
+import { Interruption, jobsNamed } from './support/jobs.js';
+import { deliverResults } from './support/delivery.js';
+import { planOutput, type OutputPlan } from './support/output.js';
+import { BulkState } from './support/state.js';
 
-interface ResultsFlags extends OutputFlags {
-  input?: string;
-  column?: string;
-  wait?: boolean;
-  strict?: boolean;
-}
-
-export interface Delivery {
-  session: Session;
-  client: ApiClient;
-  interruption: Interruption;
+/** `bulk results`'s options, checked. */
+export interface ResultsOptions {
+  program: ProgramOptions;
   jobIds: string[];
   plan: OutputPlan;
-  source?: ListSource;
-  /** Only some of the list's jobs are named: rows of the others are expected to have no result. */
-  partial?: boolean;
-  /** Refuse (exit 2) a merge into a list with rows in none of the jobs. */
-  strict?: boolean;
+  /** --input: the list to merge into, instead of the one recorded at submission. */
+  input?: string;
+  column?: string;
   wait: boolean;
+  strict: boolean;
 }
 
-/** "lines 4, 9 and 12", "lines 4, 9, 12, 20, 31 and 7 more". */
-function linesNamed(lines: number[], count: number): string {
-  const shown = lines.join(', ');
-  if (count > lines.length) return `lines ${shown} and ${count - lines.length} more`;
-  return lines.length === 1 ? `line ${shown}` : `lines ${shown.replace(/, (\d+)$/, ' and $1')}`;
-}
-
-/**
- * Waits for the jobs (with --wait) or insists they are done (exit 8), then writes their results,
- * merged into the source list when there is one. Ctrl-C on the way is exit 130 with the command
- * that picks up where this one stopped.
- */
-export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait }: Delivery): Promise<void> {
-  const { io } = session;
-  const resume = resumeCommand(jobIds, plan.flags);
-  const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
-  const delivered = await interruption.during(
-    async () => {
-      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
-      else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
-      const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
-      return { results, written: await writeOutput(plan, io, { results, source, signal: interruption.signal, strict: strict && source !== undefined && !partial }) };
-    },
-    () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
-  );
-  const { results, written: summary } = delivered;
-  if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
-  if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
-  if (source && summary.unmatched > 0) {
-    const kept = plan.format === 'csv' && plan.only === undefined ? 'kept with empty verdict columns' : 'left out';
-    const message = `${counted(summary.unmatched, 'row')} of ${source.label} (${linesNamed(summary.unmatchedLines, summary.unmatched)}) ${summary.unmatched === 1 ? 'is' : 'are'} in none of the jobs: ${kept}`;
-    if (partial) session.notice(message);
-    else session.warn(message);
-  }
+/** `bulk results`'s command line as options, or a UsageError. */
+export async function parse(parsed: ParsedCommand): Promise<ResultsOptions> {
+  const { flags } = parsed;
+  return {
+    program: programOptions(parsed.program),
+    jobIds: listArg(parsed, 0),
+    plan: await planOutput(outputFlags(flags)),
+    // The command's own --input: the program's --no-input is a flag of the program's, apart.
+    input: textFlag(flags, 'input'),
+    column: textFlag(flags, 'column'),
+    wait: switchFlag(flags, 'wait'),
+    strict: switchFlag(flags, 'strict'),
+  };
 }
 
 /** The list to merge into, and whether only some of its jobs are named. */
@@ -80,7 +52,7 @@ interface SourceChoice {
  * that changed since it was submitted is still merged (with a warning; rows no job covers keep
  * their place with empty verdict cells), unless --strict makes that an error.
  */
-async function sourceFor(jobIds: string[], flags: ResultsFlags, session: Session): Promise<SourceChoice> {
+async function sourceFor({ jobIds, ...flags }: ResultsOptions, session: Session): Promise<SourceChoice> {
   if (flags.input !== undefined) return { source: await openListSource(resolve(flags.input), { label: flags.input, column: flags.column }) };
   const state = BulkState.open(session.env);
   const records = await Promise.all(jobIds.map((id) => state.findByJob(id)));
@@ -106,16 +78,15 @@ async function sourceFor(jobIds: string[], flags: ResultsFlags, session: Session
   return { source, partial: missing.length > 0 };
 }
 
-export async function runBulkResults(jobIds: string[], command: Command): Promise<void> {
-  // `input` from this command alone: the program's --no-input sets an `input` of its own (true).
-  const flags: ResultsFlags = { ...command.optsWithGlobals<ResultsFlags>(), input: command.opts<ResultsFlags>().input };
-  const plan = await planOutput(flags);
+/** Writes the jobs' results, merged into their list when it is known. */
+export async function run(options: ResultsOptions, io: Io): Promise<void> {
   const interruption = new Interruption();
-  const session = createSession(command, { signal: interruption.signal });
+  const session = createSession(options.program, io, { signal: interruption.signal });
   try {
     const client = session.authenticatedClient();
-    const { source, partial } = await sourceFor(jobIds, flags, session);
-    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict: flags.strict, wait: flags.wait === true });
+    const { source, partial } = await sourceFor(options, session);
+    const { jobIds, plan, strict, wait } = options;
+    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait });
   } finally {
     await session.close();
   }

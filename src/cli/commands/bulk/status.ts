@@ -1,16 +1,30 @@
-import type { Command } from 'commander';
 import type { JobProgress } from '../../../client/types.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { InterruptedError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { listArg, switchFlag, textFlag, type ParsedCommand } from '../../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../program-options.js';
 import { createSession } from '../../session.js';
-import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './jobs.js';
-import { shellQuote } from './output.js';
-import { fraction } from './progress.js';
+import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './support/jobs.js';
+import { shellQuote } from './support/output.js';
+import { fraction } from './support/progress.js';
 
-interface StatusFlags {
-  watch?: boolean;
-  waitTimeout?: string;
-  json?: boolean;
+/** `bulk status`'s options, checked. */
+export interface StatusOptions {
+  program: ProgramOptions;
+  jobIds: string[];
+  /**
+   * --watch, with --wait-timeout as given: how long the watch bears a service that does not answer.
+   * It is checked when the watch starts, after the login: a missing login is said first.
+   */
+  watch?: { waitTimeout?: string };
+}
+
+/** `bulk status`'s command line as options, or a UsageError. */
+export function parse(parsed: ParsedCommand): StatusOptions {
+  // --wait-timeout means nothing without --watch, and is not checked then.
+  const watch = switchFlag(parsed.flags, 'watch') ? { waitTimeout: textFlag(parsed.flags, 'waitTimeout') } : undefined;
+  return { program: programOptions(parsed.program), jobIds: listArg(parsed, 0), watch };
 }
 
 function describe(progress: JobProgress, json: boolean): string {
@@ -20,15 +34,14 @@ function describe(progress: JobProgress, json: boolean): string {
   return `job ${terminalSafe(id)}${named}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)`;
 }
 
-export async function runBulkStatus(jobIds: string[], command: Command): Promise<void> {
-  const flags = command.optsWithGlobals<StatusFlags>();
+/** Prints the jobs' progress; with --watch, until they are all completed. */
+export async function run({ program, jobIds, watch: watching }: StatusOptions, io: Io): Promise<void> {
   const interruption = new Interruption();
-  const session = createSession(command, { signal: interruption.signal });
-  const { io } = session;
+  const session = createSession(program, io, { signal: interruption.signal });
   const print = (progresses: JobProgress[]) => io.stdout.write(progresses.map((each) => `${describe(each, io.json)}\n`).join(''));
   try {
     const client = session.authenticatedClient();
-    if (!flags.watch) {
+    if (!watching) {
       print(await progressOf(client, jobIds));
       return;
     }
@@ -45,7 +58,7 @@ export async function runBulkStatus(jobIds: string[], command: Command): Promise
         waitForJobs(client, jobIds, {
           io,
           signal: interruption.signal,
-          outageMs: parseWaitTimeout(flags.waitTimeout ?? DEFAULT_WAIT_TIMEOUT),
+          outageMs: parseWaitTimeout(watching.waitTimeout ?? DEFAULT_WAIT_TIMEOUT),
           resume: watch,
           // Off a terminal every change is printed on stdout already.
           lines: false,

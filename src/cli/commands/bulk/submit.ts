@@ -2,38 +2,77 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Command } from 'commander';
 import type { ApiClient } from '../../../client/api-client.js';
 import { InsufficientTokensError } from '../../../client/errors.js';
 import type { BulkSubmission } from '../../../client/types.js';
 import { readAddressList, type AddressList } from '../../../csv/address-list.js';
 import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js';
+import type { ResultSelector } from '../../../engine/result-filter.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import { refuseEngineFlagsWithoutLocal } from '../../engine-flags.js';
+import { engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../engine-flags.js';
 import { UsageError } from '../../errors.js';
 import { parseSelectorList } from '../../format.js';
 import { forEachConcurrently } from '../../concurrently.js';
 import { announceStdinRead, type Io } from '../../io.js';
+import { outputFlags } from '../../output-flags.js';
+import { switchFlag, textArg, textFlag, unlessNegated, type ParsedCommand } from '../../parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../program-options.js';
 import { createSession, type Session } from '../../session.js';
 import { privateTempDir, type TempDir } from '../../temp-dir.js';
-import { Interruption, jobsNamed } from './jobs.js';
-import { planOutput, type OutputFlags } from './output.js';
+import { Interruption, jobsNamed } from './support/jobs.js';
+import { planOutput, type OutputPlan } from './support/output.js';
 import { counted } from '../../format.js';
-import { deliverResults } from './results.js';
+import { deliverResults } from './support/delivery.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
-import { BulkState, type ChunkRecord } from './state.js';
+import { BulkState, type ChunkRecord } from './support/state.js';
 
-interface SubmitFlags extends OutputFlags {
+/** `bulk submit`'s options, checked: what the command line asked for. */
+export interface SubmitOptions {
+  program: ProgramOptions;
+  /** The list as given: a path, or - for stdin. */
+  file: string;
   column?: string;
+  /** Leave out the addresses that fail the syntax check (--no-precheck sends them). */
   precheck: boolean;
-  wait?: boolean;
-  json?: boolean;
-  local?: boolean;
-  failOn?: string;
-  fresh?: boolean;
+  wait: boolean;
+  local: boolean;
+  fresh: boolean;
+  failOn: ResultSelector[];
+  plan: OutputPlan;
+  engine: EngineFlags;
+  /** --data-dir, with --local. */
+  dataDir?: string;
 }
 
+/** `bulk submit`'s command line as options, or a UsageError: nothing is read or sent before it is all checked. */
+export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
+  const { flags } = parsed;
+  const local = switchFlag(flags, 'local');
+  const wait = switchFlag(flags, 'wait');
+  const output = outputFlags(flags);
+  const failOn = textFlag(flags, 'failOn');
+  const plan = await planOutput(output);
+  const engine = engineFlags(parsed);
+  if (!local) refuseEngineFlagsWithoutLocal(engine);
+  if (!local && failOn !== undefined) throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
+  if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
+    throw new UsageError('--output, --format and --only need --wait (or --local)', 'or fetch the results later with `mailverify bulk results <job>`');
+  }
+  return {
+    program: programOptions(parsed.program),
+    file: textArg(parsed, 0),
+    column: textFlag(flags, 'column'),
+    precheck: unlessNegated(flags, 'precheck'),
+    wait,
+    local,
+    fresh: switchFlag(flags, 'fresh'),
+    failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
+    plan,
+    engine,
+    dataDir: textFlag(flags, 'dataDir'),
+  };
+}
 
 /**
  * stdin copied to a private temp file in `dir`: it is read twice (addresses now, rows at
@@ -129,43 +168,37 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
   return jobs;
 }
 
-export async function runBulkSubmit(file: string, command: Command): Promise<void> {
-  const flags = command.optsWithGlobals<SubmitFlags>();
-  const plan = await planOutput(flags);
-  if (!flags.local) refuseEngineFlagsWithoutLocal(command);
-  if (!flags.local && flags.failOn !== undefined) throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
-  if (!flags.wait && !flags.local && (flags.output ?? flags.format ?? flags.only) !== undefined) {
-    throw new UsageError('--output, --format and --only need --wait (or --local)', 'or fetch the results later with `mailverify bulk results <job>`');
-  }
-  const failOn = flags.failOn === undefined ? [] : parseSelectorList(flags.failOn, '--fail-on');
+/** Sends the list as jobs and prints their ids; with --wait, writes their results; with --local, verifies it here. */
+export async function run(options: SubmitOptions, io: Io): Promise<void> {
+  const { file, plan } = options;
   const interruption = new Interruption();
-  const session = createSession(command, { signal: interruption.signal });
-  const { io } = session;
+  const session = createSession(options.program, io, { signal: interruption.signal });
   let stdinCopy: TempDir | undefined;
   try {
     if (file === '-') stdinCopy = await privateTempDir('mailverify-stdin-');
     const path = stdinCopy ? await bufferStdin(io, stdinCopy) : resolve(file);
-    const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: flags.column });
+    const source = await openListSource(path, { label: file === '-' ? 'stdin' : file, column: options.column });
     // Taken before the read, so that an edit while it runs counts as a change at merge-back; stdin's
     // private copy is edited by nobody, so it is not hashed (a second read of the whole list).
     const fingerprint = file === '-' ? undefined : await fingerprintOf(path);
-    const list = await readAddressList(source, { precheck: flags.precheck });
+    const list = await readAddressList(source, { precheck: options.precheck });
     for (const line of describeList(list, source.label)) session.notice(line);
-    if (flags.local) {
-      const { runLocalSubmit } = await import('./local.js');
-      return await runLocalSubmit({ session, command, plan, source, file, addresses: list.addresses, failOn, fresh: flags.fresh, argv: ['mailverify', ...process.argv.slice(2)] });
+    if (options.local) {
+      const { runLocalSubmit } = await import('./support/local.js');
+      const { engine, dataDir, failOn, fresh } = options;
+      return await runLocalSubmit({ session, engine, dataDir, plan, source, file, addresses: list.addresses, failOn, fresh, argv: ['mailverify', ...process.argv.slice(2)] });
     }
     const client = session.authenticatedClient();
 
     if (list.addresses.length > 0) stdinCopy?.keep();
-    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: flags.column, addresses: list.addresses, fresh: flags.fresh });
+    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: options.column, addresses: list.addresses, fresh: options.fresh });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
-    if (flags.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
+    if (options.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
     else io.stdout.write(io.json ? `${toSafeJson(summary)}\n` : jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
 
-    if (flags.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
+    if (options.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
   } finally {
     await stdinCopy?.remove();
     await session.close();

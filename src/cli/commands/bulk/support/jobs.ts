@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient } from '../../../client/api-client.js';
-import type { JobProgress } from '../../../client/types.js';
-import { isTransient } from '../../../client/errors.js';
-import { ResultIndex } from '../../../csv/result-index.js';
-import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../errors.js';
-import { durationMs } from '../../engine-flags.js';
-import { duration } from '../../format.js';
-import { waitNotice, type Io } from '../../io.js';
+import type { ApiClient } from '../../../../client/api-client.js';
+import type { JobProgress } from '../../../../client/types.js';
+import { isTransient } from '../../../../client/errors.js';
+import { ResultIndex } from '../../../../csv/result-index.js';
+import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../../errors.js';
+import { durationMs } from '../../../engine-flags.js';
+import { duration } from '../../../format.js';
+import { waitNotice, type Io } from '../../../io.js';
 import { startProgress, type Progress } from './progress.js';
 
 /**

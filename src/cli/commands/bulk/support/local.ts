@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Command } from 'commander';
-import { ResultIndex } from '../../../csv/result-index.js';
-import type { ListSource } from '../../../csv/source.js';
-import { selectorsOf, type ResultSelector } from '../../../engine/result-filter.js';
-import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
-import { VERDICTS, type VerificationResult } from '../../../engine/core/types.js';
-import type { JobRunner } from '../../../server/jobs/runner.js';
-import { StoreError, type Holder, type Store, type User } from '../../../server/store/store.js';
-import { privateLocalDataDir } from '../../data-dir.js';
-import { resolvedEngineOptions } from '../../engine-flags.js';
-import { InterruptedError, VerdictMatchedError } from '../../errors.js';
-import { counted } from '../../format.js';
-import type { Session } from '../../session.js';
+import { ResultIndex } from '../../../../csv/result-index.js';
+import type { ListSource } from '../../../../csv/source.js';
+import { selectorsOf, type ResultSelector } from '../../../../engine/result-filter.js';
+import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
+import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
+import type { JobRunner } from '../../../../server/jobs/runner.js';
+import { StoreError, type Holder, type Store, type User } from '../../../../server/store/store.js';
+import { privateLocalDataDir } from '../../../data-dir.js';
+import { resolvedEngineOptions, type EngineFlags } from '../../../engine-flags.js';
+import { InterruptedError, VerdictMatchedError } from '../../../errors.js';
+import { counted } from '../../../format.js';
+import type { Session } from '../../../session.js';
 import { Interruption } from './jobs.js';
 import { readRuns, recordRun } from './local-runs.js';
 import { cannotVerify, unverifiableOutcome, shellQuote, writeOutput, type OutputPlan } from './output.js';
@@ -33,7 +32,9 @@ const PAGE = 5_000;
 
 export interface LocalRun {
   session: Session;
-  command: Command;
+  engine: EngineFlags;
+  /** --data-dir: where the work is kept. */
+  dataDir?: string;
   plan: OutputPlan;
   source: ListSource;
   /** The list as given on the command line (or '-'). */
@@ -165,13 +166,13 @@ async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
 }
 
 export async function runLocalSubmit(run: LocalRun): Promise<void> {
-  const { session, command, plan, source, addresses } = run;
-  const engine = await resolvedEngineOptions(command, session.env);
-  const dataDir = await privateLocalDataDir(command.optsWithGlobals<{ dataDir?: string }>().dataDir, session.env, (message) => session.notice(message));
+  const { session, plan, source, addresses } = run;
+  const engine = await resolvedEngineOptions(run.engine, session.env);
+  const dataDir = await privateLocalDataDir(run.dataDir, session.env, (message) => session.notice(message));
   const [{ openStore }, { createVerifier }, { startJobRunner }] = await Promise.all([
-    import('../../../server/store/open-store.js'),
-    import('../../../engine/index.js'),
-    import('../../../server/jobs/runner.js'),
+    import('../../../../server/store/open-store.js'),
+    import('../../../../engine/index.js'),
+    import('../../../../server/jobs/runner.js'),
   ]);
   const store = await openStore({ dataDir });
   let runner: JobRunner | undefined;

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_FILE_MODE, ensureConfigDir } from '../../../config/state.js';
-import type { FileFingerprint } from '../../../csv/fingerprint.js';
-import { writeTextAtomic } from '../../atomic-write.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CONFIG_FILE_MODE, ensureConfigDir } from '../../../../config/state.js';
+import type { FileFingerprint } from '../../../../csv/fingerprint.js';
+import { writeTextAtomic } from '../../../atomic-write.js';
+import { CliError, ExitCode } from '../../../errors.js';
 
 /** One request of a submission: its key is recorded before the request is sent, its job id after. */
 export interface ChunkRecord {

@@ -1,26 +1,16 @@
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
-import type { ResultIndex } from '../../../csv/result-index.js';
-import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../csv/result-writer.js';
-import type { ListSource } from '../../../csv/source.js';
-import type { ResultSelector } from '../../../engine/result-filter.js';
-import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
-import { checkWritable, writeFileAtomic } from '../../atomic-write.js';
-import { CannotVerifyError, UsageError } from '../../errors.js';
-import { parseSelectorList } from '../../format.js';
-import type { Io } from '../../io.js';
+import type { ResultIndex } from '../../../../csv/result-index.js';
+import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } from '../../../../csv/result-writer.js';
+import type { ListSource } from '../../../../csv/source.js';
+import type { ResultSelector } from '../../../../engine/result-filter.js';
+import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
+import { checkWritable, writeFileAtomic } from '../../../atomic-write.js';
+import { CannotVerifyError, UsageError } from '../../../errors.js';
+import { parseSelectorList } from '../../../format.js';
+import type { Io } from '../../../io.js';
+import type { OutputFlags } from '../../../output-flags.js';
 import { DEFAULT_WAIT_TIMEOUT, parseWaitTimeout } from './jobs.js';
-
-/** The flags that say where and how results are written (`bulk results`, `bulk submit --wait`). */
-export interface OutputFlags {
-  output?: string;
-  format?: string;
-  only?: string;
-  /** How long a wait bears a service that does not answer (`--wait-timeout`); part of resuming as this run would. */
-  waitTimeout?: string;
-  /** Replace the --output file even with results that say nothing (the verifier could not verify). */
-  force?: boolean;
-}
 
 export interface OutputPlan {
   /** A file written atomically; stdout when absent. */

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { addEngineFlags } from '../engine-flags.js';
+import { addServiceProcessFlags } from '../service-flags.js';
+import { lazy } from './lazy.js';
+
+/** `serve` and `worker`: the processes that keep the service. */
+export function addServiceCommands(program: Command): void {
+  const serve = program
+    .command('serve')
+    .description('run the HTTP service (accounts, tokens, balances, bulk jobs) and a job runner until SIGINT or SIGTERM')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '8025')
+    .option('--headers-timeout <ms>', 'close a connection whose request headers are not in by then (default 20000)')
+    .option('--request-timeout <ms>', 'close a connection whose whole request is not in by then (default 60000)')
+    .option('--keep-alive-timeout <ms>', 'close a keep-alive connection idle this long (default 10000)')
+    .option('--trust-proxy <addresses|hops>', 'behind a reverse proxy: believe X-Forwarded-For and X-Forwarded-Proto from these addresses or CIDR ranges (comma list), or from this many hops (default: from nobody) [env MAILVERIFY_TRUST_PROXY]')
+    .option('--no-worker', 'the API alone: bulk jobs are worked by `mailverify worker` processes on the same store');
+  addEngineFlags(addServiceProcessFlags(serve)).action(lazy(() => import('../commands/serve.js')));
+
+  const worker = program
+    .command('worker')
+    .description('work bulk jobs (no HTTP) beside any number of other workers and services on one store, until SIGINT or SIGTERM');
+  addEngineFlags(addServiceProcessFlags(worker)).action(lazy(() => import('../commands/worker.js')));
+}
