@@ -15,6 +15,8 @@ export class SqliteWebhooks {
   private readonly attemptSteps: AttemptSteps;
   private readonly claimSteps: (lease: { holder: string; expiresAt: number }) => ClaimSteps;
 
+  // A table of prepared statements and the steps built on them, one entry each: long, not deep.
+  // eslint-disable-next-line max-lines-per-function
   constructor(
     private readonly connection: Connection,
     jobs: SqliteJobs,

@@ -16,6 +16,8 @@ export class SqliteWork {
   private readonly resultSteps: ResultSteps;
   private readonly rescueSteps: RescueSteps;
 
+  // A table of prepared statements and the steps built on them, one entry each: long, not deep.
+  // eslint-disable-next-line max-lines-per-function
   constructor(
     private readonly connection: Connection,
     users: SqliteAccounts,
