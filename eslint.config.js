@@ -15,6 +15,14 @@ const SERVER_WIRING = 'app|serve|worker|service-parts';
 /** Every part of src/server keeps below the wiring. */
 const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
 
+/** What the store never imports: every other part of the service. */
+const STORE_BELOW = [`routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`, 'the store is below every part of the service'];
+/**
+ * The store's folders, lowest first (docs/architecture.md "The store"), above its root (the interfaces,
+ * the model, the shared helpers): each imports only those before it, and a dialect never the other.
+ */
+const STORE_LAYERS = { rows: 'flows|sqlite|postgres|open', flows: 'sqlite|postgres|open', sqlite: 'postgres|open', postgres: 'sqlite|open' };
+
 /** What the engine never imports: every other layer. */
 const ENGINE_OUTSIDE = ['cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'];
 /** The engine's folders, lowest first (docs/architecture.md "The engine"): each imports only those before it. */
@@ -52,7 +60,14 @@ export default tseslint.config(
     ),
   ),
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
-  layerRule(['src/server/store/**'], `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`, 'the store is below every part of the service'),
+  layerRule(['src/server/store/**'], ...STORE_BELOW),
+  ...Object.entries(STORE_LAYERS).map(([folder, later]) =>
+    layerRule(
+      [`src/server/store/${folder}/**`],
+      ...STORE_BELOW,
+      [later, `the store's folders are layers (the root, rows, flows, then sqlite and postgres, then open, which opens a store): ${folder}/ imports only those before it`],
+    ),
+  ),
   layerRule(['src/server/http/**'], `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'the HTTP helpers sit just above the store, below every other part of the service'),
   layerRule(['src/server/auth/**'], `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'auth is below the routes and pages it guards'),
   layerRule(['src/server/jobs/**'], `webhooks|routes|dashboard|${SERVER_WIRING}`, 'the job runner knows no route or page, and shares its loop\'s parts with the webhook deliverer through src/server/background'),

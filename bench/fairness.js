@@ -28,7 +28,7 @@ import { call, submit, untilCompleted } from './service/api.js';
 import { startMailverify, startWorker } from './service/processes.js';
 
 const SECTION = 'fairness';
-const NEEDED = ['../dist/server/store/open-store.js', '../dist/cli/commands/serve.js'];
+const NEEDED = ['../dist/server/store/open/open-store.js', '../dist/cli/commands/serve.js'];
 const SIZES = { full: { backlogs: [4_000, 20_000, 200_000], samples: 3 }, quick: { backlogs: [4_000], samples: 1 } };
 const SMALL_JOB = 10;
 const SINGLE_VERIFIES = 5;
@@ -79,7 +79,7 @@ async function singleVerifies(service, domain, label) {
 
 /** Another user's jobs of `size` addresses in all, written straight into the service's store. */
 async function insertBacklog(service, domains, size, databaseUrl) {
-  const { openStore } = await import('../dist/server/store/open-store.js');
+  const { openStore } = await import('../dist/server/store/open/open-store.js');
   const store = await openStore({ dataDir: service.dataDir, databaseUrl });
   try {
     const user = await store.accounts.createUser({ email: 'backlog@mailverify.test', passwordHash: null, balance: size, rateLimit: 1, rateWindowSeconds: 1 });

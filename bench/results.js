@@ -20,7 +20,7 @@ const SECTION = 'results';
 const TOTAL = 50_000;
 const SETTINGS = { full: { sequential: 7, concurrent: 3 }, quick: { sequential: 2, concurrent: 1 } };
 const AT_ONCE = 4;
-const NEEDED = ['../dist/server/serve.js', '../dist/server/store/open-store.js'];
+const NEEDED = ['../dist/server/serve.js', '../dist/server/store/open/open-store.js'];
 const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'];
 
 /** Peak resident memory of a process so far, in MiB (Linux). */
@@ -56,7 +56,7 @@ async function jobWithResults(service) {
   });
   const { jobId } = await submitted.body.json();
   await dispatcher.close();
-  const { openStore } = await import('../dist/server/store/open-store.js');
+  const { openStore } = await import('../dist/server/store/open/open-store.js');
   const store = await openStore({ dataDir: service.dataDir });
   try {
     for (let chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 }); chunk; chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 })) {

@@ -1,5 +1,5 @@
 import { resolveDataDir } from '../server/store/data-dir.js';
-import type { StoreLocation } from '../server/store/open-store.js';
+import type { StoreLocation } from '../server/store/open/open-store.js';
 import { StoreUnavailableError } from '../server/store/store.js';
 import { dataDirFor } from './data-dir.js';
 import { integer } from './engine-flags.js';
@@ -44,7 +44,7 @@ export async function storeLocationFrom(flags: StoreFlags, env: NodeJS.ProcessEn
   return { dataDir: await dataDirFor(flags.dataDir, env), timeoutMs };
 }
 
-/** `--store-timeout` > MAILVERIFY_STORE_TIMEOUT > the store's default (open-store.ts). */
+/** `--store-timeout` > MAILVERIFY_STORE_TIMEOUT > the store's default (store/open/open-store.ts). */
 function storeTimeoutFrom({ storeTimeout }: StoreFlags, env: NodeJS.ProcessEnv): number | undefined {
   const raw = storeTimeout ?? (env.MAILVERIFY_STORE_TIMEOUT?.trim() || undefined);
   return raw === undefined ? undefined : integer(100, 600_000)(raw, '--store-timeout');

@@ -7,7 +7,7 @@ import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
-import type { StoreLocation } from './store/open-store.js';
+import type { StoreLocation } from './store/open/open-store.js';
 
 export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   host: string;

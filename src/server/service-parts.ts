@@ -9,7 +9,7 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.j
 import { Metrics } from './metrics/metrics.js';
 import { reusingResults, type ReusePolicy, type ServiceVerifier } from './verifier/result-reuse.js';
 import { shareHostSlots } from './verifier/shared-host-slots.js';
-import { openStore, type StoreLocation } from './store/open-store.js';
+import { openStore, type StoreLocation } from './store/open/open-store.js';
 import type { Holder, Store } from './store/store.js';
 import { watchWebhooks } from './metrics/webhook-metrics.js';
 import { startRetention } from './jobs/retention.js';

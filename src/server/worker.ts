@@ -3,7 +3,7 @@ import type { EngineOptions } from '../engine/core/types.js';
 import { logNetworkChanges } from './network/network-log.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
-import type { StoreLocation } from './store/open-store.js';
+import type { StoreLocation } from './store/open/open-store.js';
 
 export interface WorkerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   engine: Partial<EngineOptions>;

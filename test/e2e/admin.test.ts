@@ -5,7 +5,7 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { verifyPassword } from '../../src/server/auth/passwords.js';
-import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
+import { DATABASE_FILE } from '../../src/server/store/open/sqlite-store.js';
 import { runCli, startService, type CommandOutput } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 

@@ -13,7 +13,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERDICTS, type VerificationResult } from '../../src/engine/core/types.js';
 import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
-import { openStore } from '../../src/server/store/open-store.js';
+import { openStore } from '../../src/server/store/open/open-store.js';
 import { call, expectProblem } from '../support/service-app.js';
 import { runCli, startService, type RunningService } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../src/engine/index.js';
 import type { VerificationResult, Verifier } from '../../src/engine/core/types.js';
 import { startJobRunner, type JobRunner, type JobRunnerOptions } from '../../src/server/jobs/runner.js';
-import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/server/store/open/sqlite-store.js';
 import type { ClaimRequest, Store, WorkQueue } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { expectedVerdict } from '../support/numbered-addresses.js';

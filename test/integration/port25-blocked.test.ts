@@ -12,7 +12,7 @@ import { diagnoseNetwork } from '../../src/engine/diagnose.js';
 import { createVerifier, resolveEngineOptions } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { createJwtIssuer } from '../../src/server/auth/jwt.js';
-import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/server/store/open/sqlite-store.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 import { commandProblem, isRoot, missing } from '../support/machine.js';

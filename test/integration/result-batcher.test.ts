@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTHING_CHECKED, type VerificationResult } from '../../src/engine/core/types.js';
 import { ResultBatcher } from '../../src/server/jobs/result-batcher.js';
-import { openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/server/store/open/sqlite-store.js';
 import type { LeasedResult, Store, WorkChunk, WorkQueue } from '../../src/server/store/store.js';
 
 // The runner's result batches on a real store: who waits behind whom when results pile up.

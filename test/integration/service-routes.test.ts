@@ -10,7 +10,7 @@ import { REASON_CODE_NAMES } from '../../src/engine/core/reason-codes.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
 import { verifySchema } from '../../src/server/schemas/verification.js';
-import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
+import { DATABASE_FILE } from '../../src/server/store/open/sqlite-store.js';
 import { MAIL_DOMAIN, MISSING_DOMAIN, pollProgress, startMailWorld, startTestApp, type JobProgress, type MailWorld, type TestApp } from '../support/service-app.js';
 
 const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];

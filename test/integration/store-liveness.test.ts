@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/server/store/open-store.js';
+import { openStore } from '../../src/server/store/open/open-store.js';
 import type { Holder, Store } from '../../src/server/store/store.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { createTestDatabase } from '../support/postgres.js';

@@ -5,10 +5,10 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../src/server/store/sqlite/migrate.js';
-import { openPostgresStore } from '../../src/server/store/postgres-store.js';
-import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open-store.js';
+import { openPostgresStore } from '../../src/server/store/open/postgres-store.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open/open-store.js';
 import { MIGRATIONS as PG_MIGRATIONS, migrate as migratePostgres } from '../../src/server/store/postgres/migrate.js';
-import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/open/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 

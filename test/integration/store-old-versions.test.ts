@@ -6,9 +6,9 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/server/store/sqlite/migrate.js';
 import { MIGRATIONS as PG_MIGRATIONS } from '../../src/server/store/postgres/migrate.js';
-import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open-store.js';
-import { openPostgresStore } from '../../src/server/store/postgres-store.js';
-import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/sqlite-store.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../../src/server/store/open/open-store.js';
+import { openPostgresStore } from '../../src/server/store/open/postgres-store.js';
+import { DATABASE_FILE, openSqliteStore } from '../../src/server/store/open/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 

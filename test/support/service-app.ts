@@ -12,7 +12,7 @@ import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { HttpTimeouts } from '../../src/server/http/server.js';
 import type { LogSettings } from '../../src/server/logging/logger.js';
 import { hashPassword } from '../../src/server/auth/passwords.js';
-import { openStore } from '../../src/server/store/open-store.js';
+import { openStore } from '../../src/server/store/open/open-store.js';
 import type { Store, User } from '../../src/server/store/store.js';
 import { startDnsServer, type DnsFixture } from './dns-server.js';
 import { startSmtpServer, type SmtpFixture, type SmtpFixtureOptions } from './smtp-server.js';

@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { openStore, type StoreLocation } from '../../src/server/store/open-store.js';
-import { DATABASE_FILE } from '../../src/server/store/sqlite-store.js';
+import { openStore, type StoreLocation } from '../../src/server/store/open/open-store.js';
+import { DATABASE_FILE } from '../../src/server/store/open/sqlite-store.js';
 import type { Store } from '../../src/server/store/store.js';
 import { inject } from 'vitest';
 import { missing } from './machine.js';
@@ -120,7 +120,7 @@ export const STORE_KINDS: StoreKind[] = missing('the PostgreSQL store tests', 'P
   ? [sqlite]
   : [sqlite, postgres];
 
-const STORE_MODULE = new URL('../../dist/server/store/open-store.js', import.meta.url).href;
+const STORE_MODULE = new URL('../../dist/server/store/open/open-store.js', import.meta.url).href;
 
 /** A child process holding a store open, charging when told to. */
 export interface Charger {

@@ -44,6 +44,8 @@ describe('the layer rules', () => {
     ['src/client/planted.ts', "import type { Store } from '../server/store/store.js';", 'over HTTP only'],
     ['src/csv/planted.ts', "import { main } from '../cli/main.js';", 'never imports the CLI'],
     ['src/server/store/flows/planted.ts', "import { startJobRunner } from '../../jobs/runner.js';", 'below every part of the service'],
+    ['src/server/store/rows/planted.ts', "import { runNow } from '../flows/flow.js';", 'rows/ imports only those before it'],
+    ['src/server/store/sqlite/planted.ts', "import { openStore } from '../open/open-store.js';", 'sqlite/ imports only those before it'],
     ['src/server/http/planted.ts', "import { verifyRoutes } from '../routes/verify.js';", 'just above the store'],
     ['src/server/webhooks/planted.ts', "import { startJobRunner } from '../jobs/runner.js';", 'through src/server/background'],
     ['src/server/dashboard/pages/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],

@@ -41,11 +41,12 @@ export * from './webhook-model.js';
 
 /**
  * Everything the service keeps, as narrow parts by concern, with two implementations: SQLite
- * (sqlite-store.ts, the embedded default) and PostgreSQL (postgres-store.ts, for several nodes);
- * open-store.ts picks one. A consumer takes only the parts it uses (the job runner a WorkQueue, the
- * authenticator TokenStore and AccountStore). Nothing several nodes share lives outside the store
- * (caches excepted). Every method that moves credits does so atomically with the work it pays for;
- * the decisions both dialects make in such a transaction are written once, in flows/.
+ * (open/sqlite-store.ts, the embedded default) and PostgreSQL (open/postgres-store.ts, for several
+ * nodes); open/open-store.ts picks one. A consumer takes only the parts it uses (the job runner a
+ * WorkQueue, the authenticator TokenStore and AccountStore). Nothing several nodes share lives
+ * outside the store (caches excepted). Every method that moves credits does so atomically with the
+ * work it pays for; the decisions both dialects make in such a transaction are written once, in
+ * flows/.
  *
  * Every method is asynchronous, because a database server answers over the network. An
  * implementation on an embedded, synchronous database still keeps each atomic operation one

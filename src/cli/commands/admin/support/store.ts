@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../../../server/store/data-dir.js';
-import { openStore, type StoreLocation } from '../../../../server/store/open-store.js';
-import { DATABASE_FILE } from '../../../../server/store/sqlite-store.js';
+import { openStore, type StoreLocation } from '../../../../server/store/open/open-store.js';
+import { DATABASE_FILE } from '../../../../server/store/open/sqlite-store.js';
 import { StoreError, type Store } from '../../../../server/store/store.js';
 import { UsageError } from '../../../errors.js';
 import { switchFlag, type ParsedCommand } from '../../../parsed-command.js';

@@ -170,7 +170,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const engine = await resolvedEngineOptions(run.engine, session.env);
   const dataDir = await privateLocalDataDir(run.dataDir, session.env, (message) => session.notice(message));
   const [{ openStore }, { createVerifier }, { startJobRunner }] = await Promise.all([
-    import('../../../../server/store/open-store.js'),
+    import('../../../../server/store/open/open-store.js'),
     import('../../../../engine/index.js'),
     import('../../../../server/jobs/runner.js'),
   ]);

@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { ChangeNotices } from './postgres/changes.js';
-import { PostgresDashboard } from './postgres/dashboard.js';
-import { clientConfig, createPool, Database } from './postgres/database.js';
-import { PostgresIdempotency } from './postgres/idempotency.js';
-import { PostgresJobs } from './postgres/jobs.js';
-import { PostgresLimits } from './postgres/limits.js';
-import { postgresHolders } from './postgres/holders.js';
-import { PostgresHostSlots } from './postgres/host-slots.js';
-import { PostgresEgressBenches } from './postgres/egress-benches.js';
-import { migrate } from './postgres/migrate.js';
-import { PostgresTokens } from './postgres/tokens.js';
-import { PostgresAccounts } from './postgres/accounts.js';
-import { PostgresResultCache } from './postgres/result-cache.js';
-import { PostgresWebhooks } from './postgres/webhooks.js';
-import { PostgresWork } from './postgres/work.js';
-import { SIGNING_SECRET_BYTES, type Store } from './store.js';
+import { ChangeNotices } from '../postgres/changes.js';
+import { PostgresDashboard } from '../postgres/dashboard.js';
+import { clientConfig, createPool, Database } from '../postgres/database.js';
+import { PostgresIdempotency } from '../postgres/idempotency.js';
+import { PostgresJobs } from '../postgres/jobs.js';
+import { PostgresLimits } from '../postgres/limits.js';
+import { postgresHolders } from '../postgres/holders.js';
+import { PostgresHostSlots } from '../postgres/host-slots.js';
+import { PostgresEgressBenches } from '../postgres/egress-benches.js';
+import { migrate } from '../postgres/migrate.js';
+import { PostgresTokens } from '../postgres/tokens.js';
+import { PostgresAccounts } from '../postgres/accounts.js';
+import { PostgresResultCache } from '../postgres/result-cache.js';
+import { PostgresWebhooks } from '../postgres/webhooks.js';
+import { PostgresWork } from '../postgres/work.js';
+import { SIGNING_SECRET_BYTES, type Store } from '../store.js';
 
 export interface PostgresStoreOptions {
   /** The clock, for tests of time-bound records (idempotency keys, leases); else leases follow the database's clock. */

@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type Store } from './store.js';
+import { StoreUnavailableError, type Store } from '../store.js';
 
 export interface StoreLocation {
   /** The data directory: the SQLite file lives here, unless a database URL is given. */

@@ -1,21 +1,21 @@
-import { SqliteDashboard } from './sqlite/dashboard.js';
-import { Connection, openDatabase, type SqliteStoreOptions } from './sqlite/database.js';
-import { SqliteIdempotency } from './sqlite/idempotency.js';
-import { SqliteJobs } from './sqlite/jobs.js';
-import { SqliteLimits } from './sqlite/limits.js';
-import { processHolders } from './sqlite/holders.js';
-import { SqliteHostSlots } from './sqlite/host-slots.js';
-import { SqliteEgressBenches } from './sqlite/egress-benches.js';
-import { promised } from './sqlite/promised.js';
-import { SqliteResultCache } from './sqlite/result-cache.js';
-import { loadOrCreateSigningSecret } from './sqlite/signing-secret.js';
-import { SqliteTokens } from './sqlite/tokens.js';
-import { SqliteAccounts } from './sqlite/accounts.js';
-import { SqliteWebhooks } from './sqlite/webhooks.js';
-import { SqliteWork } from './sqlite/work.js';
-import type { Store } from './store.js';
+import { SqliteDashboard } from '../sqlite/dashboard.js';
+import { Connection, openDatabase, type SqliteStoreOptions } from '../sqlite/database.js';
+import { SqliteIdempotency } from '../sqlite/idempotency.js';
+import { SqliteJobs } from '../sqlite/jobs.js';
+import { SqliteLimits } from '../sqlite/limits.js';
+import { processHolders } from '../sqlite/holders.js';
+import { SqliteHostSlots } from '../sqlite/host-slots.js';
+import { SqliteEgressBenches } from '../sqlite/egress-benches.js';
+import { promised } from '../sqlite/promised.js';
+import { SqliteResultCache } from '../sqlite/result-cache.js';
+import { loadOrCreateSigningSecret } from '../sqlite/signing-secret.js';
+import { SqliteTokens } from '../sqlite/tokens.js';
+import { SqliteAccounts } from '../sqlite/accounts.js';
+import { SqliteWebhooks } from '../sqlite/webhooks.js';
+import { SqliteWork } from '../sqlite/work.js';
+import type { Store } from '../store.js';
 
-export { DATABASE_FILE, type SqliteStoreOptions } from './sqlite/database.js';
+export { DATABASE_FILE, type SqliteStoreOptions } from '../sqlite/database.js';
 
 /**
  * The Store on one SQLite file, put together from one part per concern (sqlite/). Each part
