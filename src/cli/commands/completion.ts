@@ -3,9 +3,9 @@ import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
 import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
 import { VERDICTS } from '../../engine/core/types.js';
 import { LOG_LEVELS } from '../../server/logging/logger.js';
-import { UsageError } from '../errors.js';
-import type { Io } from '../io.js';
-import { textArg, type ParsedCommand } from '../parsed-command.js';
+import { UsageError } from '../output/errors.js';
+import type { Io } from '../output/io.js';
+import { textArg, type ParsedCommand } from '../options/parsed-command.js';
 import { commandPath } from '../help/examples.js';
 import { TOPICS } from '../help/topics.js';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../output/errors.js';
 import { TOPICS } from '../help/topics.js';
-import type { Io } from '../io.js';
-import { listArg, type ParsedCommand } from '../parsed-command.js';
+import type { Io } from '../output/io.js';
+import { listArg, type ParsedCommand } from '../options/parsed-command.js';
 
 export interface HelpOptions {
   /** A topic (`exit-codes`), or a command's words (`bulk submit`); none: the program's help. */

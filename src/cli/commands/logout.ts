@@ -1,10 +1,10 @@
 import { forgetToken } from '../../config/credentials.js';
-import type { Io } from '../io.js';
-import type { ProgramOnly } from '../program-options.js';
-import { createSession } from '../session.js';
+import type { Io } from '../output/io.js';
+import type { ProgramOnly } from '../options/program-options.js';
+import { createSession } from '../session/session.js';
 import { revokeStoredToken } from './support/stored-token.js';
 
-export { programOnly as parse } from '../program-options.js';
+export { programOnly as parse } from '../options/program-options.js';
 
 /** Forgets the stored token of the profile in use, revoked first when this CLI created it. */
 export async function run({ program }: ProgramOnly, io: Io): Promise<void> {

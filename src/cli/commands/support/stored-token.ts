@@ -1,7 +1,7 @@
 import { NotFoundError, UnauthorizedError } from '../../../client/errors.js';
 import { readToken } from '../../../config/credentials.js';
 import { KeyringError } from '../../../config/errors.js';
-import type { Session } from '../../session.js';
+import type { Session } from '../../session/session.js';
 
 /**
  * Revokes the token when this CLI created it (login with a password). A token given with
