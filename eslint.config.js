@@ -30,6 +30,11 @@ const ENGINE_LAYERS = ['core', 'lists', 'net', 'dns', 'rules', 'smtp', 'checks',
 /** The files at the root of src/engine: the top, which puts the folders together. */
 const ENGINE_TOP = 'index|options|diagnose|standing|result-filter';
 
+/** The files at the root of src/cli: the entry that runs the program, and what only it uses. */
+const CLI_ENTRY = 'main|client-errors|update-notice|update-check';
+/** The folders the command tree and the commands share, lowest first (docs/architecture.md "The CLI"): each imports only those before it. */
+const CLI_HELPERS = ['help', 'output', 'files', 'options', 'session', 'local-service'];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/.work/'] },
   js.configs.recommended,
@@ -75,7 +80,20 @@ export default tseslint.config(
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
   layerRule(['src/server/dashboard/common/**'], 'pages|plugin', "what the dashboard's pages share sits below the pages and the plugin that registers them", SERVER_PARTS),
   layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
-  layerRule(['src/cli/program/**'], 'commands', "the command tree loads a command's module only when the command runs (import() in its action), so that --help stays light"),
+  ...CLI_HELPERS.map((folder, index) =>
+    layerRule(
+      [`src/cli/${folder}/**`],
+      [...CLI_HELPERS.slice(index + 1), 'commands', 'program', CLI_ENTRY].join('|'),
+      `the CLI's shared folders are layers (${CLI_HELPERS.join(', ')}) below the commands, the command tree and the entry: ${folder}/ imports only those before it`,
+    ),
+  ),
+  layerRule(['src/cli/commands/**'], `program|${CLI_ENTRY}`, 'the commands are below the command tree and the entry that load them'),
+  layerRule(
+    ['src/cli/program/**'],
+    'commands',
+    "the command tree loads a command's module only when the command runs (import() in its action), so that --help stays light",
+    [CLI_ENTRY, 'the entry at the root of src/cli builds the command tree, never the other way'],
+  ),
   {
     // The dashboard's one browser script.
     files: ['web/static/**/*.js'],

@@ -12,7 +12,7 @@ import {
 import { ConfigError, KeyringError } from '../config/errors.js';
 import { fsErrorText, isFsError } from '../text/fs-errors.js';
 import { CsvError } from '../csv/errors.js';
-import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
+import { CliError, ExitCode, type ExitCodeValue } from './output/errors.js';
 
 interface Mapping {
   type: abstract new (...args: never[]) => Error;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDirPath } from '../config/state.js';
 import { VERSION } from '../version.js';
-import { inCi } from './ci.js';
+import { inCi } from './output/ci.js';
 
 /**
  * The update notice (docs/architecture.md "The update notice"), as npm's update-notifier does it:

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import { createIo, type Io } from '../../src/cli/io.js';
-import { parsedCommand, type ParsedCommand } from '../../src/cli/parsed-command.js';
+import { createIo, type Io } from '../../src/cli/output/io.js';
+import { parsedCommand, type ParsedCommand } from '../../src/cli/options/parsed-command.js';
 import { buildProgram } from '../../src/cli/program/build.js';
 
 /**

@@ -6,7 +6,7 @@ import * as completion from '../../src/cli/commands/completion.js';
 import * as help from '../../src/cli/commands/help.js';
 import * as login from '../../src/cli/commands/login.js';
 import * as profileUse from '../../src/cli/commands/profile/use.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/cli/output/errors.js';
 import { TOPICS } from '../../src/cli/help/topics.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 

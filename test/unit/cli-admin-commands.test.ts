@@ -6,7 +6,7 @@ import * as creditsAdd from '../../src/cli/commands/admin/credits-add.js';
 import * as userAdd from '../../src/cli/commands/admin/user-add.js';
 import * as userList from '../../src/cli/commands/admin/user-list.js';
 import * as serve from '../../src/cli/commands/serve.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/cli/output/errors.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 
 /** `admin …` and `serve`: their arguments checked before a store is opened, and admin's run on a store of its own. */

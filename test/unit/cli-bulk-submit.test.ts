@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, run } from '../../src/cli/commands/bulk/submit.js';
-import { NotAuthenticatedError, UsageError } from '../../src/cli/errors.js';
+import { NotAuthenticatedError, UsageError } from '../../src/cli/output/errors.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 
 /** `bulk submit`'s flags checked before anything is read or sent, and its run without a token. */

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { colorLevel, createIo, type Streams } from '../../src/cli/io.js';
+import { colorLevel, createIo, type Streams } from '../../src/cli/output/io.js';
 
 /** Where output goes and how it looks is decided in one place: these are its rules. */
 

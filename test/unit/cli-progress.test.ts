@@ -2,7 +2,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { startProgress } from '../../src/cli/commands/bulk/support/progress.js';
-import { createIo } from '../../src/cli/io.js';
+import { createIo } from '../../src/cli/output/io.js';
 
 /** The progress display of `--wait` and `--watch`: drawn on a terminal's stderr only, coloured only when colour is on. */
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as create from '../../src/cli/commands/tokens/create.js';
 import * as revoke from '../../src/cli/commands/tokens/revoke.js';
-import { NotAuthenticatedError, UsageError } from '../../src/cli/errors.js';
+import { NotAuthenticatedError, UsageError } from '../../src/cli/output/errors.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 
 /** `tokens create|revoke`: scopes and expiry checked before the service is asked. */

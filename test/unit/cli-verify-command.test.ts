@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse, run } from '../../src/cli/commands/verify.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/cli/output/errors.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 
 /** `verify`'s flags, checked before an address is read, and its run up to the addresses. */

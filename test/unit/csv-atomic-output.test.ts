@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeTextAtomic } from '../../src/cli/atomic-write.js';
+import { writeFileAtomic, writeTextAtomic } from '../../src/cli/files/atomic-write.js';
 
 /** Result files are written through writeFileAtomic: whole or not at all. */
 let dir: string;

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addEngineFlags, engineFlags, engineOptionsFrom } from '../../src/cli/engine-flags.js';
-import { parsedCommand } from '../../src/cli/parsed-command.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { addEngineFlags, engineFlags, engineOptionsFrom } from '../../src/cli/options/engine-flags.js';
+import { parsedCommand } from '../../src/cli/options/parsed-command.js';
+import { UsageError } from '../../src/cli/output/errors.js';
 import { describeProxy, parseProxyUrl } from '../../src/engine/net/proxy-url.js';
 import { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from '../../src/engine/options.js';
 

@@ -33,7 +33,7 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('the layer rules', () => {
   it('pass on the sources as they are', async () => {
-    expect(await lint('src/engine', 'src/client', 'src/csv', 'src/server', 'src/cli/program')).toEqual({ code: 0, output: '' });
+    expect(await lint('src/engine', 'src/client', 'src/csv', 'src/server', 'src/cli')).toEqual({ code: 0, output: '' });
   });
 
   it.each([
@@ -52,6 +52,9 @@ describe('the layer rules', () => {
     ['src/server/dashboard/common/planted.ts', "import { jobPages } from '../pages/jobs.js';", 'below the pages and the plugin'],
     ['src/server/dashboard/common/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
     ['src/cli/program/planted.ts', "import { run } from '../commands/verify.js';", 'only when the command runs'],
+    ['src/cli/output/planted.ts', "import { createSession } from '../session/session.js';", 'output/ imports only those before it'],
+    ['src/cli/session/planted.ts', "import { run } from '../commands/verify.js';", 'session/ imports only those before it'],
+    ['src/cli/commands/planted.ts', "import { buildProgram } from '../program/build.js';", 'below the command tree and the entry'],
   ])('fail on %s importing back up', async (file, line, message) => {
     writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
     try {

@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { localDataDir, privateLocalDataDir } from '../../src/cli/data-dir.js';
+import { localDataDir, privateLocalDataDir } from '../../src/cli/local-service/data-dir.js';
 import { readRuns, recordRun } from '../../src/cli/commands/bulk/support/local-runs.js';
-import { withFileLock } from '../../src/cli/file-lock.js';
+import { withFileLock } from '../../src/cli/files/file-lock.js';
 
 let dir: string;
 

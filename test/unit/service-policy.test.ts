@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
-import { parseServicePolicy } from '../../src/cli/service-policy.js';
+import { UsageError } from '../../src/cli/output/errors.js';
+import { parseServicePolicy } from '../../src/cli/local-service/service-policy.js';
 import { DEFAULT_WEBHOOK_POLICY } from '../../src/server/webhooks/policy.js';
 
 // What `serve` and `worker` read of webhooks and retention: flags over MAILVERIFY_ variables over the defaults.

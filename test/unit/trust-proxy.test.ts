@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTrustProxy } from '../../src/cli/trust-proxy.js';
+import { parseTrustProxy } from '../../src/cli/local-service/trust-proxy.js';
 
 describe('--trust-proxy', () => {
   it('takes addresses and ranges as a list, or a hop count; the flag before the environment', () => {

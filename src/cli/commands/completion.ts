@@ -3,9 +3,9 @@ import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
 import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
 import { VERDICTS } from '../../engine/core/types.js';
 import { LOG_LEVELS } from '../../server/logging/logger.js';
-import { UsageError } from '../errors.js';
-import type { Io } from '../io.js';
-import { textArg, type ParsedCommand } from '../parsed-command.js';
+import { UsageError } from '../output/errors.js';
+import type { Io } from '../output/io.js';
+import { textArg, type ParsedCommand } from '../options/parsed-command.js';
 import { commandPath } from '../help/examples.js';
 import { TOPICS } from '../help/topics.js';
 
@@ -175,19 +175,20 @@ type Shell = (typeof SHELLS)[number];
 
 export interface CompletionOptions {
   shell: Shell;
+  /** The command tree the script completes. */
+  tree: Command;
 }
 
 export function parse(parsed: ParsedCommand): CompletionOptions {
   const shell = textArg(parsed, 0);
   const known = SHELLS.find((each) => each === shell);
   if (known === undefined) throw new UsageError(`completion takes ${SHELLS.join(', ')}; got "${shell}"`);
-  return { shell: known };
+  return { shell: known, tree: parsed.tree };
 }
 
 const SCRIPTS: Record<Shell, (specs: CommandSpec[]) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript };
 
 /** `mailverify completion bash|zsh|fish`: the script on stdout, built from the command tree itself. */
-export async function run({ shell }: CompletionOptions, io: Io): Promise<void> {
-  const { buildProgram } = await import('../program/build.js');
-  io.stdout.write(SCRIPTS[shell](commandSpecs(buildProgram())));
+export async function run({ shell, tree }: CompletionOptions, io: Io): Promise<void> {
+  io.stdout.write(SCRIPTS[shell](commandSpecs(tree)));
 }

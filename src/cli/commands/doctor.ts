@@ -1,11 +1,11 @@
 import type { Diagnosis } from '../../engine/diagnose.js';
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
-import type { Io } from '../io.js';
-import { listFlag, type ParsedCommand } from '../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../program-options.js';
-import { CliError, ExitCode } from '../errors.js';
-import { createSession, tokenOrigin, type Session } from '../session.js';
+import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import type { Io } from '../output/io.js';
+import { listFlag, type ParsedCommand } from '../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../options/program-options.js';
+import { CliError, ExitCode } from '../output/errors.js';
+import { createSession, tokenOrigin, type Session } from '../session/session.js';
 
 /** `doctor`'s options: the same engine flags as `verify --local`, and the mail hosts to try. */
 export interface DoctorOptions {

@@ -2,12 +2,12 @@ import { hostname } from 'node:os';
 import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
 import { saveLogin } from '../../config/credentials.js';
-import { NotAuthenticatedError, UsageError } from '../errors.js';
-import { askHidden, askLine, readAll, readPasswordLine } from '../prompt.js';
-import { canAsk, type Io } from '../io.js';
-import { switchFlag, textFlag, type ParsedCommand } from '../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../program-options.js';
-import { createSession, type Session } from '../session.js';
+import { NotAuthenticatedError, UsageError } from '../output/errors.js';
+import { askHidden, askLine, readAll, readPasswordLine } from '../output/prompt.js';
+import { canAsk, type Io } from '../output/io.js';
+import { switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../options/program-options.js';
+import { createSession, type Session } from '../session/session.js';
 
 /** `login`'s options; how they combine is checked once the session says where stdin is (checkFlags). */
 export interface LoginOptions {

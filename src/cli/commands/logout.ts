@@ -1,43 +1,10 @@
-import { NotFoundError, UnauthorizedError } from '../../client/errors.js';
-import { forgetToken, readToken } from '../../config/credentials.js';
-import { KeyringError } from '../../config/errors.js';
-import type { Io } from '../io.js';
-import type { ProgramOnly } from '../program-options.js';
-import { createSession, type Session } from '../session.js';
+import { forgetToken } from '../../config/credentials.js';
+import type { Io } from '../output/io.js';
+import type { ProgramOnly } from '../options/program-options.js';
+import { createSession } from '../session/session.js';
+import { revokeStoredToken } from './support/stored-token.js';
 
-export { programOnly as parse } from '../program-options.js';
-
-/**
- * Revokes the token when this CLI created it (login with a password). A token given with
- * `--with-token` belongs to whoever made it and is only forgotten here.
- * Returns whether the service confirmed the token is dead.
- */
-async function revoke(session: Session, login: { baseUrl: string; token: string; tokenId?: string }): Promise<boolean> {
-  if (login.tokenId === undefined) return false;
-  try {
-    await session.client({ token: login.token, baseUrl: login.baseUrl }).deleteToken(login.tokenId);
-    return true;
-  } catch (error) {
-    // Already revoked or deleted elsewhere: the goal is reached.
-    if (error instanceof UnauthorizedError || error instanceof NotFoundError) return true;
-    const reason = error instanceof Error ? error.message : String(error);
-    session.warn(`could not revoke the token on ${login.baseUrl} (${reason}); it is forgotten here but still valid there until someone revokes it`);
-    return false;
-  }
-}
-
-/**
- * Before a profile's token is forgotten: revokes it when this CLI created it. Returns the service it
- * was for and whether it was revoked, or undefined when the profile holds no token.
- */
-export async function revokeStoredToken(session: Session, name: string): Promise<{ baseUrl: string; revoked: boolean } | undefined> {
-  const profile = session.config.read().profiles[name];
-  if (profile?.baseUrl === undefined) return undefined;
-  const { token, unavailable } = readToken(session.config, name, profile);
-  if (unavailable !== undefined) throw new KeyringError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`);
-  if (token === undefined) return undefined;
-  return { baseUrl: profile.baseUrl, revoked: await revoke(session, { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId }) };
-}
+export { programOnly as parse } from '../options/program-options.js';
 
 /** Forgets the stored token of the profile in use, revoked first when this CLI created it. */
 export async function run({ program }: ProgramOnly, io: Io): Promise<void> {

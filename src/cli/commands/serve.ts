@@ -1,14 +1,14 @@
 import { createServer } from 'node:net';
 import type { HttpTimeouts } from '../../server/http/server.js';
-import { engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
-import type { Io } from '../io.js';
-import { textFlag, unlessNegated, type ParsedCommand } from '../parsed-command.js';
-import { serviceProcessFlags, type ServiceProcessFlags } from '../service-flags.js';
-import { CliError, ExitCode } from '../errors.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
-import { parseServicePolicy } from '../service-policy.js';
-import { storeLocationFrom, storeUnavailable } from '../store-location.js';
-import { parseTrustProxy } from '../trust-proxy.js';
+import { engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import type { Io } from '../output/io.js';
+import { textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';
+import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
+import { CliError, ExitCode } from '../output/errors.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../local-service/service-process.js';
+import { parseServicePolicy } from '../local-service/service-policy.js';
+import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
+import { parseTrustProxy } from '../local-service/trust-proxy.js';
 
 /** `serve`'s own flags as given, besides those it shares with `worker`. */
 interface ServeFlags {

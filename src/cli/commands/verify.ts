@@ -2,14 +2,14 @@ import { selectorsOf, type ResultSelector } from '../../engine/result-filter.js'
 import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
 import { resultJson, type VerificationResult } from '../../engine/core/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
-import { engineFlags, refuseEngineFlagsWithoutLocal, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
-import { CannotVerifyError, UsageError, VerdictMatchedError } from '../errors.js';
-import { explanationText } from '../explain-format.js';
-import { humanLine, parseSelectorList } from '../format.js';
-import { collectAddresses } from '../input.js';
-import type { Io } from '../io.js';
-import { listArg, switchFlag, textFlag, type ParsedCommand } from '../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../program-options.js';
+import { engineFlags, refuseEngineFlagsWithoutLocal, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import { CannotVerifyError, UsageError, VerdictMatchedError } from '../output/errors.js';
+import { explanationText } from '../output/explain-format.js';
+import { humanLine, parseSelectorList } from '../output/format.js';
+import { collectAddresses } from '../output/input.js';
+import type { Io } from '../output/io.js';
+import { listArg, switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../options/program-options.js';
 
 /** `verify`'s options, checked. */
 export interface VerifyOptions {
@@ -65,7 +65,7 @@ function printed(result: VerificationResult, out: Io): string {
 
 /** The service's results for the same printing path; the client is loaded only when needed. */
 async function remoteSource(program: ProgramOptions, io: Io, options: { fresh?: boolean; explain?: boolean }): Promise<ResultSource> {
-  const { remoteSource: fromService } = await import('../remote-verify.js');
+  const { remoteSource: fromService } = await import('../session/remote-verify.js');
   return fromService(program, io, options);
 }
 

@@ -1,10 +1,10 @@
 import { terminalSafe, toSafeJson } from '../../text/sanitize.js';
-import { counted, ratePhrase } from '../format.js';
-import type { Io } from '../io.js';
-import type { ProgramOnly } from '../program-options.js';
-import { createSession, tokenOrigin } from '../session.js';
+import { counted, ratePhrase } from '../output/format.js';
+import type { Io } from '../output/io.js';
+import type { ProgramOnly } from '../options/program-options.js';
+import { createSession, tokenOrigin } from '../session/session.js';
 
-export { programOnly as parse } from '../program-options.js';
+export { programOnly as parse } from '../options/program-options.js';
 
 /** Who the token belongs to and where things come from; never the token itself. */
 export async function run({ program }: ProgramOnly, io: Io): Promise<void> {

@@ -1,10 +1,10 @@
-import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../engine-flags.js';
-import type { Io } from '../io.js';
-import type { ParsedCommand } from '../parsed-command.js';
-import { serviceProcessFlags, type ServiceProcessFlags } from '../service-flags.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../service-process.js';
-import { parseServicePolicy } from '../service-policy.js';
-import { storeLocationFrom, storeUnavailable } from '../store-location.js';
+import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import type { Io } from '../output/io.js';
+import type { ParsedCommand } from '../options/parsed-command.js';
+import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
+import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../local-service/service-process.js';
+import { parseServicePolicy } from '../local-service/service-policy.js';
+import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 
 /** `worker`'s flags as given: checked with the environment as the worker starts. */
 export interface WorkerOptions {

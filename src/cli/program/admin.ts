@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addStoreFlags } from '../store-flags.js';
+import { addStoreFlags } from '../options/store-flags.js';
 import { lazy } from './lazy.js';
 
 /** `admin …`: the service's store, worked on directly. */

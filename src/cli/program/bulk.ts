@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { addEngineFlags } from '../engine-flags.js';
-import { addForceFlag, addResultOutputFlags } from '../output-flags.js';
+import { addEngineFlags } from '../options/engine-flags.js';
+import { addForceFlag, addResultOutputFlags } from '../options/output-flags.js';
 import { lazy } from './lazy.js';
 
 function addSubmit(bulk: Command): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { Io } from '../io.js';
-import { parsedCommand, type ParsedCommand } from '../parsed-command.js';
-import { ioFlags } from '../program-options.js';
+import type { Io } from '../output/io.js';
+import { parsedCommand, type ParsedCommand } from '../options/parsed-command.js';
+import { ioFlags } from '../options/program-options.js';
 
 /**
  * A command's module: `parse` turns commander's values into the command's typed options (or
@@ -21,7 +21,7 @@ export interface CommandModule<Options> {
 export function lazy<Options>(load: () => Promise<CommandModule<Options>>) {
   return async (...args: unknown[]): Promise<void> => {
     const parsed = parsedCommand(args.slice(0, -2), args.at(-1) as Command);
-    const [command, { createIo }] = await Promise.all([load(), import('../io.js')]);
+    const [command, { createIo }] = await Promise.all([load(), import('../output/io.js')]);
     await command.run(await command.parse(parsed), createIo(ioFlags(parsed.program)));
   };
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { addEngineFlags } from '../engine-flags.js';
-import { addServiceProcessFlags } from '../service-flags.js';
+import { addEngineFlags } from '../options/engine-flags.js';
+import { addServiceProcessFlags } from '../options/service-flags.js';
 import { lazy } from './lazy.js';
 
 /** `serve` and `worker`: the processes that keep the service. */

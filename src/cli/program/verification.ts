@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addEngineFlags } from '../engine-flags.js';
+import { addEngineFlags } from '../options/engine-flags.js';
 import { lazy } from './lazy.js';
 
 /** `verify`. */

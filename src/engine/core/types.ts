@@ -88,7 +88,7 @@ export function resultJson({ email, result, checks, reason, reasonCode, notEstab
   return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, row });
 }
 
-/** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/engine-flags.ts. */
+/** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/options/engine-flags.ts. */
 export interface EngineOptions {
   /** `ip[:port]` of the DNS servers to ask; empty means the system resolver. */
   dnsServers: string[];

@@ -1,6 +1,6 @@
-import { UsageError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { textArg, type ParsedCommand } from '../../parsed-command.js';
+import { UsageError } from '../../output/errors.js';
+import type { Io } from '../../output/io.js';
+import { textArg, type ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { findUser, parseWholeNumber, printUser } from './support/users.js';
 

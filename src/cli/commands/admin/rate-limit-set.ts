@@ -1,5 +1,5 @@
-import type { Io } from '../../io.js';
-import { textArg, textFlag, type ParsedCommand } from '../../parsed-command.js';
+import type { Io } from '../../output/io.js';
+import { textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { findUser, parseWholeNumber, printUser } from './support/users.js';
 

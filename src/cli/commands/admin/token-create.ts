@@ -1,6 +1,6 @@
 import { generateApiToken, hashApiToken } from '../../../server/auth/api-tokens.js';
-import type { Io } from '../../io.js';
-import { textArg, textFlag, type ParsedCommand } from '../../parsed-command.js';
+import type { Io } from '../../output/io.js';
+import { textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { findUser } from './support/users.js';
 

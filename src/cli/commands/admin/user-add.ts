@@ -1,9 +1,9 @@
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../server/auth/passwords.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from '../../../server/store/store.js';
-import { UsageError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { switchFlag, textArg, textFlag, type ParsedCommand } from '../../parsed-command.js';
-import { readPasswordLine } from '../../prompt.js';
+import { UsageError } from '../../output/errors.js';
+import type { Io } from '../../output/io.js';
+import { switchFlag, textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { readPasswordLine } from '../../output/prompt.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { parseWholeNumber, printUser } from './support/users.js';
 

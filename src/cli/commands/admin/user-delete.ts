@@ -1,7 +1,7 @@
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import { CliError, ExitCode } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { textArg, type ParsedCommand } from '../../parsed-command.js';
+import { CliError, ExitCode } from '../../output/errors.js';
+import type { Io } from '../../output/io.js';
+import { textArg, type ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { findUser } from './support/users.js';
 

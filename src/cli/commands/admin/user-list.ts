@@ -1,6 +1,6 @@
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import type { ParsedCommand } from '../../parsed-command.js';
+import type { Io } from '../../output/io.js';
+import type { ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
 import { publicUser } from './support/users.js';
 

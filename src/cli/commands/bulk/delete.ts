@@ -1,8 +1,8 @@
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import { listArg, type ParsedCommand } from '../../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../../program-options.js';
-import { withClient } from '../../with-client.js';
+import type { Io } from '../../output/io.js';
+import { listArg, type ParsedCommand } from '../../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../options/program-options.js';
+import { withClient } from '../../session/with-client.js';
 
 export interface DeleteOptions {
   program: ProgramOptions;

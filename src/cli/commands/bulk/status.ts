@@ -1,10 +1,10 @@
 import type { JobProgress } from '../../../client/types.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import { InterruptedError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { listArg, switchFlag, textFlag, type ParsedCommand } from '../../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../../program-options.js';
-import { createSession } from '../../session.js';
+import { InterruptedError } from '../../output/errors.js';
+import type { Io } from '../../output/io.js';
+import { listArg, switchFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../options/program-options.js';
+import { createSession } from '../../session/session.js';
 import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './support/jobs.js';
 import { shellQuote } from './support/output.js';
 import { fraction } from './support/progress.js';

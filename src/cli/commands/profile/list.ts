@@ -1,10 +1,10 @@
 import { DEFAULT_PROFILE, type ProfileConfig } from '../../../config/config-store.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import type { ProgramOnly } from '../../program-options.js';
-import { createSession } from '../../session.js';
+import type { Io } from '../../output/io.js';
+import type { ProgramOnly } from '../../options/program-options.js';
+import { createSession } from '../../session/session.js';
 
-export { programOnly as parse } from '../../program-options.js';
+export { programOnly as parse } from '../../options/program-options.js';
 
 /** Where a profile's token is, as `profile list` says it; null when it has none. */
 function tokenPlace(profile: ProfileConfig | undefined): 'keyring' | 'file' | null {

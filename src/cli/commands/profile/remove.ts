@@ -1,7 +1,7 @@
 import { removeProfile } from '../../../config/credentials.js';
-import type { Io } from '../../io.js';
-import { createSession, knownProfile } from '../../session.js';
-import { revokeStoredToken } from '../logout.js';
+import type { Io } from '../../output/io.js';
+import { createSession, knownProfile } from '../../session/session.js';
+import { revokeStoredToken } from '../support/stored-token.js';
 import type { ProfileOptions } from './use.js';
 
 export { parse } from './use.js';

@@ -1,8 +1,8 @@
 import { DEFAULT_PROFILE } from '../../../config/config-store.js';
-import type { Io } from '../../io.js';
-import { textArg, type ParsedCommand } from '../../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../../program-options.js';
-import { createSession, knownProfile } from '../../session.js';
+import type { Io } from '../../output/io.js';
+import { textArg, type ParsedCommand } from '../../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../options/program-options.js';
+import { createSession, knownProfile } from '../../session/session.js';
 
 /** The profile named: `profile use` and `profile remove` take nothing else. */
 export interface ProfileOptions {

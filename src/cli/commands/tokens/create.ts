@@ -2,12 +2,12 @@ import { hostname } from 'node:os';
 import type { TokenInfo } from '../../../client/types.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { API_SCOPES, type ApiScope } from '../../../wire/contract.js';
-import { durationMs } from '../../engine-flags.js';
-import { UsageError } from '../../errors.js';
-import type { Io } from '../../io.js';
-import { listFlag, textFlag, type ParsedCommand } from '../../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../../program-options.js';
-import { withClient } from '../../with-client.js';
+import { durationMs } from '../../options/engine-flags.js';
+import { UsageError } from '../../output/errors.js';
+import type { Io } from '../../output/io.js';
+import { listFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../options/program-options.js';
+import { withClient } from '../../session/with-client.js';
 
 /** `tokens create`'s options, checked (docs/api.md "Token scopes"). */
 export interface CreateOptions {

@@ -1,9 +1,9 @@
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import type { ProgramOnly } from '../../program-options.js';
-import { withClient } from '../../with-client.js';
+import type { Io } from '../../output/io.js';
+import type { ProgramOnly } from '../../options/program-options.js';
+import { withClient } from '../../session/with-client.js';
 
-export { programOnly as parse } from '../../program-options.js';
+export { programOnly as parse } from '../../options/program-options.js';
 
 /** The account's tokens with their scopes, expiry and last use; never a secret. */
 export async function run({ program }: ProgramOnly, io: Io): Promise<void> {

@@ -1,8 +1,8 @@
 import { toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import { textArg, textFlag, type ParsedCommand } from '../../parsed-command.js';
-import { programOptions, type ProgramOptions } from '../../program-options.js';
-import { withClient } from '../../with-client.js';
+import type { Io } from '../../output/io.js';
+import { textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { programOptions, type ProgramOptions } from '../../options/program-options.js';
+import { withClient } from '../../session/with-client.js';
 
 // `mailverify webhooks …`: the account's webhook endpoints (docs/api.md "Webhooks"), one small run per subcommand.
 

@@ -1,6 +1,6 @@
 import { toSafeJson } from '../../../text/sanitize.js';
-import type { Io } from '../../io.js';
-import { withClient } from '../../with-client.js';
+import type { Io } from '../../output/io.js';
+import { withClient } from '../../session/with-client.js';
 import type { EndpointOptions } from './remove.js';
 
 export { parse } from './remove.js';

@@ -4,10 +4,10 @@ import { resolveDataDir } from '../../../../server/store/data-dir.js';
 import { openStore, type StoreLocation } from '../../../../server/store/open/open-store.js';
 import { DATABASE_FILE } from '../../../../server/store/open/sqlite-store.js';
 import { StoreError, type Store } from '../../../../server/store/store.js';
-import { UsageError } from '../../../errors.js';
-import { switchFlag, type ParsedCommand } from '../../../parsed-command.js';
-import { storeFlags, type StoreFlags } from '../../../store-flags.js';
-import { databaseUrlFrom, storeLocationFrom, storeUnavailable } from '../../../store-location.js';
+import { UsageError } from '../../../output/errors.js';
+import { switchFlag, type ParsedCommand } from '../../../options/parsed-command.js';
+import { storeFlags, type StoreFlags } from '../../../options/store-flags.js';
+import { databaseUrlFrom, storeLocationFrom, storeUnavailable } from '../../../local-service/store-location.js';
 
 /**
  * `mailverify admin …`: the operator's commands, against the store of `serve`: its data dir (on its

@@ -1,7 +1,7 @@
 import type { Store, User } from '../../../../server/store/store.js';
 import { terminalSafe, toSafeJson } from '../../../../text/sanitize.js';
-import { CliError, ExitCode, UsageError } from '../../../errors.js';
-import type { Io } from '../../../io.js';
+import { CliError, ExitCode, UsageError } from '../../../output/errors.js';
+import type { Io } from '../../../output/io.js';
 
 /** The account fields an operator sees; never the password hash. */
 export function publicUser(user: User) {

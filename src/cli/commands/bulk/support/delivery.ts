@@ -1,8 +1,8 @@
 import type { ApiClient } from '../../../../client/api-client.js';
 import type { ListSource } from '../../../../csv/source.js';
-import { InterruptedError } from '../../../errors.js';
-import { counted } from '../../../format.js';
-import type { Session } from '../../../session.js';
+import { InterruptedError } from '../../../output/errors.js';
+import { counted } from '../../../output/format.js';
+import type { Session } from '../../../session/session.js';
 import { fetchResults, jobsNamed, requireCompleted, waitForJobs, type Interruption } from './jobs.js';
 import { cannotVerify, resumeCommand, unverifiableOutcome, writeOutput, type OutputPlan } from './output.js';
 

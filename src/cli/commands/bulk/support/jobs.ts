@@ -3,10 +3,10 @@ import type { ApiClient } from '../../../../client/api-client.js';
 import type { JobProgress } from '../../../../client/types.js';
 import { isTransient } from '../../../../client/errors.js';
 import { ResultIndex } from '../../../../csv/result-index.js';
-import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../../errors.js';
-import { durationMs } from '../../../engine-flags.js';
-import { duration } from '../../../format.js';
-import { waitNotice, type Io } from '../../../io.js';
+import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedError } from '../../../output/errors.js';
+import { durationMs } from '../../../options/engine-flags.js';
+import { duration } from '../../../output/format.js';
+import { waitNotice, type Io } from '../../../output/io.js';
 import { startProgress, type Progress } from './progress.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeTextAtomic } from '../../../atomic-write.js';
-import { withFileLock } from '../../../file-lock.js';
+import { writeTextAtomic } from '../../../files/atomic-write.js';
+import { withFileLock } from '../../../files/file-lock.js';
 
 /** What this CLI remembers of local runs, in their data dir: the job of each list, by its content. */
 const RUNS_FILE = 'local-runs.json';

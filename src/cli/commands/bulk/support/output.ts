@@ -5,11 +5,11 @@ import { OUTPUT_FORMATS, writeResults, type OutputFormat, type WriteSummary } fr
 import type { ListSource } from '../../../../csv/source.js';
 import type { ResultSelector } from '../../../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
-import { checkWritable, writeFileAtomic } from '../../../atomic-write.js';
-import { CannotVerifyError, UsageError } from '../../../errors.js';
-import { parseSelectorList } from '../../../format.js';
-import type { Io } from '../../../io.js';
-import type { OutputFlags } from '../../../output-flags.js';
+import { checkWritable, writeFileAtomic } from '../../../files/atomic-write.js';
+import { CannotVerifyError, UsageError } from '../../../output/errors.js';
+import { parseSelectorList } from '../../../output/format.js';
+import type { Io } from '../../../output/io.js';
+import type { OutputFlags } from '../../../options/output-flags.js';
 import { DEFAULT_WAIT_TIMEOUT, parseWaitTimeout } from './jobs.js';
 
 export interface OutputPlan {

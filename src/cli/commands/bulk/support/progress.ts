@@ -1,5 +1,5 @@
-import { duration } from '../../../format.js';
-import { waitNotice, type Io } from '../../../io.js';
+import { duration } from '../../../output/format.js';
+import { waitNotice, type Io } from '../../../output/io.js';
 
 export interface Progress {
   update(processed: number, total: number): void;

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE_MODE, ensureConfigDir } from '../../../../config/state.js';
 import type { FileFingerprint } from '../../../../csv/fingerprint.js';
-import { writeTextAtomic } from '../../../atomic-write.js';
-import { CliError, ExitCode } from '../../../errors.js';
+import { writeTextAtomic } from '../../../files/atomic-write.js';
+import { CliError, ExitCode } from '../../../output/errors.js';
 
 /** One request of a submission: its key is recorded before the request is sent, its job id after. */
 export interface ChunkRecord {

@@ -3,8 +3,8 @@ import { createWriteStream } from 'node:fs';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { fsErrorText, isFsError } from '../text/fs-errors.js';
-import { InterruptedError, UsageError } from './errors.js';
+import { fsErrorText, isFsError } from '../../text/fs-errors.js';
+import { InterruptedError, UsageError } from '../output/errors.js';
 
 /** Signals that would otherwise kill the process mid-write and leave the temp file behind. */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

@@ -1,7 +1,7 @@
-import type { GlobalFlags } from './io.js';
+import type { GlobalFlags } from '../output/io.js';
 import { numberFlag, switchFlag, textFlag, unlessNegated, type ParsedCommand, type RawFlags } from './parsed-command.js';
 
-/** The program-wide flags that say which service to talk to and how (src/cli/session.ts reads them). */
+/** The program-wide flags that say which service to talk to and how (src/cli/session/session.ts reads them). */
 export interface ProgramOptions {
   baseUrl?: string;
   profile?: string;
@@ -14,7 +14,7 @@ export function programOptions(program: RawFlags): ProgramOptions {
   return { baseUrl: textFlag(program, 'baseUrl'), profile: textFlag(program, 'profile'), timeout: numberFlag(program, 'timeout'), debug: switchFlag(program, 'debug') };
 }
 
-/** The program-wide flags that say how output looks (src/cli/io.ts). */
+/** The program-wide flags that say how output looks (src/cli/output/io.ts). */
 export function ioFlags(program: RawFlags): GlobalFlags {
   return { json: switchFlag(program, 'json'), quiet: switchFlag(program, 'quiet'), color: unlessNegated(program, 'color'), input: unlessNegated(program, 'input') };
 }

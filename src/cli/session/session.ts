@@ -1,14 +1,14 @@
-import { createApiClient, type ApiClient } from '../client/api-client.js';
-import { ApiError, RateLimitedError } from '../client/errors.js';
-import type { RetryPolicy } from '../client/retry.js';
-import { openConfigStore, type ConfigStore } from '../config/config-store.js';
-import { PROFILE_NAME, type ProfileConfig } from '../config/config-store.js';
-import { loadSettings, type Settings, type TokenSource } from '../config/settings.js';
-import { terminalSafe } from '../text/sanitize.js';
-import { NotAuthenticatedError, UsageError } from './errors.js';
-import { until } from './format.js';
-import { waitNotice, type Io } from './io.js';
-import type { ProgramOptions } from './program-options.js';
+import { createApiClient, type ApiClient } from '../../client/api-client.js';
+import { ApiError, RateLimitedError } from '../../client/errors.js';
+import type { RetryPolicy } from '../../client/retry.js';
+import { openConfigStore, type ConfigStore } from '../../config/config-store.js';
+import { PROFILE_NAME, type ProfileConfig } from '../../config/config-store.js';
+import { loadSettings, type Settings, type TokenSource } from '../../config/settings.js';
+import { terminalSafe } from '../../text/sanitize.js';
+import { NotAuthenticatedError, UsageError } from '../output/errors.js';
+import { until } from '../output/format.js';
+import { waitNotice, type Io } from '../output/io.js';
+import type { ProgramOptions } from '../options/program-options.js';
 
 /**
  * Everything a command that talks to the service needs, built in one place from the flags, the

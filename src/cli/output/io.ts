@@ -1,5 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import { terminalSafe } from '../text/sanitize.js';
+import { terminalSafe } from '../../text/sanitize.js';
 import { inCi } from './ci.js';
 import { UsageError } from './errors.js';
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiClient } from '../client/api-client.js';
-import { createRateLimiter, type RateLimiter } from '../client/rate-limiter.js';
-import type { VerificationResult } from '../engine/core/types.js';
+import type { ApiClient } from '../../client/api-client.js';
+import { createRateLimiter, type RateLimiter } from '../../client/rate-limiter.js';
+import type { VerificationResult } from '../../engine/core/types.js';
 import { forEachConcurrently } from './concurrently.js';
-import type { Io } from './io.js';
-import { ratePhrase } from './format.js';
-import type { ProgramOptions } from './program-options.js';
+import type { Io } from '../output/io.js';
+import { ratePhrase } from '../output/format.js';
+import type { ProgramOptions } from '../options/program-options.js';
 import { announceWait, createSession } from './session.js';
 
 /** Requests in flight at once, at most; the account's rate limit may lower it. */

@@ -1,10 +1,10 @@
-import { VERDICTS, type Verdict } from '../engine/core/types.js';
-import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../server/verifier/result-reuse.js';
-import type { ServicePolicy } from '../server/service-parts.js';
-import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../server/webhooks/policy.js';
-import { durationMs, integer } from './engine-flags.js';
-import { UsageError } from './errors.js';
-import type { PolicyFlags } from './service-flags.js';
+import { VERDICTS, type Verdict } from '../../engine/core/types.js';
+import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../../server/verifier/result-reuse.js';
+import type { ServicePolicy } from '../../server/service-parts.js';
+import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../server/webhooks/policy.js';
+import { durationMs, integer } from '../options/engine-flags.js';
+import { UsageError } from '../output/errors.js';
+import type { PolicyFlags } from '../options/service-flags.js';
 
 /** Never reused whatever is asked: an unknown is no answer. */
 const NEVER_REUSED: readonly Verdict[] = ['unknown'];

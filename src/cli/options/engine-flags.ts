@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { isIP } from 'node:net';
-import type { EngineOptions } from '../engine/core/types.js';
-import { UsageError } from './errors.js';
+import type { EngineOptions } from '../../engine/core/types.js';
+import { UsageError } from '../output/errors.js';
 import type { ParsedCommand } from './parsed-command.js';
 
 type Parse = (raw: string, name: string) => unknown;
@@ -144,7 +144,7 @@ export function refuseEngineFlagsWithoutLocal({ given }: EngineFlags): void {
  * cannot check without loading it (a proxy URL with a path) is a usage error too, not a crash.
  */
 export async function resolvedEngineOptions(flags: EngineFlags, env: NodeJS.ProcessEnv = process.env): Promise<EngineOptions> {
-  const [{ resolveEngineOptions }, { ProviderRulesError }] = await Promise.all([import('../engine/options.js'), import('../engine/rules/rules-file.js')]);
+  const [{ resolveEngineOptions }, { ProviderRulesError }] = await Promise.all([import('../../engine/options.js'), import('../../engine/rules/rules-file.js')]);
   try {
     return resolveEngineOptions(engineOptionsFrom(flags, env));
   } catch (error) {

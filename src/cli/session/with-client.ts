@@ -1,6 +1,6 @@
-import type { ApiClient } from '../client/api-client.js';
-import type { Io } from './io.js';
-import type { ProgramOptions } from './program-options.js';
+import type { ApiClient } from '../../client/api-client.js';
+import type { Io } from '../output/io.js';
+import type { ProgramOptions } from '../options/program-options.js';
 import { createSession } from './session.js';
 
 /** One authenticated call's run of a small subcommand (`webhooks …`, `tokens …`): a session opened, used, closed. */

@@ -1,6 +1,6 @@
 import { open, stat, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFsError } from '../text/fs-errors.js';
+import { isFsError } from '../../text/fs-errors.js';
 
 /** A lock this old was left by a process that died holding it: far beyond reading and writing a small file. */
 const STALE_MS = 10_000;

@@ -1,8 +1,8 @@
 import type { ChalkInstance } from 'chalk';
-import { REASON_CODE_NAMES } from '../engine/core/reason-codes.js';
-import { isResultSelector, type ResultSelector } from '../engine/result-filter.js';
-import { VERDICTS, type Verdict, type VerificationResult } from '../engine/core/types.js';
-import { terminalSafe } from '../text/sanitize.js';
+import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
+import { isResultSelector, type ResultSelector } from '../../engine/result-filter.js';
+import { VERDICTS, type Verdict, type VerificationResult } from '../../engine/core/types.js';
+import { terminalSafe } from '../../text/sanitize.js';
 import { UsageError } from './errors.js';
 
 const VERDICT_COLOR: Record<Verdict, keyof ChalkInstance & ('green' | 'red' | 'yellow' | 'cyan' | 'gray')> = {

@@ -1,10 +1,10 @@
-import type { EgressStanding, NetworkStatus } from '../engine/index.js';
-import { DEFAULT_LEASE_SECONDS } from '../server/jobs/runner.js';
-import { networkProblems, UNTIL_FIXED } from '../server/network/network-log.js';
-import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../server/network/standing-watch.js';
-import { LOG_LEVELS } from '../server/logging/logger.js';
-import { durationMs, integer } from './engine-flags.js';
-import { ExitCode, UsageError } from './errors.js';
+import type { EgressStanding, NetworkStatus } from '../../engine/index.js';
+import { DEFAULT_LEASE_SECONDS } from '../../server/jobs/runner.js';
+import { networkProblems, UNTIL_FIXED } from '../../server/network/network-log.js';
+import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../../server/network/standing-watch.js';
+import { LOG_LEVELS } from '../../server/logging/logger.js';
+import { durationMs, integer } from '../options/engine-flags.js';
+import { ExitCode, UsageError } from '../output/errors.js';
 
 /**
  * What the long-running commands (`serve`, `worker`) share: reading their common flags, waiting

@@ -1,8 +1,8 @@
 import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirDefault, DataDirError, prepareDataDir, usableDataDir } from '../server/store/data-dir.js';
-import { fsErrorText } from '../text/fs-errors.js';
-import { UsageError } from './errors.js';
+import { dataDirDefault, DataDirError, prepareDataDir, usableDataDir } from '../../server/store/data-dir.js';
+import { fsErrorText } from '../../text/fs-errors.js';
+import { UsageError } from '../output/errors.js';
 
 /**
  * The data dir of `serve` and `admin --create`, ready for use. One it cannot use is the

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import type { TrustProxy } from '../server/routes/app-config.js';
-import { UsageError } from './errors.js';
+import type { TrustProxy } from '../../server/routes/app-config.js';
+import { UsageError } from '../output/errors.js';
 
 /** Names proxy-addr (fastify's trustProxy) takes for whole ranges. */
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -1,10 +1,10 @@
-import { resolveDataDir } from '../server/store/data-dir.js';
-import type { StoreLocation } from '../server/store/open/open-store.js';
-import { StoreUnavailableError } from '../server/store/store.js';
+import { resolveDataDir } from '../../server/store/data-dir.js';
+import type { StoreLocation } from '../../server/store/open/open-store.js';
+import { StoreUnavailableError } from '../../server/store/store.js';
 import { dataDirFor } from './data-dir.js';
-import { integer } from './engine-flags.js';
-import { CliError, ExitCode, UsageError } from './errors.js';
-import type { StoreFlags } from './store-flags.js';
+import { integer } from '../options/engine-flags.js';
+import { CliError, ExitCode, UsageError } from '../output/errors.js';
+import type { StoreFlags } from '../options/store-flags.js';
 
 
 const PASSWORD_HINT = 'put the URL in MAILVERIFY_DATABASE_URL, or the password in PGPASSWORD or ~/.pgpass';

@@ -17,6 +17,8 @@ export interface ParsedCommand {
   program: RawFlags;
   /** The long names of the flags typed on the command line, e.g. `--dns-server` (defaults and the environment do not count). */
   given: ReadonlySet<string>;
+  /** The whole command tree (the program; the command itself when it has none above it): `help` and `completion` walk it. */
+  tree: Command;
 }
 
 /** Outermost first. */
@@ -31,7 +33,7 @@ export function parsedCommand(args: readonly unknown[], command: Command): Parse
   const commands = command.parent ? below : [command];
   const given = new Set(command.options.filter((option) => option.long !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long!));
   const flags = commands.reduce<Record<string, unknown>>((all, each) => ({ ...all, ...each.opts() }), {});
-  return { args, flags, program: command.parent ? program!.opts() : {}, given };
+  return { args, flags, program: command.parent ? program!.opts() : {}, given, tree: program! };
 }
 
 function wrongType(key: string, expected: string, value: unknown): Error {

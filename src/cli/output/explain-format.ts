@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
-import type { Explanation } from '../engine/core/transcript.js';
-import { terminalSafe } from '../text/sanitize.js';
+import type { Explanation } from '../../engine/core/transcript.js';
+import { terminalSafe } from '../../text/sanitize.js';
 
 /**
  * `verify --explain` for people: under the result's line, the mail hosts, then each connection and
