@@ -16,7 +16,10 @@ const SERVER_WIRING = 'app|serve|worker|service-parts';
 const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
 
 /** What the store never imports: every other part of the service. */
-const STORE_BELOW = [`routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`, 'the store is below every part of the service'];
+const STORE_BELOW = [
+  `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
+  'the store is below every part of the service',
+];
 /**
  * The store's folders, lowest first (docs/architecture.md "The store"), above its root (the interfaces,
  * the model, the shared helpers): each imports only those before it, and a dialect never the other.
@@ -41,7 +44,23 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', setImmediate: 'readonly', performance: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        structuredClone: 'readonly',
+        setImmediate: 'readonly',
+        performance: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -58,28 +77,51 @@ export default tseslint.config(
   // The layers of docs/architecture.md "Layers", as lint rules: an import that runs back up fails `npm run lint`.
   layerRule(['src/engine/**'], ...ENGINE_OUTSIDE),
   ...ENGINE_LAYERS.map((folder, index) =>
-    layerRule(
-      [`src/engine/${folder}/**`],
-      ...ENGINE_OUTSIDE,
-      [[...ENGINE_LAYERS.slice(index + 1), ENGINE_TOP].join('|'), `the engine's folders are layers (${ENGINE_LAYERS.join(', ')}, then the root): ${folder}/ imports only those before it`],
-    ),
+    layerRule([`src/engine/${folder}/**`], ...ENGINE_OUTSIDE, [
+      [...ENGINE_LAYERS.slice(index + 1), ENGINE_TOP].join('|'),
+      `the engine's folders are layers (${ENGINE_LAYERS.join(', ')}, then the root): ${folder}/ imports only those before it`,
+    ]),
   ),
   layerRule(['src/client/**'], 'cli|server|config|csv', 'the client talks to the service over HTTP only (shared shapes live in src/wire)'),
   layerRule(['src/server/store/**'], ...STORE_BELOW),
   ...Object.entries(STORE_LAYERS).map(([folder, later]) =>
-    layerRule(
-      [`src/server/store/${folder}/**`],
-      ...STORE_BELOW,
-      [later, `the store's folders are layers (the root, rows, flows, then sqlite and postgres, then open, which opens a store): ${folder}/ imports only those before it`],
-    ),
+    layerRule([`src/server/store/${folder}/**`], ...STORE_BELOW, [
+      later,
+      `the store's folders are layers (the root, rows, flows, then sqlite and postgres, then open, which opens a store): ${folder}/ imports only those before it`,
+    ]),
   ),
-  layerRule(['src/server/http/**'], `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'the HTTP helpers sit just above the store, below every other part of the service'),
-  layerRule(['src/server/auth/**'], `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`, 'auth is below the routes and pages it guards'),
-  layerRule(['src/server/jobs/**'], `webhooks|routes|dashboard|${SERVER_WIRING}`, 'the job runner knows no route or page, and shares its loop\'s parts with the webhook deliverer through src/server/background'),
-  layerRule(['src/server/webhooks/**'], `jobs|routes|dashboard|${SERVER_WIRING}`, 'the webhook deliverer knows no route or page, and shares its loop\'s parts with the job runner through src/server/background'),
+  layerRule(
+    ['src/server/http/**'],
+    `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    'the HTTP helpers sit just above the store, below every other part of the service',
+  ),
+  layerRule(
+    ['src/server/auth/**'],
+    `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    'auth is below the routes and pages it guards',
+  ),
+  layerRule(
+    ['src/server/jobs/**'],
+    `webhooks|routes|dashboard|${SERVER_WIRING}`,
+    "the job runner knows no route or page, and shares its loop's parts with the webhook deliverer through src/server/background",
+  ),
+  layerRule(
+    ['src/server/webhooks/**'],
+    `jobs|routes|dashboard|${SERVER_WIRING}`,
+    "the webhook deliverer knows no route or page, and shares its loop's parts with the job runner through src/server/background",
+  ),
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
-  layerRule(['src/server/dashboard/common/**'], 'pages|plugin', "what the dashboard's pages share sits below the pages and the plugin that registers them", SERVER_PARTS),
-  layerRule(['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'], 'cli|client|server', 'a lower layer never imports the CLI, the client or the service'),
+  layerRule(
+    ['src/server/dashboard/common/**'],
+    'pages|plugin',
+    "what the dashboard's pages share sits below the pages and the plugin that registers them",
+    SERVER_PARTS,
+  ),
+  layerRule(
+    ['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'],
+    'cli|client|server',
+    'a lower layer never imports the CLI, the client or the service',
+  ),
   ...CLI_HELPERS.map((folder, index) =>
     layerRule(
       [`src/cli/${folder}/**`],

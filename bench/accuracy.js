@@ -79,8 +79,26 @@ async function syntaxRows() {
     const peer = async (entry) => ((await check(entry.address)) ? 'valid' : 'invalid');
     const raw = { cases: cases.length };
     rows.push(
-      row({ section: SECTION, metric: `syntax vs ${name}: ${cases.length} public-suite cases, our expectations`, unit: '%', ours: oursVsExpected, baselineName: name, baseline: await percentRight(cases, peer, (entry) => entry.expected), target: AT_PAR, raw }),
-      row({ section: SECTION, metric: `syntax vs ${name}: the suites' own answers`, unit: '%', ours: oursVsSuites, baselineName: name, baseline: await percentRight(cases, peer, (entry) => entry.suite), target: null, raw }),
+      row({
+        section: SECTION,
+        metric: `syntax vs ${name}: ${cases.length} public-suite cases, our expectations`,
+        unit: '%',
+        ours: oursVsExpected,
+        baselineName: name,
+        baseline: await percentRight(cases, peer, (entry) => entry.expected),
+        target: AT_PAR,
+        raw,
+      }),
+      row({
+        section: SECTION,
+        metric: `syntax vs ${name}: the suites' own answers`,
+        unit: '%',
+        ours: oursVsSuites,
+        baselineName: name,
+        baseline: await percentRight(cases, peer, (entry) => entry.suite),
+        target: null,
+        raw,
+      }),
     );
   }
   return rows;
@@ -104,14 +122,36 @@ async function replyRows() {
   const replies = (await readJson('rcpt-replies.json')).filter((entry) => !entry.reply.startsWith('2'));
   const { parseReply } = await import(DIST_PARSE.href);
   const { replyKind, statusOfKind } = await import(DIST_REPLIES.href);
-  const ours = await percentRight(replies, (entry) => statusOfKind(replyKind(parseReply([entry.reply]))), (entry) => entry.status);
+  const ours = await percentRight(
+    replies,
+    (entry) => statusOfKind(replyKind(parseReply([entry.reply]))),
+    (entry) => entry.status,
+  );
   const peerStatus = await emailcheckReplyStatus();
-  const peer = await percentRight(replies, (entry) => peerStatus(entry.reply), (entry) => entry.status);
+  const peer = await percentRight(
+    replies,
+    (entry) => peerStatus(entry.reply),
+    (entry) => entry.status,
+  );
   const raw = { replies: replies.length, providers: new Set(replies.map((entry) => entry.provider)).size };
   return [
-    row({ section: SECTION, metric: `reply status vs @emailcheck/email-validator-js: ${replies.length} real refusals`, unit: '%', ours, baselineName: 'parseSmtpError', baseline: peer, target: AT_PAR, raw }),
+    row({
+      section: SECTION,
+      metric: `reply status vs @emailcheck/email-validator-js: ${replies.length} real refusals`,
+      unit: '%',
+      ours,
+      baselineName: 'parseSmtpError',
+      baseline: peer,
+      target: AT_PAR,
+      raw,
+    }),
     ...(await crossSourceRows()),
-    missingRow(SECTION, 'reply status vs deep-email-validator, email-verify', null, 'neither exposes a reply classifier: each reads RCPT replies inside its own probe (the engine section scores those probes)'),
+    missingRow(
+      SECTION,
+      'reply status vs deep-email-validator, email-verify',
+      null,
+      'neither exposes a reply classifier: each reads RCPT replies inside its own probe (the engine section scores those probes)',
+    ),
   ];
 }
 
@@ -148,7 +188,12 @@ async function crossSourceRows() {
       ['table alone', alone],
     ]) {
       const measured = crossSourceAccuracy(table, entries, groupOf);
-      const raw = { replies: entries.length, groups: measured.groups, missed: measured.missed, falseInvalid: falseInvalids(measured.scored).map(({ entry }) => entry.reply) };
+      const raw = {
+        replies: entries.length,
+        groups: measured.groups,
+        missed: measured.missed,
+        falseInvalid: falseInvalids(measured.scored).map(({ entry }) => entry.reply),
+      };
       rows.push(
         row({
           section: SECTION,
@@ -177,7 +222,15 @@ function languageRows(scored, how) {
     const wrong = falseInvalids(mine);
     const control = how !== 'table alone';
     return [
-      row({ section: SECTION, metric: `reply status held out by provider, ${how}, ${language}: ${mine.length} replies`, unit: '%', ours: (100 * right) / mine.length, baselineName: '', baseline: null, target: control ? UNSEEN_GOAL : null }),
+      row({
+        section: SECTION,
+        metric: `reply status held out by provider, ${how}, ${language}: ${mine.length} replies`,
+        unit: '%',
+        ours: (100 * right) / mine.length,
+        baselineName: '',
+        baseline: null,
+        target: control ? UNSEEN_GOAL : null,
+      }),
       row({
         section: SECTION,
         metric: `replies about the sender read as invalid, ${how}, ${language}: of ${aboutSender}`,

@@ -97,8 +97,25 @@ function percent(share) {
 function peerRows(peer, ours, measured) {
   const raw = { peer: measured };
   return [
-    row({ section: SECTION, metric: `engine vs ${peer}: speed`, unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: peer, baseline: measured.addressesPerSecond, target: PEER_SPEED_TARGET, raw }),
-    row({ section: SECTION, metric: `engine vs ${peer}: accuracy`, unit: '%', ours: percent(ours.accuracy), baselineName: peer, baseline: percent(measured.accuracy), target: PEER_ACCURACY_TARGET }),
+    row({
+      section: SECTION,
+      metric: `engine vs ${peer}: speed`,
+      unit: 'addr/s',
+      ours: ours.addressesPerSecond,
+      baselineName: peer,
+      baseline: measured.addressesPerSecond,
+      target: PEER_SPEED_TARGET,
+      raw,
+    }),
+    row({
+      section: SECTION,
+      metric: `engine vs ${peer}: accuracy`,
+      unit: '%',
+      ours: percent(ours.accuracy),
+      baselineName: peer,
+      baseline: percent(measured.accuracy),
+      target: PEER_ACCURACY_TARGET,
+    }),
   ];
 }
 
@@ -134,12 +151,42 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5',
       webCheck: false,
       allowPrivateNetworks: true,
     };
-    const ours = await measure(fixture, './engine/verify-ours.js', { addresses: world.addresses, options }, { timeoutMs, execArgv: profileFlags({ cpuProf }, 'engine-verify-many') });
+    const ours = await measure(
+      fixture,
+      './engine/verify-ours.js',
+      { addresses: world.addresses, options },
+      { timeoutMs, execArgv: profileFlags({ cpuProf }, 'engine-verify-many') },
+    );
     const workload = { ...sizes, latency, concurrency, perHostConcurrency, ...GREYLIST, hosts: world.hosts.length };
     const rows = [
-      row({ section: SECTION, metric: 'engine throughput vs ideal schedule', unit: 'addr/s', ours: ours.addressesPerSecond, baselineName: 'ideal', baseline: ideal.addressesPerSecond, target: THROUGHPUT_TARGET, raw: { workload, ideal, ours } }),
-      row({ section: SECTION, metric: 'engine accuracy vs ground truth', unit: '%', ours: percent(ours.accuracy), baselineName: 'truth', baseline: 100, target: null }),
-      row({ section: SECTION, metric: 'engine RCPTs per address', unit: 'RCPT/addr', ours: ours.rcpts / world.addresses.length, baselineName: '', baseline: null, target: null }),
+      row({
+        section: SECTION,
+        metric: 'engine throughput vs ideal schedule',
+        unit: 'addr/s',
+        ours: ours.addressesPerSecond,
+        baselineName: 'ideal',
+        baseline: ideal.addressesPerSecond,
+        target: THROUGHPUT_TARGET,
+        raw: { workload, ideal, ours },
+      }),
+      row({
+        section: SECTION,
+        metric: 'engine accuracy vs ground truth',
+        unit: '%',
+        ours: percent(ours.accuracy),
+        baselineName: 'truth',
+        baseline: 100,
+        target: null,
+      }),
+      row({
+        section: SECTION,
+        metric: 'engine RCPTs per address',
+        unit: 'RCPT/addr',
+        ours: ours.rcpts / world.addresses.length,
+        baselineName: '',
+        baseline: null,
+        target: null,
+      }),
       row({
         section: SECTION,
         metric: 'engine RCPTs with the postmaster control vs without it',

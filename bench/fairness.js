@@ -104,7 +104,10 @@ async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = f
   const { small, backlog: backlogDomains } = splitWorld(fixture.world);
   const storeName = `${postgres ? 'PostgreSQL' : 'SQLite'}${worker ? ', serve --no-worker + 1 worker' : ''}`;
   const database = postgres ? await createBenchDatabase() : undefined;
-  if (database?.missing) return [metricOf(backlog, storeName), metricOf(backlog, storeName, 'single POST /v1/verify')].map((metric) => missingRow(SECTION, metric, TARGET, database.missing));
+  if (database?.missing)
+    return [metricOf(backlog, storeName), metricOf(backlog, storeName, 'single POST /v1/verify')].map((metric) =>
+      missingRow(SECTION, metric, TARGET, database.missing),
+    );
   fixture.reset();
   const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
   try {
@@ -121,7 +124,15 @@ async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = f
       const busySingle = await singleVerifies(service, small, 'busy');
       return [
         row({ section: SECTION, metric: metricOf(backlog, storeName), unit: 'ms', ours: busy, baselineName: 'idle', baseline: idle, target: TARGET }),
-        row({ section: SECTION, metric: metricOf(backlog, storeName, 'single POST /v1/verify'), unit: 'ms', ours: busySingle, baselineName: 'idle', baseline: idleSingle, target: TARGET }),
+        row({
+          section: SECTION,
+          metric: metricOf(backlog, storeName, 'single POST /v1/verify'),
+          unit: 'ms',
+          ours: busySingle,
+          baselineName: 'idle',
+          baseline: idleSingle,
+          target: TARGET,
+        }),
       ];
     } finally {
       await Promise.all(workers.map((each) => each.stop()));
@@ -191,7 +202,16 @@ async function smallJobBesideStartingJob(fixture, samples, { postgres }) {
       const note = progress.status === 'completed' ? 'the last large job had completed before the last sample' : undefined;
       return [
         row({ section: SECTION, metric: metric('starts'), unit: 'ms', ours: starts, baselineName: 'idle', baseline: idle, target: TARGET_STARTING }),
-        row({ section: SECTION, metric: metric('runs'), unit: 'ms', ours: median(runsTimes), baselineName: 'idle', baseline: idle, target: TARGET_STARTING, note }),
+        row({
+          section: SECTION,
+          metric: metric('runs'),
+          unit: 'ms',
+          ours: median(runsTimes),
+          baselineName: 'idle',
+          baseline: idle,
+          target: TARGET_STARTING,
+          note,
+        }),
       ];
     } finally {
       await service.stop();
@@ -213,7 +233,15 @@ async function jobAt(service, world, kind, label) {
 async function greylistedAgainstPlain(fixture) {
   fixture.reset();
   const greylistFlags = ['--greylist-retry', String(GREYLIST.retryMs), '--greylist-budget', String(10 * GREYLIST.retryMs)];
-  const service = await startMailverify(['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test', ...greylistFlags]);
+  const service = await startMailverify([
+    '--dns-server',
+    fixture.dnsServer,
+    '--smtp-port',
+    String(fixture.smtpPort),
+    '--helo',
+    'bench.mailverify.test',
+    ...greylistFlags,
+  ]);
   try {
     const plain = await jobAt(service, fixture.world, 'normal', 'plain');
     const greylisted = await jobAt(service, fixture.world, 'greylisted', 'grey');

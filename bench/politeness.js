@@ -37,12 +37,28 @@ async function startOneHostWorld({ domains, perDomain }, latency) {
     greylist: false,
     domains: new Map(names.map((name) => [name, { catchAll: true, mailboxes: new Set() }])),
   });
-  const records = new Map([[`mx.politeness.bench`, [{ type: 'A', address: MX_HOST }]], ...names.map((name) => [name, [{ type: 'MX', exchange: 'mx.politeness.bench', priority: 10 }]])]);
+  const records = new Map([
+    [`mx.politeness.bench`, [{ type: 'A', address: MX_HOST }]],
+    ...names.map((name) => [name, [{ type: 'MX', exchange: 'mx.politeness.bench', priority: 10 }]]),
+  ]);
   const dns = await startDnsFixture(records, { latencyMs: latency.dnsLatencyMs });
   return {
     mx,
     addresses: names.flatMap((name) => Array.from({ length: perDomain }, (_, index) => `user${index}@${name}`)),
-    engineArgs: ['--dns-server', dns.server, '--smtp-port', String(mx.port), '--helo', 'bench.mailverify.test', '--mail-from', 'verify@bench.mailverify.test', '--greylist-retry', '0', '--per-host-concurrency', String(PER_HOST)],
+    engineArgs: [
+      '--dns-server',
+      dns.server,
+      '--smtp-port',
+      String(mx.port),
+      '--helo',
+      'bench.mailverify.test',
+      '--mail-from',
+      'verify@bench.mailverify.test',
+      '--greylist-retry',
+      '0',
+      '--per-host-concurrency',
+      String(PER_HOST),
+    ],
     close: () => Promise.all([mx.close(), dns.close()]),
   };
 }
@@ -78,11 +94,35 @@ export async function run({ quick = false, smtpLatency = '20', dnsLatency = '5' 
   const where = `${world.addresses.length} addresses at ${sizes.domains} domains on one host, ${smtpLatency} ms SMTP replies, ${store}`;
   try {
     const runs = [];
-    for (const count of WORKER_COUNTS) runs.push({ label: `${count} worker${count > 1 ? 's' : ''}, one egress`, ...(await jobAtOneHost(world, Array.from({ length: count }, () => []), onPostgres)) });
-    runs.push({ label: `${SOURCES.length} workers, a source address each`, ...(await jobAtOneHost(world, SOURCES.map((source) => ['--source-address', source]), onPostgres)) });
+    for (const count of WORKER_COUNTS)
+      runs.push({
+        label: `${count} worker${count > 1 ? 's' : ''}, one egress`,
+        ...(await jobAtOneHost(
+          world,
+          Array.from({ length: count }, () => []),
+          onPostgres,
+        )),
+      });
+    runs.push({
+      label: `${SOURCES.length} workers, a source address each`,
+      ...(await jobAtOneHost(
+        world,
+        SOURCES.map((source) => ['--source-address', source]),
+        onPostgres,
+      )),
+    });
     const [one] = runs;
     return runs.flatMap((each, index) => [
-      row({ section: SECTION, metric: `${each.label}: throughput vs 1 worker (${where})`, unit: 'addr/s', ours: each.perSecond, baselineName: '1 worker', baseline: one.perSecond, target: null, note }),
+      row({
+        section: SECTION,
+        metric: `${each.label}: throughput vs 1 worker (${where})`,
+        unit: 'addr/s',
+        ours: each.perSecond,
+        baselineName: '1 worker',
+        baseline: one.perSecond,
+        target: null,
+        note,
+      }),
       row({
         section: SECTION,
         metric: `${each.label}: most sessions open at the host at once`,

@@ -49,4 +49,6 @@ profile.samples.forEach((id, i) => {
   addTo(byPlace, placeOf(callFrame), ms);
 });
 const count = Number(values.top);
-console.log(`${positionals[0]}: ${totalMs.toFixed(0)} ms sampled\n\nself time by place:\n${top(byPlace, count, totalMs)}\n\nself time by function:\n${top(byFunction, count, totalMs)}`);
+console.log(
+  `${positionals[0]}: ${totalMs.toFixed(0)} ms sampled\n\nself time by place:\n${top(byPlace, count, totalMs)}\n\nself time by function:\n${top(byFunction, count, totalMs)}`,
+);

@@ -36,8 +36,16 @@ function resultAt(index, email) {
     result: verdict,
     reason: `250 2.1.5 recipient <${email}> ok (bench result ${index})`,
     checks: {
-      format: true, domainExists: true, hasMx: true, domainReachable: true, smtpStatus: verdict === 'valid' ? 'valid' : 'unknown',
-      isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: verdict === 'catch_all',
+      format: true,
+      domainExists: true,
+      hasMx: true,
+      domainReachable: true,
+      smtpStatus: verdict === 'valid' ? 'valid' : 'unknown',
+      isDisposable: false,
+      isRole: false,
+      isBlacklisted: false,
+      isKnownProvider: false,
+      isCatchAll: verdict === 'catch_all',
     },
   };
 }
@@ -59,8 +67,14 @@ async function jobWithResults(service) {
   const { openStore } = await import('../dist/server/store/open/open-store.js');
   const store = await openStore({ dataDir: service.dataDir });
   try {
-    for (let chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 }); chunk; chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 })) {
-      await store.work.saveResults(chunk.items.map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: resultAt(item.position, item.email) })));
+    for (
+      let chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 });
+      chunk;
+      chunk = await store.work.claimWork({ maxItems: TOTAL, leaseMs: 600_000 })
+    ) {
+      await store.work.saveResults(
+        chunk.items.map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: resultAt(item.position, item.email) })),
+      );
     }
   } finally {
     await store.close();
@@ -98,7 +112,8 @@ async function measure(url, token, pid, { sequential, concurrent }) {
 
 export async function run({ quick = false } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
-  if (missing.length > 0) return [missingRow(SECTION, 'GET /v1/bulk-verify/{id}, 50,000 results: time', null, `not built yet: ${missing.join(', ')} (npm run build)`)];
+  if (missing.length > 0)
+    return [missingRow(SECTION, 'GET /v1/bulk-verify/{id}, 50,000 results: time', null, `not built yet: ${missing.join(', ')} (npm run build)`)];
   const settings = quick ? SETTINGS.quick : SETTINGS.full;
   const service = await startMailverify(['--no-worker']);
   let bare;
@@ -117,10 +132,41 @@ export async function run({ quick = false } = {}) {
     const metric = `GET /v1/bulk-verify/{id}, ${TOTAL.toLocaleString('en-US')} results (${size})`;
     const compared = { section: SECTION, baselineName: 'bare fastify, same bytes' };
     return [
-      row({ ...compared, metric: `${metric}: time, one at a time`, unit: 'ms', ours: ours.aloneMs, baseline: baseline.aloneMs, target: null, raw: { ours: ours.raw.alone, baseline: baseline.raw.alone } }),
-      row({ ...compared, metric: `${metric}: time, ${AT_ONCE} at once`, unit: 'ms', ours: ours.togetherMs, baseline: baseline.togetherMs, target: null, raw: { ours: ours.raw.together, baseline: baseline.raw.together } }),
-      row({ ...compared, metric: `${metric}: server peak RSS after`, unit: 'MiB', ours: ours.peakRssMiB, baseline: baseline.peakRssMiB, target: null, note: 'the bare server holds the whole body in memory from its start' }),
-      row({ ...compared, metric: `${metric}: server peak RSS growth during the requests`, unit: 'MiB', ours: ours.growthMiB, baseline: baseline.growthMiB, target: null }),
+      row({
+        ...compared,
+        metric: `${metric}: time, one at a time`,
+        unit: 'ms',
+        ours: ours.aloneMs,
+        baseline: baseline.aloneMs,
+        target: null,
+        raw: { ours: ours.raw.alone, baseline: baseline.raw.alone },
+      }),
+      row({
+        ...compared,
+        metric: `${metric}: time, ${AT_ONCE} at once`,
+        unit: 'ms',
+        ours: ours.togetherMs,
+        baseline: baseline.togetherMs,
+        target: null,
+        raw: { ours: ours.raw.together, baseline: baseline.raw.together },
+      }),
+      row({
+        ...compared,
+        metric: `${metric}: server peak RSS after`,
+        unit: 'MiB',
+        ours: ours.peakRssMiB,
+        baseline: baseline.peakRssMiB,
+        target: null,
+        note: 'the bare server holds the whole body in memory from its start',
+      }),
+      row({
+        ...compared,
+        metric: `${metric}: server peak RSS growth during the requests`,
+        unit: 'MiB',
+        ours: ours.growthMiB,
+        baseline: baseline.growthMiB,
+        target: null,
+      }),
     ];
   } finally {
     await bare?.stop();

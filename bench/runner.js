@@ -48,14 +48,27 @@ const SCALING_TARGETS = { 2: { on: 'ratio', op: '>=', value: 1.9 }, 4: { on: 'ra
 const FAIRNESS_TARGET = { on: 'ratio', op: '<=', value: 2 };
 
 function engineArgsFor(fixture) {
-  return ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test', '--mail-from', 'verify@bench.mailverify.test', ...GREYLIST_ARGS];
+  return [
+    '--dns-server',
+    fixture.dnsServer,
+    '--smtp-port',
+    String(fixture.smtpPort),
+    '--helo',
+    'bench.mailverify.test',
+    '--mail-from',
+    'verify@bench.mailverify.test',
+    ...GREYLIST_ARGS,
+  ];
 }
 
 /** The built CLI, stdout discarded; resolves with its wall time, rejects on a non-zero exit. */
 function timeCli(args, { env = {}, stdinFile, nodeFlags = [] } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: [stdinFile ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: [stdinFile ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
     if (stdinFile) createReadStream(stdinFile).pipe(child.stdin);
@@ -72,7 +85,10 @@ async function bulkAgainstLocal(fixture, dir, cpuProf) {
   await writeFile(list, `${world.addresses.join('\n')}\n`);
   const engineArgs = engineArgsFor(fixture);
   fixture.reset();
-  const localMs = await timeCli(['verify', '--local', '--json', '--allow-private-networks', '--no-web-check', ...engineArgs, '-'], { stdinFile: list, nodeFlags: profileFlags({ cpuProf }, `verify-local-${size}`) });
+  const localMs = await timeCli(['verify', '--local', '--json', '--allow-private-networks', '--no-web-check', ...engineArgs, '-'], {
+    stdinFile: list,
+    nodeFlags: profileFlags({ cpuProf }, `verify-local-${size}`),
+  });
   fixture.reset();
   const service = await startMailverify(engineArgs);
   try {
@@ -81,7 +97,10 @@ async function bulkAgainstLocal(fixture, dir, cpuProf) {
     fixture.reset();
     // The same list cleaned on this machine: the job machinery in process, no service (a fresh data dir).
     const localEnv = { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'local-data'), MAILVERIFY_CONFIG_DIR: join(dir, 'config') };
-    const localBulkMs = await timeCli(['--quiet', 'bulk', 'submit', list, '--local', '--allow-private-networks', '--no-web-check', ...engineArgs, '--output', join(dir, 'local.ndjson')], { env: localEnv, nodeFlags: profileFlags({ cpuProf }, `bulk-local-${size}`) });
+    const localBulkMs = await timeCli(
+      ['--quiet', 'bulk', 'submit', list, '--local', '--allow-private-networks', '--no-web-check', ...engineArgs, '--output', join(dir, 'local.ndjson')],
+      { env: localEnv, nodeFlags: profileFlags({ cpuProf }, `bulk-local-${size}`) },
+    );
     const rate = (ms) => (world.addresses.length / ms) * 1000;
     const named = `${world.addresses.length} addresses at ${world.domains.length} domains`;
     return [
@@ -151,16 +170,18 @@ async function workerScaling(sizes, latency) {
     const rows = [];
     for (const count of WORKER_COUNTS) {
       const many = await jobThroughput(fixture, count, onPostgres);
-      rows.push(row({
-        section: SECTION,
-        metric: `one job, ${count} workers vs 1 (${sizes.addresses} addresses, ${SCALING_LATENCY.smtpLatencyMs} ms SMTP replies, ${store})`,
-        unit: 'addr/s',
-        ours: many,
-        baselineName: '1 worker',
-        baseline: one,
-        target: SCALING_TARGETS[count],
-        note,
-      }));
+      rows.push(
+        row({
+          section: SECTION,
+          metric: `one job, ${count} workers vs 1 (${sizes.addresses} addresses, ${SCALING_LATENCY.smtpLatencyMs} ms SMTP replies, ${store})`,
+          unit: 'addr/s',
+          ours: many,
+          baselineName: '1 worker',
+          baseline: one,
+          target: SCALING_TARGETS[count],
+          note,
+        }),
+      );
     }
     return rows;
   } finally {
@@ -179,10 +200,20 @@ async function smallWork(service, world, samples, offset) {
   for (let sample = 0; sample < samples; sample++) {
     const domain = normal[(offset + sample) % normal.length];
     const started = performance.now();
-    await untilCompleted(service, await submit(service, domain.addresses.slice(-5).map(({ email }) => email.replace('@', `.small${offset + sample}@`))));
+    await untilCompleted(
+      service,
+      await submit(
+        service,
+        domain.addresses.slice(-5).map(({ email }) => email.replace('@', `.small${offset + sample}@`)),
+      ),
+    );
     jobMs.push(performance.now() - started);
     const single = performance.now();
-    await call(`${service.url}/v1/verify`, { method: 'POST', token: service.token, body: { email: `single${offset + sample}@${normal[(offset + sample + 1) % normal.length].name}` } });
+    await call(`${service.url}/v1/verify`, {
+      method: 'POST',
+      token: service.token,
+      body: { email: `single${offset + sample}@${normal[(offset + sample + 1) % normal.length].name}` },
+    });
     verifyMs.push(performance.now() - single);
   }
   return { jobMs: median(jobMs), verifyMs: median(verifyMs) };
@@ -199,8 +230,26 @@ async function fairness(fixture, samples) {
     const progress = await call(`${service.url}/v1/bulk-verify/${large}/progress`, { token: service.token });
     const note = progress.status === 'completed' ? 'the large job ended before the measurement did: not a busy figure' : undefined;
     return [
-      row({ section: SECTION, metric: '5-address job while a large job runs vs idle', unit: 'ms', ours: busy.jobMs, baselineName: 'idle', baseline: idle.jobMs, target: FAIRNESS_TARGET, note }),
-      row({ section: SECTION, metric: 'single verify at a shared host while a large job runs vs idle', unit: 'ms', ours: busy.verifyMs, baselineName: 'idle', baseline: idle.verifyMs, target: FAIRNESS_TARGET, note }),
+      row({
+        section: SECTION,
+        metric: '5-address job while a large job runs vs idle',
+        unit: 'ms',
+        ours: busy.jobMs,
+        baselineName: 'idle',
+        baseline: idle.jobMs,
+        target: FAIRNESS_TARGET,
+        note,
+      }),
+      row({
+        section: SECTION,
+        metric: 'single verify at a shared host while a large job runs vs idle',
+        unit: 'ms',
+        ours: busy.verifyMs,
+        baselineName: 'idle',
+        baseline: idle.verifyMs,
+        target: FAIRNESS_TARGET,
+        note,
+      }),
     ];
   } finally {
     await service.stop();

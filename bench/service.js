@@ -50,7 +50,17 @@ function loadRows(metric, ours, bare, target) {
   const failures = ours.non2xx + ours.errors + ours.timeouts;
   const note = failures > 0 ? `${failures} of our requests failed (non-2xx, errors or timeouts)` : undefined;
   return [
-    row({ section: SECTION, metric: `${metric}: throughput`, unit: 'req/s', ours: ours.requestsPerSecond, baselineName: 'bare fastify', baseline: bare.requestsPerSecond, target, note, raw: { ours, bare } }),
+    row({
+      section: SECTION,
+      metric: `${metric}: throughput`,
+      unit: 'req/s',
+      ours: ours.requestsPerSecond,
+      baselineName: 'bare fastify',
+      baseline: bare.requestsPerSecond,
+      target,
+      note,
+      raw: { ours, bare },
+    }),
     row({ section: SECTION, metric: `${metric}: p99 latency`, unit: 'ms', ours: ours.p99Ms, baselineName: 'bare fastify', baseline: bare.p99Ms, target: null }),
   ];
 }
@@ -61,7 +71,11 @@ async function measureRoutes(fixture, engineArgs, { durationS, nodeFlags }) {
   try {
     const [someDomain] = fixture.world.domains.filter((domain) => domain.kind === 'normal');
     const verifyBody = { email: someDomain.addresses[0].email };
-    const job = await call(`${service.url}/v1/bulk-verify`, { method: 'POST', token: service.token, body: { emails: someDomain.addresses.map((a) => a.email) } });
+    const job = await call(`${service.url}/v1/bulk-verify`, {
+      method: 'POST',
+      token: service.token,
+      body: { emails: someDomain.addresses.map((a) => a.email) },
+    });
     const progressUrl = `${service.url}/v1/bulk-verify/${job.json.jobId}/progress`;
     const progress = await call(progressUrl, { token: service.token });
     const verified = await call(`${service.url}/v1/verify`, { method: 'POST', token: service.token, body: verifyBody });
@@ -106,19 +120,38 @@ async function measureSubmission(fixture, engineArgs, submissions) {
   } finally {
     await bare.stop();
   }
-  return row({ section: SECTION, metric: `POST /v1/bulk-verify of ${BULK_SIZE.toLocaleString('en-US')} addresses: time to answer`, unit: 'ms', ours: median(ours), baselineName: 'bare fastify', baseline: median(baseline), target: SUBMIT_TARGET, raw: { ours, baseline } });
+  return row({
+    section: SECTION,
+    metric: `POST /v1/bulk-verify of ${BULK_SIZE.toLocaleString('en-US')} addresses: time to answer`,
+    unit: 'ms',
+    ours: median(ours),
+    baselineName: 'bare fastify',
+    baseline: median(baseline),
+    target: SUBMIT_TARGET,
+    raw: { ours, baseline },
+  });
 }
 
 export async function run({ quick = false, cpuProf = false } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
   if (missing.length > 0) {
-    return [missingRow(SECTION, 'GET /v1/bulk-verify/{id}/progress (authenticated): throughput', PROGRESS_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
+    return [
+      missingRow(
+        SECTION,
+        'GET /v1/bulk-verify/{id}/progress (authenticated): throughput',
+        PROGRESS_TARGET,
+        `not built yet: ${missing.join(', ')} (npm run build)`,
+      ),
+    ];
   }
   const { durationS, submissions } = quick ? SETTINGS.quick : SETTINGS.full;
   const fixture = await startWorldFixture({ addresses: BULK_SIZE, domains: 200 }, ZERO_LATENCY);
   try {
     const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort)];
-    return [...(await measureRoutes(fixture, engineArgs, { durationS, nodeFlags: profileFlags({ cpuProf }, 'service-routes') })), await measureSubmission(fixture, engineArgs, submissions)];
+    return [
+      ...(await measureRoutes(fixture, engineArgs, { durationS, nodeFlags: profileFlags({ cpuProf }, 'service-routes') })),
+      await measureSubmission(fixture, engineArgs, submissions),
+    ];
   } finally {
     await fixture.close();
   }

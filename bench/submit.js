@@ -58,7 +58,8 @@ async function timed(args, dir) {
 
 export async function run({ quick = false, cpuProf = false } = {}) {
   const missing = NEEDED.filter((module) => !existsSync(new URL(module, import.meta.url)));
-  if (missing.length > 0) return [missingRow(SECTION, 'bulk submit vs naive read-and-POST: time', TIME_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
+  if (missing.length > 0)
+    return [missingRow(SECTION, 'bulk submit vs naive read-and-POST: time', TIME_TARGET, `not built yet: ${missing.join(', ')} (npm run build)`)];
   if (!existsSync(TIME)) return [missingRow(SECTION, 'bulk submit vs naive read-and-POST: time', TIME_TARGET, `${TIME} (GNU time) is missing`)];
   const { rows, pairs } = quick ? SIZES.quick : SIZES.full;
   const list = await generatedList(rows, rows);
@@ -67,7 +68,10 @@ export async function run({ quick = false, cpuProf = false } = {}) {
   const naive = [];
   try {
     for (let pair = 0; pair < pairs; pair++) {
-      const runOurs = async () => ours.push(await timed([...profileFlags({ cpuProf }, `submit-${rows}-rows-${pair}`), BIN, '--quiet', 'bulk', 'submit', list], join(dir, `ours-${pair}`)));
+      const runOurs = async () =>
+        ours.push(
+          await timed([...profileFlags({ cpuProf }, `submit-${rows}-rows-${pair}`), BIN, '--quiet', 'bulk', 'submit', list], join(dir, `ours-${pair}`)),
+        );
       const runNaive = async () => naive.push(await timed([NAIVE, list, String(EMAIL_COLUMN)], join(dir, `naive-${pair}`)));
       // Alternating which goes first, so that neither always meets a warmer or busier machine.
       if (pair % 2 === 0) await runOurs().then(runNaive);
@@ -83,8 +87,26 @@ export async function run({ quick = false, cpuProf = false } = {}) {
   const ms = (runs) => median(runs.map((each) => each.elapsedMs));
   const mib = (runs) => median(runs.map((each) => each.maxRssMiB));
   return [
-    row({ section: SECTION, metric: `bulk submit vs naive read-and-POST, ${size}: time`, unit: 'ms', ours: ms(ours), baselineName: 'naive', baseline: ms(naive), target: TIME_TARGET, note, raw: { ours, naive, pairRatios: ours.map((each, pair) => each.elapsedMs / naive[pair].elapsedMs) } }),
-    row({ section: SECTION, metric: `bulk submit vs naive read-and-POST, ${size}: peak RSS`, unit: 'MiB', ours: mib(ours), baselineName: 'naive', baseline: mib(naive), target: null }),
+    row({
+      section: SECTION,
+      metric: `bulk submit vs naive read-and-POST, ${size}: time`,
+      unit: 'ms',
+      ours: ms(ours),
+      baselineName: 'naive',
+      baseline: ms(naive),
+      target: TIME_TARGET,
+      note,
+      raw: { ours, naive, pairRatios: ours.map((each, pair) => each.elapsedMs / naive[pair].elapsedMs) },
+    }),
+    row({
+      section: SECTION,
+      metric: `bulk submit vs naive read-and-POST, ${size}: peak RSS`,
+      unit: 'MiB',
+      ours: mib(ours),
+      baselineName: 'naive',
+      baseline: mib(naive),
+      target: null,
+    }),
   ];
 }
 

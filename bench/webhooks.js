@@ -83,7 +83,18 @@ export async function run(options) {
   const single = await startMailverify(PRIVATE_WEBHOOKS);
   try {
     const one = await measure(single, jobs);
-    rows.push(row({ section: SECTION, metric: metric('one node (serve, SQLite)'), unit: 'ms', ours: one.median, baselineName: '', baseline: null, target: null, raw: one }));
+    rows.push(
+      row({
+        section: SECTION,
+        metric: metric('one node (serve, SQLite)'),
+        unit: 'ms',
+        ours: one.median,
+        baselineName: '',
+        baseline: null,
+        target: null,
+        raw: one,
+      }),
+    );
   } finally {
     await single.stop();
   }
@@ -95,7 +106,18 @@ export async function run(options) {
   try {
     workers.push(...(await Promise.all([0, 1].map(() => startWorker(api.storeArgs, PRIVATE_WEBHOOKS)))));
     const across = await measure(api, jobs);
-    rows.push(row({ section: SECTION, metric: metric('across nodes (API + 2 workers, PostgreSQL)'), unit: 'ms', ours: across.median, baselineName: '', baseline: null, target: null, raw: across }));
+    rows.push(
+      row({
+        section: SECTION,
+        metric: metric('across nodes (API + 2 workers, PostgreSQL)'),
+        unit: 'ms',
+        ours: across.median,
+        baselineName: '',
+        baseline: null,
+        target: null,
+        raw: across,
+      }),
+    );
   } finally {
     for (const worker of workers) await worker.stop();
     await api.stop();

@@ -21,7 +21,15 @@ import { RESOLVER_CANARIES } from '../dist/engine/dns/sanity.js';
 const BIN = fileURLToPath(new URL('../bin/mailverify.js', import.meta.url));
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 const CHROMIUM = process.env.MAILVERIFY_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-gpu',
+  '--disable-quic',
+];
 const LISTENING = /mailverify: listening on (http:\/\/\S+)/;
 const EMAIL = 'ann@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -87,7 +95,12 @@ function startServe(args, env) {
 }
 
 async function takeScreenshots(baseUrl, profileDir) {
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, viewport: { width: 1100, height: 800 } });
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1100, height: 800 },
+  });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(baseUrl);
@@ -126,7 +139,22 @@ async function main() {
     const env = { ...process.env, NO_COLOR: '1', MAILVERIFY_NO_UPDATE_CHECK: '1' };
     const storeArgs = ['--data-dir', dataDir];
     // A greylist retry shorter than its budget: the greylisted address is asked again and accepted.
-    const engineArgs = ['--dns-server', dns.server, '--smtp-port', String(mail.port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '1000', '--greylist-budget', '5000', '--port25-check-host', 'mx.northwind.example', '--standing-interval', '0'];
+    const engineArgs = [
+      '--dns-server',
+      dns.server,
+      '--smtp-port',
+      String(mail.port),
+      '--allow-private-networks',
+      '--no-web-check',
+      '--greylist-retry',
+      '1000',
+      '--greylist-budget',
+      '5000',
+      '--port25-check-host',
+      'mx.northwind.example',
+      '--standing-interval',
+      '0',
+    ];
     const admin = promisify(execFile);
     const add = admin(process.execPath, [BIN, 'admin', ...storeArgs, '--create', 'user', 'add', EMAIL, '--credits', '1000', '--password-stdin'], { env });
     add.child.stdin.end(`${PASSWORD}\n`);

@@ -31,9 +31,7 @@ const after = installedUpstream();
 
 const added = [...after.domains].filter((domain) => !before.domains.has(domain)).length;
 const removed = [...before.domains].filter((domain) => !after.domains.has(domain)).length;
-console.log(
-  `${PACKAGE}: ${before.version} -> ${after.version}, ${before.domains.size} -> ${after.domains.size} domains (+${added} -${removed})`,
-);
+console.log(`${PACKAGE}: ${before.version} -> ${after.version}, ${before.domains.size} -> ${after.domains.size} domains (+${added} -${removed})`);
 
 const extras = readWordList('disposable-extra.txt');
 const nowUpstream = extras.filter((domain) => after.domains.has(domain));

@@ -40,7 +40,10 @@ function matchesHead(rule, reply) {
 function credit(rules, replies) {
   const split = rules.map((rule) => ({
     rule,
-    alternatives: rule.text === undefined ? null : topLevelAlternatives(rule.text.source).map((source) => ({ regex: new RegExp(source, rule.text.flags), source, speakers: [] })),
+    alternatives:
+      rule.text === undefined
+        ? null
+        : topLevelAlternatives(rule.text.source).map((source) => ({ regex: new RegExp(source, rule.text.flags), source, speakers: [] })),
   }));
   for (const entry of replies) {
     const deciding = split.find(({ rule }) => matchesHead(rule, entry.parsed) && (rule.text === undefined || rule.text.test(entry.parsed.text)));

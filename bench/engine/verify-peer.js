@@ -20,7 +20,12 @@ function useFixtureDns(server) {
     if (typeof options === 'function') [callback, options] = [options, {}];
     const all = typeof options === 'object' && options.all;
     const answer = (addresses) =>
-      all ? callback(null, addresses.map((address) => ({ address, family: 4 }))) : callback(null, addresses[0], 4);
+      all
+        ? callback(
+            null,
+            addresses.map((address) => ({ address, family: 4 })),
+          )
+        : callback(null, addresses[0], 4);
     if (net.isIPv4(hostname)) return process.nextTick(answer, [hostname]);
     resolver.resolve4(hostname, (error, addresses) => {
       if (error) callback(Object.assign(error, { code: 'ENOTFOUND' }));

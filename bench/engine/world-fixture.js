@@ -21,7 +21,14 @@ async function startHosts(world, port, latency) {
     for (const host of world.hosts) {
       const replyDelayMs = latency.smtpLatencyMs * (host.kind === 'slow' ? latency.slowFactor : 1);
       const domains = hostedDomains(world, host);
-      const mx = await startMxHost({ host: host.ip, port, replyDelayMs, greylist: host.kind === 'greylisted', refusesInOwnWords: host.refusesInOwnWords, domains });
+      const mx = await startMxHost({
+        host: host.ip,
+        port,
+        replyDelayMs,
+        greylist: host.kind === 'greylisted',
+        refusesInOwnWords: host.refusesInOwnWords,
+        domains,
+      });
       started.push(mx);
       // Port 0 on the first host picks the port every other host then shares.
       port = mx.port;

@@ -81,7 +81,10 @@ export function buildWorld({ addresses, domains: domainTotal, hostPrefix }) {
   }
 
   // Kinds interleaved, so that no verifier meets all the slow domains last by accident.
-  const kinds = shuffle([...counts].flatMap(([kind, count]) => Array(count).fill(kind)), random);
+  const kinds = shuffle(
+    [...counts].flatMap(([kind, count]) => Array(count).fill(kind)),
+    random,
+  );
   const perDomain = Math.floor(addresses / domainTotal);
   const list = kinds.map((kind, i) => {
     const name = `mvbench-d${String(i + 1).padStart(3, '0')}.com`;
@@ -100,7 +103,10 @@ export function buildWorld({ addresses, domains: domainTotal, hostPrefix }) {
     domains: list,
     hosts,
     // A list as users have them: not sorted by domain.
-    addresses: shuffle(all.map((a) => a.email), random),
+    addresses: shuffle(
+      all.map((a) => a.email),
+      random,
+    ),
     truth: new Map(all.map((a) => [a.email, a.truth])),
   };
 }

@@ -67,7 +67,11 @@ export function formatTable(rows) {
     formatMet(r.met),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((cells) => cells[i].length)));
-  const render = (cells) => cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ').trimEnd();
+  const render = (cells) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.metric}: ${r.note}`);
   return [render(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(render), ...(notes.length ? ['', 'notes:', ...notes] : [])].join('\n');
 }

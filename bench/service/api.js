@@ -1,7 +1,6 @@
 /** The service's API as the benchmarks call it: a user's JSON requests, a bulk job submitted and waited for. */
 import { request } from 'undici';
 
-
 /** A JSON request with the bench user's token; rejects on a status of 300 or more. */
 export async function call(url, { method = 'GET', token, body } = {}) {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };

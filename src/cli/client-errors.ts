@@ -28,7 +28,8 @@ function unauthorizedHint(_error: UnauthorizedError, env: NodeJS.ProcessEnv): st
 
 /** A token refused for its scopes (docs/api.md "Token scopes") will not do better later: say what will. */
 function apiErrorHint(error: ApiError): string {
-  if (error.code === 'insufficient_scope') return 'use a token with that scope (`mailverify tokens create --scope …` with a token that has `account`, or `mailverify login`)';
+  if (error.code === 'insufficient_scope')
+    return 'use a token with that scope (`mailverify tokens create --scope …` with a token that has `account`, or `mailverify login`)';
   return 'try again later; --debug shows the requests';
 }
 

@@ -10,7 +10,10 @@ const TIMEOUT_MS = 5_000;
 
 async function latestFrom(url: string): Promise<string> {
   // The abbreviated document: dist-tags without every version's full manifest.
-  const response = await fetch(url, { headers: { accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const response = await fetch(url, {
+    headers: { accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8' },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   if (!response.ok) throw new Error(`the registry answered ${response.status}`);
   const body = (await response.json()) as { 'dist-tags'?: { latest?: unknown } };
   const latest = body['dist-tags']?.latest;

@@ -116,7 +116,12 @@ export function afterCommand(options: { json: boolean; quiet: boolean; env: Node
     const started = check && registry !== undefined;
     // Written before the child starts: runs meanwhile do not start checks of their own.
     writeState(path, { ...state, ...(notice === undefined ? {} : { lastNotice: now }), ...(started ? { lastCheck: now } : {}) });
-    if (started) spawn(process.execPath, [CHECKER, path, `${registry}/${PACKAGE_NAME}`], { detached: true, stdio: 'ignore', env: { ...process.env, MAILVERIFY_TOKEN: undefined } }).unref();
+    if (started)
+      spawn(process.execPath, [CHECKER, path, `${registry}/${PACKAGE_NAME}`], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, MAILVERIFY_TOKEN: undefined },
+      }).unref();
   } catch {
     // Nothing to say: see above.
   }

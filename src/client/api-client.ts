@@ -97,8 +97,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     deleteJob: (jobId) => send({ method: 'DELETE', path: `/v1/bulk-verify/${segment(jobId)}` }),
     account: () => send({ method: 'GET', path: '/v1/account' }),
-    login: (email, password) =>
-      send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),
+    login: (email, password) => send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),
     createToken: (name, grant = {}) => send({ method: 'POST', path: '/v1/tokens', body: { name, ...grant } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),

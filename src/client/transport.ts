@@ -1,14 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import {
-  ApiError,
-  apiErrorFor,
-  InvalidResponseError,
-  isTransient,
-  NetworkError,
-  TimeoutError,
-  type ProblemBody,
-} from './errors.js';
+import { ApiError, apiErrorFor, InvalidResponseError, isTransient, NetworkError, TimeoutError, type ProblemBody } from './errors.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from '../text/retry-after.js';
 import { VERSION } from '../version.js';
@@ -141,10 +133,11 @@ export function createTransport(options: TransportOptions): Transport {
       return withRetry(() => attempt<T>(spec, url, headers), {
         policy: options.retry,
         retryable: (error) => repeatable && isTransient(error),
-        requestedDelayMs: (error) =>
-          error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined,
+        requestedDelayMs: (error) => (error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined),
         onRetry: (error, delayMs, attemptNumber) => {
-          trace(`attempt ${attemptNumber} of ${spec.method} ${url} failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms`);
+          trace(
+            `attempt ${attemptNumber} of ${spec.method} ${url} failed (${error instanceof Error ? error.message : String(error)}); retrying in ${delayMs} ms`,
+          );
           options.onRetryWait?.(error, delayMs);
         },
         signal: options.signal,

@@ -6,7 +6,19 @@ import type { FromSchema } from 'json-schema-to-ts';
  * The bodies of the service's answers (docs/api.md "Resources"), field names as on the wire: derived
  * from the JSON schemas the service validates with (src/wire/contract.ts), never written twice.
  */
-export type { Account, BulkSubmission, CreateTokenRequest, CreatedToken, CreatedWebhook, JobProgress, JobStatus, LoginResponse, TokenInfo, WebhookInfo, WebhookTest } from '../wire/contract.js';
+export type {
+  Account,
+  BulkSubmission,
+  CreateTokenRequest,
+  CreatedToken,
+  CreatedWebhook,
+  JobProgress,
+  JobStatus,
+  LoginResponse,
+  TokenInfo,
+  WebhookInfo,
+  WebhookTest,
+} from '../wire/contract.js';
 export type { VerificationResult };
 
 /**

@@ -19,7 +19,11 @@ export type KeyringAccess = { keyring: Keyring } | { unavailable: string };
 const SERVICE = 'mailverify';
 
 interface EntryClass {
-  new (service: string, account: string, options?: { linux?: { store?: 'secret-service' | 'keyutils' } }): {
+  new (
+    service: string,
+    account: string,
+    options?: { linux?: { store?: 'secret-service' | 'keyutils' } },
+  ): {
     getPassword(): string | null;
     setPassword(password: string): void;
     deletePassword(): boolean;

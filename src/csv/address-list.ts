@@ -67,10 +67,14 @@ export async function readAddressList(source: ListSource, options: { precheck: b
     list.addresses.push(address);
   });
   if (withAt === 0) {
-    throw new CsvError(source.label, `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`, {
-      namesFile: true,
-      columnProblem: true,
-    });
+    throw new CsvError(
+      source.label,
+      `no addresses in column ${columnName(source)} of ${source.label} (${list.rows} ${list.rows === 1 ? 'row' : 'rows'} read)`,
+      {
+        namesFile: true,
+        columnProblem: true,
+      },
+    );
   }
   return list;
 }

@@ -76,10 +76,7 @@ function columnFromSpec(spec: string, firstRow: string[], plainText: boolean, fi
  * Finds the email column from the first rows of a list: the one asked for when given, else a header
  * name, else the column whose values look most like addresses.
  */
-export function findEmailColumn(
-  rows: string[][],
-  options: { column?: string; plainText: boolean; file: string },
-): EmailColumn {
+export function findEmailColumn(rows: string[][], options: { column?: string; plainText: boolean; file: string }): EmailColumn {
   const firstRow = rows[0];
   if (!firstRow) throw new CsvError(options.file, 'no rows: the file holds no addresses');
   if (options.column !== undefined) return columnFromSpec(options.column, firstRow, options.plainText, options.file);

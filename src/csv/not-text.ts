@@ -21,7 +21,11 @@ const SIGNATURES: Signature[] = [
   { bytes: [0xff, 0xfe], what: 'UTF-16 LE text (byte-order mark FF FE)', hint: saveAsUtf8('UTF-16') },
   { bytes: [0xfe, 0xff], what: 'UTF-16 BE text (byte-order mark FE FF)', hint: saveAsUtf8('UTF-16') },
   { bytes: [0x1f, 0x8b], what: 'a gzip-compressed file', hint: decompress('gunzip') },
-  { bytes: [0x50, 0x4b, 0x03, 0x04], what: 'a zip archive (an .xlsx workbook is one too)', hint: () => 'unzip it, or save the sheet as CSV UTF-8, and give that file' },
+  {
+    bytes: [0x50, 0x4b, 0x03, 0x04],
+    what: 'a zip archive (an .xlsx workbook is one too)',
+    hint: () => 'unzip it, or save the sheet as CSV UTF-8, and give that file',
+  },
   { bytes: [0x50, 0x4b, 0x05, 0x06], what: 'an empty zip archive', hint: () => 'give the CSV or text list itself' },
   { bytes: [0x42, 0x5a, 0x68], what: 'a bzip2-compressed file', hint: decompress('bunzip2') },
   { bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], what: 'an xz-compressed file', hint: decompress('unxz') },

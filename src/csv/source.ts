@@ -72,9 +72,7 @@ export function parserOptions(dialect: Dialect): ParseOptions {
     // Blank rows come through, so that line numbers stay the file's and the merge-back keeps them in place.
     skip_empty_lines: false,
   };
-  return dialect.kind === 'csv'
-    ? { ...common, delimiter: dialect.delimiter }
-    : { ...common, delimiter: NO_DELIMITER, quote: false };
+  return dialect.kind === 'csv' ? { ...common, delimiter: dialect.delimiter } : { ...common, delimiter: NO_DELIMITER, quote: false };
 }
 
 function delimiterOf(dialect: Dialect): string {

@@ -75,7 +75,11 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly CheckTarget[], o
   if (usable.length === 0) {
     const why = targets.map((target) => `${target.host}: ${'unusable' in target ? target.unusable : ''}`).join('; ');
     // Not a finding about port 25: it was never tried. DNS has its own line.
-    return { check, status: 'skipped', detail: `not tried: no mail host to try (${why || 'the resolver gave no MX host for the providers'}); fix DNS first, or name hosts with --mx-host` };
+    return {
+      check,
+      status: 'skipped',
+      detail: `not tried: no mail host to try (${why || 'the resolver gave no MX host for the providers'}); fix DNS first, or name hosts with --mx-host`,
+    };
   }
   const answers = await Promise.all(usable.map((target) => greeting(dial, target.address, options)));
   const answered = answers.findIndex((answer) => 'line' in answer);
@@ -88,7 +92,10 @@ async function diagnoseSmtpPort(dial: Dialer, targets: readonly CheckTarget[], o
     return problem(check, blockedPortReason(options.smtpPort, `no mail host answered (${failures})`));
   }
   // Resets and refusals from every well-known host are how many networks block the port too.
-  return problem(check, `no mail host answered: ${failures}; if this network blocks port ${options.smtpPort}, use --proxy or run where port ${options.smtpPort} is open`);
+  return problem(
+    check,
+    `no mail host answered: ${failures}; if this network blocks port ${options.smtpPort}, use --proxy or run where port ${options.smtpPort} is open`,
+  );
 }
 
 /** Each proxy of the pool, through its own dialer: one line, a problem if any proxy fails. */
@@ -110,17 +117,27 @@ async function diagnoseProxy(egresses: readonly Egress[], options: EngineOptions
       }
     }),
   );
-  return { check: 'proxy', status: findings.some((each) => each.status === 'problem') ? 'problem' : 'ok', detail: findings.map((each) => each.detail).join('; ') };
+  return {
+    check: 'proxy',
+    status: findings.some((each) => each.status === 'problem') ? 'problem' : 'ok',
+    detail: findings.map((each) => each.detail).join('; '),
+  };
 }
 
 async function diagnoseHelo(dns: DnsClient, heloName: string): Promise<Diagnosis> {
   const format = checkFormat(`helo@${heloName}`);
   if (!format.ok || format.addressLiteral !== null) {
-    return problem('helo', `"${heloName}" is not a fully-qualified domain name, and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`);
+    return problem(
+      'helo',
+      `"${heloName}" is not a fully-qualified domain name, and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`,
+    );
   }
   const answer = await dns.addresses(format.asciiDomain);
   if (!answer.ok) {
-    return problem('helo', `${heloName} has no A/AAAA record (DNS ${describeDnsFailure(answer.failure)}), and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`);
+    return problem(
+      'helo',
+      `${heloName} has no A/AAAA record (DNS ${describeDnsFailure(answer.failure)}), and many servers refuse such an EHLO; set --helo <name> to a name of this host with an A record`,
+    );
   }
   return ok('helo', `${heloName} resolves to ${answer.records.slice(0, 2).join(', ')}`);
 }
@@ -129,8 +146,12 @@ async function diagnoseMailFrom(dns: DnsClient, mailFrom: string): Promise<Diagn
   const format = checkFormat(mailFrom);
   if (!format.ok || format.addressLiteral !== null) return problem('mail from', `"${mailFrom}" is not an address with a domain; set --mail-from <address>`);
   const route = await findMailRoute(dns, format.asciiDomain);
-  if (route.kind === 'mx' || route.kind === 'implicit-mx') return ok('mail from', `${mailFrom}: its domain takes mail (${route.kind === 'mx' ? 'MX' : 'A/AAAA'})`);
-  return problem('mail from', `${mailFrom}: its domain takes no mail (${route.kind}), and many servers refuse senders they cannot answer; set --mail-from <address> at a domain of yours`);
+  if (route.kind === 'mx' || route.kind === 'implicit-mx')
+    return ok('mail from', `${mailFrom}: its domain takes mail (${route.kind === 'mx' ? 'MX' : 'A/AAAA'})`);
+  return problem(
+    'mail from',
+    `${mailFrom}: its domain takes no mail (${route.kind}), and many servers refuse senders they cannot answer; set --mail-from <address> at a domain of yours`,
+  );
 }
 
 /** Every engine-side check, in the order a user would fix them. */

@@ -5,7 +5,18 @@ import { Transcript } from './core/transcript.js';
 import type { NetworkStatus, NetworkWatch } from './net/network-status.js';
 import type { EngineHooks, EngineOptions, VerificationResult, Verifier, VerifyOptions } from './core/types.js';
 
-export type { Checks, EngineHooks, EngineOptions, SharedHostSlots, SmtpObserver, SmtpStatus, Verdict, VerificationResult, Verifier, VerifyOptions } from './core/types.js';
+export type {
+  Checks,
+  EngineHooks,
+  EngineOptions,
+  SharedHostSlots,
+  SmtpObserver,
+  SmtpStatus,
+  Verdict,
+  VerificationResult,
+  Verifier,
+  VerifyOptions,
+} from './core/types.js';
 export { NOTHING_CHECKED, VERDICTS } from './core/types.js';
 export { DEFAULT_ENGINE_OPTIONS, resolveEngineOptions } from './options.js';
 export { egressKey } from './net/egress-key.js';

@@ -32,9 +32,7 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
  * an address at it: a probe announces who we are and never borrows the target's identity.
  */
 export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): EngineOptions {
-  const given = Object.fromEntries(
-    Object.entries(partial).filter(([, value]) => value !== undefined),
-  ) as Partial<EngineOptions>;
+  const given = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined)) as Partial<EngineOptions>;
   const heloName = given.heloName ?? (hostname() || 'localhost');
   const options = {
     ...DEFAULT_ENGINE_OPTIONS,

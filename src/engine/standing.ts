@@ -56,12 +56,24 @@ function removalPage(zone: string): string {
 const sameName = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
 
 /** The address mail hosts see from this egress, and who said so; or why it is not known. */
-async function publicAddress(egress: Egress, targets: readonly CheckTarget[], options: EngineOptions): Promise<{ address: string; seenBy: string | null } | { unknown: string }> {
+async function publicAddress(
+  egress: Egress,
+  targets: readonly CheckTarget[],
+  options: EngineOptions,
+): Promise<{ address: string; seenBy: string | null } | { unknown: string }> {
   if (egress.proxy === null && egress.sourceAddress !== null && !isPrivateAddress(egress.sourceAddress)) return { address: egress.sourceAddress, seenBy: null };
   const usable = targets.filter((target): target is { host: string; address: string } => 'address' in target);
   if (usable.length === 0) return { unknown: 'no mail host to ask (fix DNS first, or name hosts with --mx-host)' };
   const dial = dialerFor(egress);
-  const session = { port: options.smtpPort, heloName: options.heloName, mailFrom: options.mailFrom, connectTimeoutMs: options.connectTimeoutMs, commandTimeoutMs: options.commandTimeoutMs, startTls: false, dial };
+  const session = {
+    port: options.smtpPort,
+    heloName: options.heloName,
+    mailFrom: options.mailFrom,
+    connectTimeoutMs: options.connectTimeoutMs,
+    commandTimeoutMs: options.commandTimeoutMs,
+    startTls: false,
+    dial,
+  };
   const answers = await Promise.all(
     usable.map((target) =>
       SmtpSession.introduce({ address: target.address, hostname: target.host }, session).then(
@@ -83,7 +95,12 @@ async function publicAddress(egress: Egress, targets: readonly CheckTarget[], op
   return { unknown: `no mail host said it back (asked ${asked.join('; ')})` };
 }
 
-async function blocklists(dns: DnsClient, address: string, subject: string, zones: readonly string[]): Promise<{ listed: Record<string, boolean>; finding: Omit<Diagnosis, 'check'> }> {
+async function blocklists(
+  dns: DnsClient,
+  address: string,
+  subject: string,
+  zones: readonly string[],
+): Promise<{ listed: Record<string, boolean>; finding: Omit<Diagnosis, 'check'> }> {
   const name = reversedName(address)!;
   const answers = await Promise.all(zones.map(async (zone) => ({ zone, answer: await askZone(dns, zone, name) })));
   const listed: Record<string, boolean> = {};
@@ -93,7 +110,10 @@ async function blocklists(dns: DnsClient, address: string, subject: string, zone
   for (const { zone, answer } of answers) {
     if (answer.listed === null) {
       if (answer.answers.includes(IP_QUERIES_REFUSED)) domainLists.push(zone);
-      else unsure.push(`${zone} gave no answer (${answer.answers.length > 0 ? `${answer.answers.join(', ')}: the list refuses the query, as lists do when asked through a public or shared resolver or over their free limit; ask through a resolver of your own` : answer.failure})`);
+      else
+        unsure.push(
+          `${zone} gave no answer (${answer.answers.length > 0 ? `${answer.answers.join(', ')}: the list refuses the query, as lists do when asked through a public or shared resolver or over their free limit; ask through a resolver of your own` : answer.failure})`,
+        );
       continue;
     }
     listed[zone] = answer.listed;
@@ -101,7 +121,8 @@ async function blocklists(dns: DnsClient, address: string, subject: string, zone
   }
   const notes = [...unsure, ...(domainLists.length > 0 ? [`${domainLists.join(', ')} list${domainLists.length === 1 ? 's' : ''} domains, not addresses`] : [])];
   const also = notes.length > 0 ? `; ${notes.join('; ')}` : '';
-  if (on.length > 0) return { listed, finding: { status: 'problem', detail: `${subject} is listed in ${on.join('; ')}. Providers that use a list refuse mail from it${also}` } };
+  if (on.length > 0)
+    return { listed, finding: { status: 'problem', detail: `${subject} is listed in ${on.join('; ')}. Providers that use a list refuse mail from it${also}` } };
   const clear = Object.keys(listed);
   if (clear.length === 0) return { listed, finding: { status: 'skipped', detail: `${subject}: no list answered${also}` } };
   return { listed, finding: { status: 'ok', detail: `${subject} is on none of ${clear.join(', ')}${also}` } };
@@ -112,7 +133,8 @@ async function reverseDns(dns: DnsClient, address: string, heloName: string): Pr
   const ptr = await dns.ptr(reverseDnsName(address)!);
   const setPtr = `ask your provider (whoever owns ${address}) to set a PTR for ${address} to a name that resolves back to it, such as your HELO name ${heloName}`;
   if (!ptr.ok) {
-    if (!isDefiniteFailure(ptr.failure)) return { names: [], finding: { status: 'skipped', detail: `${address}: the PTR lookup failed (DNS ${describeDnsFailure(ptr.failure)})` } };
+    if (!isDefiniteFailure(ptr.failure))
+      return { names: [], finding: { status: 'skipped', detail: `${address}: the PTR lookup failed (DNS ${describeDnsFailure(ptr.failure)})` } };
     return { names: [], finding: { status: 'problem', detail: `${address} has no PTR record, and many servers refuse mail from such an address; ${setPtr}` } };
   }
   const names = ptr.records;
@@ -125,7 +147,10 @@ async function reverseDns(dns: DnsClient, address: string, heloName: string): Pr
   });
   return {
     names,
-    finding: { status: 'problem', detail: `${address}'s PTR does not resolve back to it (${where.join('; ')}); ${setPtr}, or give ${names[0]} an A record for ${address}` },
+    finding: {
+      status: 'problem',
+      detail: `${address}'s PTR does not resolve back to it (${where.join('; ')}); ${setPtr}, or give ${names[0]} an A record for ${address}`,
+    },
   };
 }
 

@@ -70,7 +70,9 @@ export async function openServiceParts(
   const sharing = shareHostSlots(store.hostSlots, { holder: joined.id, standing: joined });
   const engine = createVerifier(engineOptions, { observer: metrics?.smtp, sharedHostSlots: sharing.take, egressBenches: store.egressBenches });
   const reusing = options.reuse
-    ? reusingResults(engine, store.resultCache, options.reuse, (error) => log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'))
+    ? reusingResults(engine, store.resultCache, options.reuse, (error) =>
+        log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'),
+      )
     : engine;
   const verifier = speakingToApiUsers(reusing);
   if (metrics) {

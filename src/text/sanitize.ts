@@ -13,8 +13,9 @@
  * embeddings, overrides and isolates (which reorder what follows them on the line), and lone
  * surrogates (not text at all).
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE_FOR_TERMINAL =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `\x1b` for the controls that fit two hex digits, `\u{2028}` for the rest: visible, and what a programmer expects. */
 function visible(character: string): string {

@@ -56,7 +56,7 @@ export const verificationResultSchema = {
       type: 'string',
       format: 'date-time',
       description:
-        'When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh: exact when your own request found it, the day (UTC midnight) when another account\'s did.',
+        "When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh: exact when your own request found it, the day (UTC midnight) when another account's did.",
     },
   },
 } as const;
@@ -64,7 +64,8 @@ export const verificationResultSchema = {
 /** `"explain": true` on `POST /v1/verify`: the result carries `details`, how its verdict was reached. */
 export const explainProperty = {
   type: 'boolean',
-  description: 'Answer with `details`: the mail hosts tried, the egress, every SMTP line sent and received with its time (ms from the start), and what was reused. Single verifications only.',
+  description:
+    'Answer with `details`: the mail hosts tried, the egress, every SMTP line sent and received with its time (ms from the start), and what was reused. Single verifications only.',
 } as const;
 
 /** `details` of an explained result (src/engine/core/transcript.ts): this request's own dialogue, nothing of anyone else's. */
@@ -76,7 +77,12 @@ export const explanationSchema = {
     mxHosts: {
       type: 'array',
       description: "The domain's mail hosts in preference order, as resolved.",
-      items: { type: 'object', required: ['host', 'address'], additionalProperties: false, properties: { host: { type: 'string' }, address: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['host', 'address'],
+        additionalProperties: false,
+        properties: { host: { type: 'string' }, address: { type: 'string' } },
+      },
     },
     connections: {
       type: 'array',
@@ -98,7 +104,11 @@ export const explanationSchema = {
         properties: { ms: { type: 'integer' }, dir: { type: 'string', enum: ['sent', 'received'] }, line: { type: 'string' } },
       },
     },
-    notes: { type: 'array', items: { type: 'string' }, description: 'What was reused rather than asked now (a recent verdict, the domain\'s catch-all finding).' },
+    notes: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "What was reused rather than asked now (a recent verdict, the domain's catch-all finding).",
+    },
   },
 } as const;
 
@@ -117,7 +127,7 @@ export const bulkRequestSchema = {
   additionalProperties: false,
   properties: {
     emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
-    name: { type: 'string', maxLength: 200, description: 'What to call the job (the CLI sends the list\'s file name); shown in progress and the dashboard.' },
+    name: { type: 'string', maxLength: 200, description: "What to call the job (the CLI sends the list's file name); shown in progress and the dashboard." },
     fresh: freshProperty,
   },
 } as const;
@@ -189,7 +199,10 @@ export const accountBodySchema = {
   properties: {
     email: { type: 'string' },
     balance: { type: 'integer' },
-    refundUnknown: { type: 'boolean', description: 'This service gives back the tokens of `unknown` results (when a job completes; a single verification at once).' },
+    refundUnknown: {
+      type: 'boolean',
+      description: 'This service gives back the tokens of `unknown` results (when a job completes; a single verification at once).',
+    },
     rateLimit: {
       type: 'object',
       required: ['limit', 'windowSeconds'],
@@ -203,7 +216,7 @@ export const accountBodySchema = {
       description: 'The token this request was sent with: what it may do and until when.',
       properties: {
         kind: { type: 'string', enum: ['api', 'login'], description: '`api`: an `mv_` token; `login`: a JWT from /v1/auth/login (every scope).' },
-        id: { type: ['string', 'null'], description: 'The API token\'s id; null for a login.' },
+        id: { type: ['string', 'null'], description: "The API token's id; null for a login." },
         name: { type: ['string', 'null'] },
         scopes: scopesSchema,
         expiresAt: { type: ['string', 'null'], format: 'date-time' },
@@ -308,9 +321,9 @@ export const webhookAttemptSchema = {
   required: ['eventId', 'at', 'status', 'latencyMs', 'error'],
   additionalProperties: false,
   properties: {
-    eventId: { type: 'string', description: 'The event\'s `webhook-id`.' },
+    eventId: { type: 'string', description: "The event's `webhook-id`." },
     at: { type: 'string', format: 'date-time' },
-    status: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when there was none.' },
+    status: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when there was none." },
     latencyMs: { type: 'integer' },
     error: { type: ['string', 'null'], description: 'Why there was no status (refused, timed out, cut off).' },
   },
@@ -322,7 +335,10 @@ export const webhookInfoSchema = {
   additionalProperties: false,
   properties: {
     ...webhookFields,
-    disabled: { type: 'boolean', description: 'True once the receiver answered 410 Gone, or no delivery to it succeeded for 5 days: nothing more is sent to it.' },
+    disabled: {
+      type: 'boolean',
+      description: 'True once the receiver answered 410 Gone, or no delivery to it succeeded for 5 days: nothing more is sent to it.',
+    },
     disabledReason: { type: ['string', 'null'], description: 'Why the endpoint was disabled, in words; null while it is not.' },
     attempts: { type: 'array', items: webhookAttemptSchema, description: 'The newest attempts first (at most 5).' },
   },

@@ -47,7 +47,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('mailverify admin (built binary, temp data dir)', () => {
   it('adds users with credits, a rate limit and a password read from stdin', async () => {
-    const added = await admin(['--data-dir', dataDir, 'user', 'add', 'bob@example.test', '--credits', '7', '--rate-limit', '50', '--password-stdin', '--json'], 'hunter2 with spaces\n');
+    const added = await admin(
+      ['--data-dir', dataDir, 'user', 'add', 'bob@example.test', '--credits', '7', '--rate-limit', '50', '--password-stdin', '--json'],
+      'hunter2 with spaces\n',
+    );
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ email: 'bob@example.test', balance: 7, rateLimit: { limit: 50, windowSeconds: 1 }, hasPassword: true });
@@ -144,7 +147,9 @@ describe('mailverify admin (built binary, temp data dir)', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => admin(['credits', 'add', 'bob@example.test', '1'])));
     expect(results.map((result) => result.code)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(balanceOf()).toBe(before + 6);
-    const ledger = holder.prepare('SELECT SUM(delta) AS total FROM ledger JOIN users ON users.id = ledger.user_id WHERE email = ?').get('bob@example.test') as { total: number };
+    const ledger = holder.prepare('SELECT SUM(delta) AS total FROM ledger JOIN users ON users.id = ledger.user_id WHERE email = ?').get('bob@example.test') as {
+      total: number;
+    };
     expect(ledger.total).toBe(before + 6);
     holder.close();
   });

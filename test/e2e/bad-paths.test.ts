@@ -128,9 +128,13 @@ describe('serve, worker and bulk submit --local with a provider rules file that 
     writeFileSync(list, 'email\nann@example.test\n');
     const file = rules();
     const dataDir = join(root, 'rules-data');
-    const outcome = await runBounded(['bulk', 'submit', list, '--local', '--data-dir', dataDir, '--provider-rules', file], { env: { CI: '1', MAILVERIFY_CONFIG_DIR: join(root, 'rules-config') } });
+    const outcome = await runBounded(['bulk', 'submit', list, '--local', '--data-dir', dataDir, '--provider-rules', file], {
+      env: { CI: '1', MAILVERIFY_CONFIG_DIR: join(root, 'rules-config') },
+    });
     expect(outcome.code, outcome.stderr).toBe(2);
-    expect(outcome.stderr.trim().split('\n').at(-1)).toBe(`mailverify: provider rules ${file} line 4: "example.test".rcptsPerSession: must be a whole number from 1 to 1000`);
+    expect(outcome.stderr.trim().split('\n').at(-1)).toBe(
+      `mailverify: provider rules ${file} line 4: "example.test".rcptsPerSession: must be a whole number from 1 to 1000`,
+    );
     expect(existsSync(dataDir)).toBe(false);
   });
 
@@ -249,7 +253,11 @@ describe('input and output paths of bulk', () => {
     const before = await balance();
     const outputDir = join(root, 'out-dir');
     mkdirSync(outputDir);
-    expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', outputDir, '--format', 'csv'])), outputDir, 'cannot write');
+    expectOneLineExit2(
+      asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', outputDir, '--format', 'csv'])),
+      outputDir,
+      'cannot write',
+    );
     expect(readdirSync(outputDir)).toEqual([]);
     const nowhere = join(root, 'missing-dir', 'out.csv');
     expectOneLineExit2(asOutcome(await cli.run(['bulk', 'submit', list, '--wait', '--quiet', '--output', nowhere])), nowhere, 'no such file');

@@ -43,8 +43,16 @@ function login(service: RunningService, client: string, password: string) {
 }
 
 /** The Set-Cookie lines of a dashboard page fetched as through the proxy. */
-async function setCookies(service: RunningService, path: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<string[]> {
-  const response = await request(new URL(path, service.baseUrl), { method: options.method ?? 'GET', headers: { ...forwardedFor(OWNER), ...options.headers }, body: options.body });
+async function setCookies(
+  service: RunningService,
+  path: string,
+  options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {},
+): Promise<string[]> {
+  const response = await request(new URL(path, service.baseUrl), {
+    method: options.method ?? 'GET',
+    headers: { ...forwardedFor(OWNER), ...options.headers },
+    body: options.body,
+  });
   await response.body.dump();
   return [response.headers['set-cookie'] ?? []].flat();
 }

@@ -29,8 +29,16 @@ function resultAt(index: number): VerificationResult {
     reason: `stored result ${index}`,
     reasonCode: verdict === 'valid' ? 'accepted' : 'timeout',
     checks: {
-      format: true, domainExists: true, hasMx: true, domainReachable: false, smtpStatus: verdict === 'valid' ? 'valid' : 'unknown',
-      isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: verdict === 'catch_all',
+      format: true,
+      domainExists: true,
+      hasMx: true,
+      domainReachable: false,
+      smtpStatus: verdict === 'valid' ? 'valid' : 'unknown',
+      isDisposable: false,
+      isRole: false,
+      isBlacklisted: false,
+      isKnownProvider: false,
+      isCatchAll: verdict === 'catch_all',
     },
   };
 }
@@ -56,7 +64,10 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
       const user = await store.accounts.createUser({ email: 'big@example.test', passwordHash: null, balance: TOTAL, rateLimit: 10_000, rateWindowSeconds: 1 });
       token = generateApiToken();
       await store.tokens.createApiToken(user.id, 'test', hashApiToken(token));
-      const created = await store.jobs.createJob(user.id, expected.map((result) => result.email));
+      const created = await store.jobs.createJob(
+        user.id,
+        expected.map((result) => result.email),
+      );
       if (!created.ok) throw new Error('the job was not created');
       jobId = created.jobId;
       for (;;) {
@@ -76,10 +87,10 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
     await place?.close();
   });
 
-  it('answers every result in job order, in the contract\'s shape, with peak memory growing by less than the body', async () => {
+  it("answers every result in job order, in the contract's shape, with peak memory growing by less than the body", async () => {
     // Warm up: the same 50,000 rows through the same code, in pages of 5,000, so that what is
     // measured next is what one answer of the whole list costs, not a process's first heavy work.
-    for (let cursor: string | null = ''; cursor !== null; ) {
+    for (let cursor: string | null = ''; cursor !== null;) {
       const page = await get(`?limit=5000${cursor === '' ? '' : `&cursor=${cursor}`}`);
       expect(page.status).toBe(200);
       cursor = page.body.next_cursor;
@@ -136,7 +147,10 @@ describe.each(STORE_KINDS)('the results of a 50,000-address job on the $name sto
       const env = { HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token };
       const cli = await runCli(['--debug', 'bulk', 'results', jobId, '--format', 'ndjson'], { env });
       expect(cli.code, cli.stderr).toBe(0);
-      const lines = cli.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as VerificationResult);
+      const lines = cli.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as VerificationResult);
       expect(lines.map((line) => line.email)).toEqual(expected.map((result) => result.email));
       // --debug traces each request: `GET <url> [headers] → 200 in N ms`.
       const pageRequests = cli.stderr.split('\n').filter((line) => /GET \S+\/v1\/bulk-verify\/[^/\s?]+\?limit=5000\S* .*→ 200/.test(line));

@@ -103,7 +103,7 @@ async function resultsOf(api: () => RunningService, token: string, jobId: string
   return results;
 }
 
-describe.skipIf(missing('test/e2e/chaos.test.ts', 'PostgreSQL\'s server programs', serverBinDir() ? undefined : 'none installed'))('chaos on PostgreSQL', () => {
+describe.skipIf(missing('test/e2e/chaos.test.ts', "PostgreSQL's server programs", serverBinDir() ? undefined : 'none installed'))('chaos on PostgreSQL', () => {
   it('a job survives killed workers, database restarts and an API restart: every result once, charged once, one webhook', { timeout: 240_000 }, async () => {
     cluster = await startCluster();
     const first = await startService({ databaseUrl: cluster.url, engineArgs: [...engineArgs, '--no-worker'], env: WEBHOOKS });

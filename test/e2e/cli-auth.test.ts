@@ -41,7 +41,15 @@ async function sandbox(): Promise<CliSandbox> {
 function runInTerminal(cli: CliSandbox, args: string[], answers: [prompt: string, typed: string][]): Promise<{ screen: string; code: number | null }> {
   const command = [process.execPath, BIN, ...args].map((part) => `'${part}'`).join(' ');
   // Not in CI, whatever runs the tests: CI means nobody types, and the CLI then never asks.
-  const env = { ...process.env, CI: '', NO_COLOR: '1', MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_CONFIG_DIR: cli.configDir, DBUS_SESSION_BUS_ADDRESS: '' };
+  const env = {
+    ...process.env,
+    CI: '',
+    NO_COLOR: '1',
+    MAILVERIFY_TOKEN: '',
+    MAILVERIFY_BASE_URL: service.baseUrl,
+    MAILVERIFY_CONFIG_DIR: cli.configDir,
+    DBUS_SESSION_BUS_ADDRESS: '',
+  };
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -183,7 +191,14 @@ describe('login --email --password-stdin', () => {
 
   it.skipIf(!hasScript)('on a terminal asks for email and password, never echoing the password', async () => {
     const cli = await sandbox();
-    const { screen, code } = await runInTerminal(cli, ['login'], [['Email: ', EMAIL], ['Password: ', PASSWORD]]);
+    const { screen, code } = await runInTerminal(
+      cli,
+      ['login'],
+      [
+        ['Email: ', EMAIL],
+        ['Password: ', PASSWORD],
+      ],
+    );
     expect(code, screen).toBe(0);
     expect(screen).toContain(EMAIL);
     expect(screen).toContain(`Logged in to ${service.baseUrl} as ${EMAIL}`);
@@ -210,7 +225,10 @@ describe('login --email --password-stdin', () => {
     const cli = await sandbox();
     expect((await cli.run(['login', '--email', EMAIL, '--password', PASSWORD])).code).toBe(2);
     // No flag of any command takes a token: not login's, not a global one.
-    for (const args of [['login', '--token', adminToken], ['--token', adminToken, 'whoami']]) {
+    for (const args of [
+      ['login', '--token', adminToken],
+      ['--token', adminToken, 'whoami'],
+    ]) {
       const refused = await cli.run(args);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/unknown option '--token'/);

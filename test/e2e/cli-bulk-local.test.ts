@@ -41,7 +41,16 @@ function run(args: string[], options: { stdin?: string; interruptWhen?: () => bo
     const own = options.env ?? { MAILVERIFY_LOCAL_DATA_DIR: join(dir, 'data') };
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: '1', MAILVERIFY_DATA_DIR: '', MAILVERIFY_LOCAL_DATA_DIR: '', XDG_DATA_HOME: '', MAILVERIFY_CONFIG_DIR: join(dir, 'config'), MAILVERIFY_TOKEN: '', ...own },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        MAILVERIFY_DATA_DIR: '',
+        MAILVERIFY_LOCAL_DATA_DIR: '',
+        XDG_DATA_HOME: '',
+        MAILVERIFY_CONFIG_DIR: join(dir, 'config'),
+        MAILVERIFY_TOKEN: '',
+        ...own,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -69,8 +78,23 @@ beforeAll(async () => {
   const slowMailboxes = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`).filter(valid);
   quick = await startSmtpServer({ host: QUICK_HOST, port, mailboxes: ['ann@quick.local.test', 'bob@quick.local.test'] });
   slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes: slowMailboxes, replyDelayMs: SLOW_REPLY_MS });
-  dns = await startDnsServer({ ...mxZones('quick.local.test', { 'mx.quick.local.test': QUICK_HOST }), ...mxZones('slow.local.test', { 'mx.slow.local.test': SLOW_HOST }) });
-  engineArgs = ['--local', '--dns-server', dns.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0', '--dnsbl-zone', 'dnsbl.test'];
+  dns = await startDnsServer({
+    ...mxZones('quick.local.test', { 'mx.quick.local.test': QUICK_HOST }),
+    ...mxZones('slow.local.test', { 'mx.slow.local.test': SLOW_HOST }),
+  });
+  engineArgs = [
+    '--local',
+    '--dns-server',
+    dns.server,
+    '--smtp-port',
+    String(port),
+    '--allow-private-networks',
+    '--no-web-check',
+    '--greylist-retry',
+    '0',
+    '--dnsbl-zone',
+    'dnsbl.test',
+  ];
 });
 
 beforeEach(async () => {
@@ -87,7 +111,8 @@ afterAll(async () => {
 describe('bulk submit --local', () => {
   it('cleans a quirky CSV in place: every row with its verdict, a duplicate asked once, no service, no token', async () => {
     // BOM, `;`, CRLF, a quoted newline, a blank line, a duplicate by case, a syntax-invalid row.
-    const csv = '\uFEFFname;email\r\n"Ann\r\nSmith";ann@quick.local.test\r\nBob;bob@quick.local.test\r\n\r\nCarl;carl@quick.local.test\r\nANN again;ANN@quick.local.test\r\nBroken;not-an-address\r\n';
+    const csv =
+      '\uFEFFname;email\r\n"Ann\r\nSmith";ann@quick.local.test\r\nBob;bob@quick.local.test\r\n\r\nCarl;carl@quick.local.test\r\nANN again;ANN@quick.local.test\r\nBroken;not-an-address\r\n';
     await writeFile(join(dir, 'contacts.csv'), csv);
     const result = await run(['bulk', 'submit', 'contacts.csv', ...engineArgs, '--output', 'contacts.cleaned.csv']);
     expect(result.code, result.stderr).toBe(0);
@@ -114,72 +139,83 @@ describe('bulk submit --local', () => {
       stdin: 'ann@quick.local.test\ncarl@quick.local.test\n',
     });
     expect(result.code, result.stderr).toBe(3);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; result: string; row: number });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; result: string; row: number });
     expect(lines.map(({ email, result: verdict, row }) => [email, verdict, row])).toEqual([
       ['ann@quick.local.test', 'valid', 1],
       ['carl@quick.local.test', 'invalid', 2],
     ]);
   });
 
-  it('stops on Ctrl-C with the command that resumes; the same command goes on without asking again; a changed file is a new job', { timeout: 120_000 }, async () => {
-    const emails = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`);
-    await writeFile(join(dir, 'slow.txt'), `${emails.join('\n')}\n`);
-    const args = ['bulk', 'submit', 'slow.txt', ...engineArgs, '--output', 'slow.csv'];
-    const stopped = await run(args, { interruptWhen: () => slow.rcptCount() >= 60 });
-    expect(stopped.code, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/resume with: mailverify bulk submit slow\.txt --local .*--output slow\.csv/);
-    const askedBefore = new Map(emails.map((email) => [email, slow.rcptCount(email)]));
-    expect([...askedBefore.values()].filter((count) => count > 0).length).toBeGreaterThanOrEqual(60);
+  it(
+    'stops on Ctrl-C with the command that resumes; the same command goes on without asking again; a changed file is a new job',
+    { timeout: 120_000 },
+    async () => {
+      const emails = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`);
+      await writeFile(join(dir, 'slow.txt'), `${emails.join('\n')}\n`);
+      const args = ['bulk', 'submit', 'slow.txt', ...engineArgs, '--output', 'slow.csv'];
+      const stopped = await run(args, { interruptWhen: () => slow.rcptCount() >= 60 });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(stopped.stderr).toMatch(/resume with: mailverify bulk submit slow\.txt --local .*--output slow\.csv/);
+      const askedBefore = new Map(emails.map((email) => [email, slow.rcptCount(email)]));
+      expect([...askedBefore.values()].filter((count) => count > 0).length).toBeGreaterThanOrEqual(60);
 
-    const resumed = await run(args);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const rows = (await readFile(join(dir, 'slow.csv'), 'utf8')).trim().split('\n').slice(1);
-    expect(rows).toHaveLength(400);
-    for (const [index, row] of rows.entries()) expect(row.split(',')[1], row).toBe(valid(emails[index]!) ? 'valid' : 'invalid');
-    // What was answered and stored before the stop is not asked again (at most the answers in flight at the stop).
-    const againAfterResume = emails.filter((email) => askedBefore.get(email)! > 0 && slow.rcptCount(email) > askedBefore.get(email)!);
-    expect(againAfterResume.length).toBeLessThanOrEqual(5);
-    expect(emails.filter((email) => slow.rcptCount(email) === 0)).toEqual([]);
+      const resumed = await run(args);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const rows = (await readFile(join(dir, 'slow.csv'), 'utf8')).trim().split('\n').slice(1);
+      expect(rows).toHaveLength(400);
+      for (const [index, row] of rows.entries()) expect(row.split(',')[1], row).toBe(valid(emails[index]!) ? 'valid' : 'invalid');
+      // What was answered and stored before the stop is not asked again (at most the answers in flight at the stop).
+      const againAfterResume = emails.filter((email) => askedBefore.get(email)! > 0 && slow.rcptCount(email) > askedBefore.get(email)!);
+      expect(againAfterResume.length).toBeLessThanOrEqual(5);
+      expect(emails.filter((email) => slow.rcptCount(email) === 0)).toEqual([]);
 
-    await writeFile(join(dir, 'slow.txt'), `${emails.slice(0, 10).join('\n')}\n`);
-    const changed = await run(args);
-    expect(changed.code, changed.stderr).toBe(0);
-    expect(changed.stderr).toMatch(/changed since its last run .*: starting a new job/);
-  });
+      await writeFile(join(dir, 'slow.txt'), `${emails.slice(0, 10).join('\n')}\n`);
+      const changed = await run(args);
+      expect(changed.code, changed.stderr).toBe(0);
+      expect(changed.stderr).toMatch(/changed since its last run .*: starting a new job/);
+    },
+  );
 
-  it('keeps to a data dir of its own and works only its own job: a service\'s pending job on the default data dir is left alone', { timeout: 120_000 }, async () => {
-    // HOME at a temporary directory for both: `serve` on the OS default data dir, the local run with no data dir given.
-    const home = join(dir, 'home');
-    const defaultDataDir = join(home, '.local', 'share', 'mailverify');
-    await mkdir(join(home, '.local', 'share'), { recursive: true });
-    const homeEnv = { HOME: home };
-    const service = await startService({ dataDir: defaultDataDir, env: { ...homeEnv, XDG_DATA_HOME: '' }, engineArgs: ['--no-worker'] });
-    try {
-      const token = await service.createUser('customer@example.test', { credits: 10 });
-      const theirs = ['ann@quick.local.test', 'carl@quick.local.test'];
-      const submitted = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails: theirs } });
-      expect(submitted.status).toBe(200);
-      const jobId = submitted.body.jobId as string;
+  it(
+    "keeps to a data dir of its own and works only its own job: a service's pending job on the default data dir is left alone",
+    { timeout: 120_000 },
+    async () => {
+      // HOME at a temporary directory for both: `serve` on the OS default data dir, the local run with no data dir given.
+      const home = join(dir, 'home');
+      const defaultDataDir = join(home, '.local', 'share', 'mailverify');
+      await mkdir(join(home, '.local', 'share'), { recursive: true });
+      const homeEnv = { HOME: home };
+      const service = await startService({ dataDir: defaultDataDir, env: { ...homeEnv, XDG_DATA_HOME: '' }, engineArgs: ['--no-worker'] });
+      try {
+        const token = await service.createUser('customer@example.test', { credits: 10 });
+        const theirs = ['ann@quick.local.test', 'carl@quick.local.test'];
+        const submitted = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails: theirs } });
+        expect(submitted.status).toBe(200);
+        const jobId = submitted.body.jobId as string;
 
-      await writeFile(join(dir, 'mine.txt'), 'bob@quick.local.test\n');
-      const local = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--format', 'ndjson'], { env: homeEnv });
-      expect(local.code, local.stderr).toBe(0);
-      expect(local.stdout).toContain('"result":"valid"');
-      // Its work is in the `local` folder of the OS data dir, private.
-      const ownDir = join(defaultDataDir, 'local');
-      expect(JSON.parse(await readFile(join(ownDir, 'local-runs.json'), 'utf8'))).toHaveProperty([join(dir, 'mine.txt')]);
-      expect((await stat(ownDir)).mode & 0o777).toBe(0o700);
+        await writeFile(join(dir, 'mine.txt'), 'bob@quick.local.test\n');
+        const local = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--format', 'ndjson'], { env: homeEnv });
+        expect(local.code, local.stderr).toBe(0);
+        expect(local.stdout).toContain('"result":"valid"');
+        // Its work is in the `local` folder of the OS data dir, private.
+        const ownDir = join(defaultDataDir, 'local');
+        expect(JSON.parse(await readFile(join(ownDir, 'local-runs.json'), 'utf8'))).toHaveProperty([join(dir, 'mine.txt')]);
+        expect((await stat(ownDir)).mode & 0o777).toBe(0o700);
 
-      // Given the service's data dir on purpose, it still works its own job only.
-      const given = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--data-dir', defaultDataDir, '--format', 'ndjson'], { env: homeEnv });
-      expect(given.code, given.stderr).toBe(0);
+        // Given the service's data dir on purpose, it still works its own job only.
+        const given = await run(['bulk', 'submit', 'mine.txt', ...engineArgs, '--data-dir', defaultDataDir, '--format', 'ndjson'], { env: homeEnv });
+        expect(given.code, given.stderr).toBe(0);
 
-      expect(await jobProgress(service.baseUrl, jobId, token)).toMatchObject({ status: 'processing', processed: 0 });
-      for (const email of theirs) expect(quick.rcptCount(email)).toBe(0);
-    } finally {
-      await service.stop();
-    }
-  });
+        expect(await jobProgress(service.baseUrl, jobId, token)).toMatchObject({ status: 'processing', processed: 0 });
+        for (const email of theirs) expect(quick.rcptCount(email)).toBe(0);
+      } finally {
+        await service.stop();
+      }
+    },
+  );
 
   it('two local runs at once both keep their resume entries', { timeout: 120_000 }, async () => {
     const lists = ['first.txt', 'second.txt'];
@@ -222,7 +258,11 @@ describe('bulk submit - --local: its copy of stdin', () => {
   it('is removed at Ctrl-C while verifying and while stdin is still being read', { timeout: 60_000 }, async () => {
     const { tmp, env } = await withTmp();
     const emails = Array.from({ length: 200 }, (_, index) => `p${index}@slow.local.test`);
-    const verifying = await run(['bulk', 'submit', '-', ...engineArgs, '--format', 'ndjson'], { stdin: `${emails.join('\n')}\n`, env, interruptWhen: () => slow.rcptCount() >= 10 });
+    const verifying = await run(['bulk', 'submit', '-', ...engineArgs, '--format', 'ndjson'], {
+      stdin: `${emails.join('\n')}\n`,
+      env,
+      interruptWhen: () => slow.rcptCount() >= 10,
+    });
     expect(verifying.code, verifying.stderr).toBe(130);
     expect(await readdir(tmp)).toEqual([]);
 

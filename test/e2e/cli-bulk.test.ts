@@ -18,7 +18,22 @@ const VALID = [`alice@${MAIL_DOMAIN}`, `bob@${MAIL_DOMAIN}`] as const;
 /** A domain whose DNS answers only after a while: its jobs stay `processing` long enough to observe. */
 const SLOW_DOMAIN = 'slow.test';
 const SLOW_DNS_MS = 10_000;
-const RESULT_COLUMNS = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_COLUMNS = [
+  'result',
+  'reason',
+  'reason_code',
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+  'suggestion',
+];
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
@@ -221,7 +236,10 @@ async function startCuttingProxy(drop: number): Promise<CuttingProxy> {
       if (cutAnswer) client.destroy();
       else client.write(chunk);
     });
-    for (const [socket, other] of [[client, server], [server, client]] as const) {
+    for (const [socket, other] of [
+      [client, server],
+      [server, client],
+    ] as const) {
       socket.on('error', () => other.destroy());
       socket.on('close', () => other.destroy());
     }

@@ -14,14 +14,20 @@ const absent = missing('test/e2e/cli-explain.test.ts', 'the Postfix fixture', aw
 /** A sender postgrey has not seen (it greylists by sender too), as test/integration/postfix.test.ts does. */
 const engineArgs = () => [
   '--local',
-  '--dns-server', DNS_SERVER,
-  '--smtp-port', '25',
+  '--dns-server',
+  DNS_SERVER,
+  '--smtp-port',
+  '25',
   '--allow-private-networks',
   '--no-web-check',
-  '--dnsbl-zone', 'dnsbl.test',
-  '--helo', 'probe.verifier.test',
-  '--mail-from', `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
-  '--greylist-retry', '0',
+  '--dnsbl-zone',
+  'dnsbl.test',
+  '--helo',
+  'probe.verifier.test',
+  '--mail-from',
+  `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
+  '--greylist-retry',
+  '0',
 ];
 
 interface Explained {

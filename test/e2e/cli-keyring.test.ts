@@ -105,7 +105,9 @@ describe.skipIf(noSecretService)('the OS keyring', () => {
     const login = await cli.run(['login', '--with-token'], { stdin: token });
     expect(login.code, login.stderr).toBe(0);
     const warnings = login.stderr.split('\n').filter((line) => line.startsWith('mailverify: warning:'));
-    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^mailverify: warning: no OS keyring \\(.+\\), so the token is stored in ${cli.configPath}, readable only by you$`))]);
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^mailverify: warning: no OS keyring \\(.+\\), so the token is stored in ${cli.configPath}, readable only by you$`)),
+    ]);
     expect(await cli.config()).toEqual({ profiles: { default: { baseUrl: service.baseUrl, token } } });
     // Said even with --quiet, which silences the rest.
     const quiet = await cli.run(['--quiet', 'login', '--with-token'], { stdin: token });

@@ -22,8 +22,22 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const local = (dns: DnsFixture) => ['--local', '--dns-server', dns.server, '--allow-private-networks', '--no-web-check', '--dnsbl-zone', 'dnsbl.test', '--dns-timeout', '1000'];
-const reasonCodes = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { reasonCode: string }).reasonCode);
+const local = (dns: DnsFixture) => [
+  '--local',
+  '--dns-server',
+  dns.server,
+  '--allow-private-networks',
+  '--no-web-check',
+  '--dnsbl-zone',
+  'dnsbl.test',
+  '--dns-timeout',
+  '1000',
+];
+const reasonCodes = async (path: string) =>
+  (await readFile(path, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { reasonCode: string }).reasonCode);
 
 describe('bulk submit --local after the network is fixed', () => {
   it('asks again what this machine could not verify, and --fresh resumes nothing', { timeout: 60_000 }, async () => {

@@ -15,7 +15,22 @@ import { MAIL_DOMAIN, MISSING_DOMAIN } from '../support/service-app.js';
 const ALICE = `alice@${MAIL_DOMAIN}`;
 const BOB = `bob@${MAIL_DOMAIN}`;
 const CAROL = `carol@${MAIL_DOMAIN}`;
-const RESULT_COLUMNS = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_COLUMNS = [
+  'result',
+  'reason',
+  'reason_code',
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+  'suggestion',
+];
 const NO_VERDICT = RESULT_COLUMNS.map(() => '');
 
 let setup: CliWorld;
@@ -100,7 +115,10 @@ describe('merge-back', () => {
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stderr).toContain(`warning: ${input} changed since it was submitted`);
     expect(merged.stderr).toContain(`2 rows of ${input} (lines 3 and 5) are in none of the jobs: kept with empty verdict columns`);
-    const out = (await readFile(output, 'utf8')).trim().split('\n').map((line) => line.split(','));
+    const out = (await readFile(output, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
     expect(out.map((row) => row.slice(0, 3))).toEqual([
       ['name', 'email', 'result'],
       ['Ann', ALICE, 'valid'],
@@ -140,8 +158,15 @@ describe('merge-back', () => {
     const input = await file('rows.csv', `email,n\n\n${BOB},1\n${ALICE},"two\nlines"\n${BOB},3\n${CAROL},4\n`);
     const run = await cli.run(['bulk', 'submit', input, '--wait', '--format', 'ndjson']);
     expect(run.code, run.stderr).toBe(0);
-    const results = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; row: number });
-    expect(results.map(({ email, row }) => [email, row])).toEqual([[BOB, 3], [ALICE, 4], [CAROL, 7]]);
+    const results = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; row: number });
+    expect(results.map(({ email, row }) => [email, row])).toEqual([
+      [BOB, 3],
+      [ALICE, 4],
+      [CAROL, 7],
+    ]);
   });
 });
 
@@ -152,7 +177,10 @@ describe('checks that could not be established', () => {
     const output = join(dir, 'established-out.csv');
     const run = await cli.run(['bulk', 'submit', input, '--wait', '--output', output]);
     expect(run.code, run.stderr).toBe(0);
-    const [header, ...rows] = (await readFile(output, 'utf8')).trim().split('\n').map((line) => line.split(','));
+    const [header, ...rows] = (await readFile(output, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
     expect(header).toEqual(['email', ...RESULT_COLUMNS]);
     const cell = (row: string[], column: string) => row[header!.indexOf(column)];
     const byEmail = new Map(rows.map((row) => [row[0], row]));
@@ -163,17 +191,33 @@ describe('checks that could not be established', () => {
     expect(cell(broken, 'smtpStatus')).toBe('unknown');
     // NXDOMAIN is a finding: false, not blank.
     const missing = byEmail.get(`ann@${MISSING_DOMAIN}`)!;
-    expect([cell(missing, 'result'), cell(missing, 'reason_code'), cell(missing, 'domainExists'), cell(missing, 'hasMx')]).toEqual(['invalid', 'domain_not_found', 'false', 'false']);
+    expect([cell(missing, 'result'), cell(missing, 'reason_code'), cell(missing, 'domainExists'), cell(missing, 'hasMx')]).toEqual([
+      'invalid',
+      'domain_not_found',
+      'false',
+      'false',
+    ]);
     const alice = byEmail.get(ALICE)!;
-    expect([cell(alice, 'reason_code'), cell(alice, 'domainExists'), cell(alice, 'hasMx'), cell(alice, 'isCatchAll')]).toEqual(['accepted', 'true', 'true', 'false']);
+    expect([cell(alice, 'reason_code'), cell(alice, 'domainExists'), cell(alice, 'hasMx'), cell(alice, 'isCatchAll')]).toEqual([
+      'accepted',
+      'true',
+      'true',
+      'false',
+    ]);
     // The fixtures' service runs without the web check: not checked, so blank.
     expect(cell(alice, 'domainReachable')).toBe('');
 
     const jobId = (await cli.run(['bulk', 'submit', input])).stdout.trim();
     const json = await cli.run(['bulk', 'results', jobId, '--wait', '--format', 'ndjson', '--only', 'dns_failure,domain_not_found']);
     expect(json.code, json.stderr).toBe(0);
-    const results = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; reasonCode: string; checks: Record<string, unknown>; notEstablished?: string[] });
-    expect(results.map((result) => [result.email, result.reasonCode])).toEqual([['ann@broken.test', 'dns_failure'], [`ann@${MISSING_DOMAIN}`, 'domain_not_found']]);
+    const results = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; reasonCode: string; checks: Record<string, unknown>; notEstablished?: string[] });
+    expect(results.map((result) => [result.email, result.reasonCode])).toEqual([
+      ['ann@broken.test', 'dns_failure'],
+      [`ann@${MISSING_DOMAIN}`, 'domain_not_found'],
+    ]);
     expect(results[0]!.checks).toMatchObject({ domainExists: false, hasMx: false });
     expect(results[0]!.notEstablished).toEqual(expect.arrayContaining(['domainExists', 'hasMx']));
   });

@@ -21,7 +21,17 @@ let token: string;
 const SMTP_HOST = '127.0.13.40';
 const PROXY_PASSWORD = 'doctor-secret';
 
-const local = (dns: DnsFixture) => ['--local', '--dns-server', dns.server, '--allow-private-networks', '--no-web-check', '--dnsbl-zone', 'dnsbl.test', '--dns-timeout', '1000'];
+const local = (dns: DnsFixture) => [
+  '--local',
+  '--dns-server',
+  dns.server,
+  '--allow-private-networks',
+  '--no-web-check',
+  '--dnsbl-zone',
+  'dnsbl.test',
+  '--dns-timeout',
+  '1000',
+];
 
 beforeAll(async () => {
   lying = await startDnsServer({}, { host: '127.0.13.3', truthful: false });
@@ -34,7 +44,12 @@ beforeAll(async () => {
       ...mxZones('yahoo.com', { 'mta5.am0.yahoodns.net': SMTP_HOST }),
       ...mxZones('doctor.test', { 'mx.doctor.test': SMTP_HOST }),
       // Our HELO name is the PTR name of the address the mail host sees (the proxy connects from 127.0.0.1) and resolves back to it.
-      'probe.doctor.test': { records: [{ type: 'A', address: '127.0.13.41' }, { type: 'A', address: '127.0.0.1' }] },
+      'probe.doctor.test': {
+        records: [
+          { type: 'A', address: '127.0.13.41' },
+          { type: 'A', address: '127.0.0.1' },
+        ],
+      },
       '1.0.0.127.in-addr.arpa': { records: [{ type: 'PTR', domain: 'probe.doctor.test' }] },
     },
     { host: '127.0.13.5' },
@@ -49,8 +64,25 @@ afterAll(async () => {
   await Promise.all([lying?.close(), truthful?.close(), healthy?.close(), smtp?.close(), proxy?.close(), service?.stop()]);
 });
 
-const healthyArgs = () => ['--dns-server', healthy.server, '--smtp-port', String(smtp.port), '--allow-private-networks', '--helo', 'probe.doctor.test', '--mail-from', 'probe@doctor.test', '--connect-timeout', '2000'];
-const healthyEnv = () => ({ MAILVERIFY_BASE_URL: service.baseUrl, MAILVERIFY_TOKEN: token, MAILVERIFY_PROXY: proxy.url, MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config` });
+const healthyArgs = () => [
+  '--dns-server',
+  healthy.server,
+  '--smtp-port',
+  String(smtp.port),
+  '--allow-private-networks',
+  '--helo',
+  'probe.doctor.test',
+  '--mail-from',
+  'probe@doctor.test',
+  '--connect-timeout',
+  '2000',
+];
+const healthyEnv = () => ({
+  MAILVERIFY_BASE_URL: service.baseUrl,
+  MAILVERIFY_TOKEN: token,
+  MAILVERIFY_PROXY: proxy.url,
+  MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config`,
+});
 
 describe('verify --local behind a resolver that denies every name', () => {
   it('finds addresses at known providers and at unknown domains unknown, never invalid, and says why', async () => {
@@ -60,9 +92,16 @@ describe('verify --local behind a resolver that denies every name', () => {
     expect(code, stderr).toBe(9);
     // Under --json the error is one JSON object on stderr, with its own code.
     expect(JSON.parse(stderr)).toMatchObject({
-      error: { code: 'cannot_verify', exitCode: 9, message: '4 results are unknown because the verifier cannot verify (resolver_untruthful), not because of the addresses' },
+      error: {
+        code: 'cannot_verify',
+        exitCode: 9,
+        message: '4 results are unknown because the verifier cannot verify (resolver_untruthful), not because of the addresses',
+      },
     });
-    const results = stdout.trim().split('\n').map((line) => JSON.parse(line) as { email: string; result: string; reason: string });
+    const results = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; result: string; reason: string });
     expect(results.map((result) => result.email)).toEqual(addresses);
     for (const result of results) {
       expect(result.result, result.email).toBe('unknown');
@@ -72,7 +111,7 @@ describe('verify --local behind a resolver that denies every name', () => {
 });
 
 describe('no silent wipes behind a resolver that denies every name', () => {
-  it('leaves yesterday\'s cleaned list as it was and exits 9; --force replaces it, still exit 9', async () => {
+  it("leaves yesterday's cleaned list as it was and exits 9; --force replaces it, still exit 9", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailverify-wipe-'));
     const keep = join(dir, 'keep.csv');
     await writeFile(keep, 'email,result\nann@example.org,valid\n');
@@ -99,7 +138,10 @@ describe('a service behind a resolver that denies every name', () => {
       const env = { MAILVERIFY_BASE_URL: broken.baseUrl, MAILVERIFY_TOKEN: owner, MAILVERIFY_CONFIG_DIR: join(dir, 'config'), TMPDIR: dir };
       const keep = join(dir, 'keep.csv');
       await writeFile(keep, 'email,result\nann@example.org,valid\n');
-      const run = await runCli(['bulk', 'submit', '-', '--wait', '--only', 'valid', '--output', keep], { env, stdin: 'jane@gmail.com\njoe@example.org\nann@example.org\n' });
+      const run = await runCli(['bulk', 'submit', '-', '--wait', '--only', 'valid', '--output', keep], {
+        env,
+        stdin: 'jane@gmail.com\njoe@example.org\nann@example.org\n',
+      });
       expect(run.code, run.stderr).toBe(9);
       expect(run.stderr).toMatch(/3 results are unknown because the verifier cannot verify \(resolver_untruthful\).*keep\.csv is left as it was/);
       expect(await readFile(keep, 'utf8')).toBe('email,result\nann@example.org,valid\n');
@@ -114,9 +156,14 @@ describe('a service behind a resolver that denies every name', () => {
       expect(told.reason).toMatch(/verification service's DNS resolver is not answering truthfully.*nothing about the address.*costs no token/);
       expect(told.reason).not.toContain('--dns-server');
       // The operator heard of it at start, once (the log line, on stderr), in words, with the fix.
-      const warned = broken.stderr().split('\n').filter((line) => line.includes('resolver is not answering truthfully'));
+      const warned = broken
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('resolver is not answering truthfully'));
       expect(warned).toHaveLength(1);
-      expect((JSON.parse(warned[0]!) as { msg: string }).msg).toMatch(/^network: the resolver is not answering truthfully.*--dns-server <ip>\. Until it is fixed every address comes back unknown/);
+      expect((JSON.parse(warned[0]!) as { msg: string }).msg).toMatch(
+        /^network: the resolver is not answering truthfully.*--dns-server <ip>\. Until it is fixed every address comes back unknown/,
+      );
       expect(JSON.parse((await runCli(['whoami', '--json'], { env })).stdout)).toMatchObject({ balance: 10 });
       const ready = await fetch(`${broken.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
@@ -124,7 +171,9 @@ describe('a service behind a resolver that denies every name', () => {
       // doctor on a healthy machine, against that service: the service is the problem; why is its operator's to read.
       const doctor = await runCli(['doctor', ...healthyArgs()], { env: { ...env, MAILVERIFY_PROXY: proxy.url } });
       expect(doctor.code).toBe(1);
-      expect(doctor.stdout).toMatch(/^problem\s+service\s+.* answers but cannot verify now \(its outbound SMTP or its resolver fails\); its operator must fix that/m);
+      expect(doctor.stdout).toMatch(
+        /^problem\s+service\s+.* answers but cannot verify now \(its outbound SMTP or its resolver fails\); its operator must fix that/m,
+      );
     } finally {
       await broken.stop();
       await rm(dir, { recursive: true, force: true });
@@ -147,7 +196,9 @@ describe('typo suggestions in the output', () => {
 
 describe('mailverify doctor', () => {
   it('exits 1 naming DNS behind a resolver that denies every name', async () => {
-    const { code, stdout, stderr } = await runCli(['doctor', '--dns-server', lying.server, '--dns-timeout', '1000', '--connect-timeout', '1000'], { env: { MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: '', MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config` } });
+    const { code, stdout, stderr } = await runCli(['doctor', '--dns-server', lying.server, '--dns-timeout', '1000', '--connect-timeout', '1000'], {
+      env: { MAILVERIFY_TOKEN: '', MAILVERIFY_BASE_URL: '', MAILVERIFY_CONFIG_DIR: `${service.dataDir}/no-config` },
+    });
     expect(code).toBe(1);
     expect(stdout).toMatch(/^problem\s+dns\s+127\.0\.13\.3:\d+: the resolver is not answering truthfully.*--dns-server/m);
     expect(stderr.trim().split('\n')).toHaveLength(1);
@@ -162,7 +213,17 @@ describe('mailverify doctor', () => {
     const lines = stdout.trim().split('\n');
     const egress = `SOCKS5 proxy 127.0.13.6:${new URL(proxy.url).port}`;
     const standing = ['blocklists', 'reverse dns', 'helo and ptr'].map((check) => `${check} ${egress}`);
-    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual(['dns', 'port ' + smtp.port, 'helo', 'mail from', 'proxy', ...standing, 'service', 'token', 'clock']);
+    expect(lines.map((line) => line.split(/\s{2,}/)[1]?.trim() ?? line)).toEqual([
+      'dns',
+      'port ' + smtp.port,
+      'helo',
+      'mail from',
+      'proxy',
+      ...standing,
+      'service',
+      'token',
+      'clock',
+    ]);
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     expect(stdout).toContain('signed in as doctor@example.org, balance 7');
     expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);
@@ -190,7 +251,9 @@ describe('mailverify doctor', () => {
     const env = { ...healthyEnv(), MAILVERIFY_PROXY: proxy.url.replace(PROXY_PASSWORD, 'wrong') };
     const { code, stdout } = await runCli(['--json', 'doctor', ...healthyArgs(), '--helo', 'localhost'], { env });
     expect(code).toBe(1);
-    const checks = Object.fromEntries((JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((check) => [check.check, check]));
+    const checks = Object.fromEntries(
+      (JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.map((check) => [check.check, check]),
+    );
     expect(checks.helo).toMatchObject({ status: 'problem', detail: expect.stringContaining('not a fully-qualified domain name') });
     expect(checks.proxy).toMatchObject({ status: 'problem', detail: expect.stringMatching(/SOCKS5 proxy 127\.0\.13\.6:\d+ .*authentication/i) });
     expect(stdout).not.toContain('wrong');
@@ -211,7 +274,12 @@ describe('--proxy on the command line', () => {
     const local = ['verify', '--local', '--json', ...healthyArgs(), '--no-web-check', '--dnsbl-zone', 'dnsbl.test', 'alice@doctor.test', 'nobody@doctor.test'];
     const viaEnv = await runCli(local, { env: { MAILVERIFY_PROXY: proxy.url } });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
-    expect(viaEnv.stdout.trim().split('\n').map((line) => JSON.parse(line).result)).toEqual(['valid', 'invalid']);
+    expect(
+      viaEnv.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).result),
+    ).toEqual(['valid', 'invalid']);
     expect(proxy.relayed.length).toBeGreaterThan(0);
   });
 });

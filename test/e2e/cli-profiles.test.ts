@@ -61,7 +61,13 @@ describe('profiles', { timeout: 60_000 }, () => {
     const viaB = await cli.run(['--json', 'verify', '--profile', 'b', VALID]);
     expect(viaB.code, viaB.stderr).toBe(0);
     // Each service charged its own account once.
-    expect(await whoami(cli, ['--profile', 'a'])).toMatchObject({ email: 'a@example.test', balance: 9, baseUrl: serviceA.baseUrl, profile: 'a', tokenSource: 'config' });
+    expect(await whoami(cli, ['--profile', 'a'])).toMatchObject({
+      email: 'a@example.test',
+      balance: 9,
+      baseUrl: serviceA.baseUrl,
+      profile: 'a',
+      tokenSource: 'config',
+    });
     expect(await whoami(cli, ['--profile', 'b'])).toMatchObject({ email: 'b@example.test', balance: 19, baseUrl: serviceB.baseUrl, profile: 'b' });
   });
 
@@ -149,8 +155,24 @@ describe('profiles', { timeout: 60_000 }, () => {
   it('doctor names the profile and where its token came from', async () => {
     const cli = await sandbox();
     await loginBoth(cli);
-    const doctor = await cli.run(['--json', '--profile', 'b', 'doctor', ...world.engineArgs, '--allow-private-networks', '--mx-host', '127.0.0.1', '--dnsbl-zone', 'dnsbl.test']);
-    const token = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((check) => check.check === 'token');
-    expect(token, doctor.stderr).toMatchObject({ status: 'ok', detail: expect.stringContaining(`(profile b, token from the config file (${cli.configPath}))`) });
+    const doctor = await cli.run([
+      '--json',
+      '--profile',
+      'b',
+      'doctor',
+      ...world.engineArgs,
+      '--allow-private-networks',
+      '--mx-host',
+      '127.0.0.1',
+      '--dnsbl-zone',
+      'dnsbl.test',
+    ]);
+    const token = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find(
+      (check) => check.check === 'token',
+    );
+    expect(token, doctor.stderr).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining(`(profile b, token from the config file (${cli.configPath}))`),
+    });
   });
 });

@@ -39,7 +39,14 @@ async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const { stderr, code } = await runCli(args, { env: { NODE_OPTIONS: `--import ${traceHooks}` } });
   expect(code, stderr).toBe(0);
   const root = new URL('../../', import.meta.url).href;
-  return [...new Set(stderr.split('\n').filter((line) => line.startsWith(`loaded ${root}`)).map((line) => line.slice(`loaded ${root}`.length)))];
+  return [
+    ...new Set(
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith(`loaded ${root}`))
+        .map((line) => line.slice(`loaded ${root}`.length)),
+    ),
+  ];
 }
 
 /** Modules of the heavy layers that depend on nothing: an error type, a flag parser. */
@@ -81,12 +88,41 @@ describe('the program', () => {
 
 /** Every command path of the program (completion and help list the same tree). */
 const COMMANDS = [
-  [], ['verify'], ['serve'], ['worker'], ['doctor'], ['login'], ['logout'], ['whoami'], ['completion'], ['help'],
-  ['bulk'], ['bulk', 'submit'], ['bulk', 'status'], ['bulk', 'results'], ['bulk', 'delete'],
-  ['profile'], ['profile', 'list'], ['profile', 'use'], ['profile', 'remove'],
-  ['webhooks'], ['webhooks', 'add'], ['webhooks', 'list'], ['webhooks', 'remove'], ['webhooks', 'test'],
-  ['admin'], ['admin', 'user'], ['admin', 'user', 'add'], ['admin', 'user', 'list'], ['admin', 'user', 'delete'], ['admin', 'credits'], ['admin', 'credits', 'add'],
-  ['admin', 'rate-limit'], ['admin', 'rate-limit', 'set'], ['admin', 'token'], ['admin', 'token', 'create'],
+  [],
+  ['verify'],
+  ['serve'],
+  ['worker'],
+  ['doctor'],
+  ['login'],
+  ['logout'],
+  ['whoami'],
+  ['completion'],
+  ['help'],
+  ['bulk'],
+  ['bulk', 'submit'],
+  ['bulk', 'status'],
+  ['bulk', 'results'],
+  ['bulk', 'delete'],
+  ['profile'],
+  ['profile', 'list'],
+  ['profile', 'use'],
+  ['profile', 'remove'],
+  ['webhooks'],
+  ['webhooks', 'add'],
+  ['webhooks', 'list'],
+  ['webhooks', 'remove'],
+  ['webhooks', 'test'],
+  ['admin'],
+  ['admin', 'user'],
+  ['admin', 'user', 'add'],
+  ['admin', 'user', 'list'],
+  ['admin', 'user', 'delete'],
+  ['admin', 'credits'],
+  ['admin', 'credits', 'add'],
+  ['admin', 'rate-limit'],
+  ['admin', 'rate-limit', 'set'],
+  ['admin', 'token'],
+  ['admin', 'token', 'create'],
 ];
 
 describe('help', () => {
@@ -95,7 +131,11 @@ describe('help', () => {
     expect(help.code, help.stderr).toBe(0);
     if ((path as string[]).length > 0) expect(help.stdout).toContain('Global Options:\n');
     expect(help.stdout).toContain('--no-input');
-    const examples = help.stdout.split('Examples:\n')[1]?.split('\n').filter((line) => line.startsWith('  $ ')) ?? [];
+    const examples =
+      help.stdout
+        .split('Examples:\n')[1]
+        ?.split('\n')
+        .filter((line) => line.startsWith('  $ ')) ?? [];
     expect(examples.length, help.stdout).toBeGreaterThanOrEqual(1);
     for (const line of examples) expect(line).toMatch(/mailverify /);
   });
@@ -195,16 +235,23 @@ cat ${out}`;
       env: { ...process.env, PATH: await pathWithCli(), HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') },
     });
     expect(fish.status, fish.stderr).toBe(0);
-    return fish.stdout.split('\n').filter(Boolean).map((match) => match.split('\t')[0]!);
+    return fish.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((match) => match.split('\t')[0]!);
   }
 
-  it.skipIf(skipped('zsh'))('completion zsh, loaded in a real zsh, completes commands, subcommands, flags and verdicts on Tab', { timeout: 60_000 }, async () => {
-    expect(await completeInZsh('mailverify bu')).toEqual(['bulk']);
-    expect(await completeInZsh('mailverify --json bulk st')).toEqual(['status']);
-    expect(await completeInZsh('mailverify bulk submit --on')).toEqual(['--only']);
-    expect(await completeInZsh('mailverify bulk results job-1 --only ')).toEqual(SELECTORS);
-    expect(await completeInZsh('mailverify help exit')).toEqual(['exit-codes']);
-  });
+  it.skipIf(skipped('zsh'))(
+    'completion zsh, loaded in a real zsh, completes commands, subcommands, flags and verdicts on Tab',
+    { timeout: 60_000 },
+    async () => {
+      expect(await completeInZsh('mailverify bu')).toEqual(['bulk']);
+      expect(await completeInZsh('mailverify --json bulk st')).toEqual(['status']);
+      expect(await completeInZsh('mailverify bulk submit --on')).toEqual(['--only']);
+      expect(await completeInZsh('mailverify bulk results job-1 --only ')).toEqual(SELECTORS);
+      expect(await completeInZsh('mailverify help exit')).toEqual(['exit-codes']);
+    },
+  );
 
   it.skipIf(skipped('fish'))('completion fish, loaded in a real fish, completes commands, subcommands, flags and verdicts', { timeout: 60_000 }, async () => {
     expect(await completeInFish('mailverify bu')).toEqual(['bulk']);

@@ -44,7 +44,7 @@ describe('admin user add', () => {
 });
 
 describe('every error', () => {
-  it('starts with mailverify:, commander\'s own too', async () => {
+  it("starts with mailverify:, commander's own too", async () => {
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^mailverify: unknown command 'frobnicate'/);

@@ -78,7 +78,9 @@ describe('doctor: our own standing per egress', () => {
     expect(lines.get(`blocklists ${LISTED}`)).toEqual({
       status: 'problem',
       detail: expect.stringMatching(
-        new RegExp(`^127\\.0\\.33\\.7 \\(as ${SMTP_HOST.replaceAll('.', '\\.')} said back\\) is listed in dnsbl\\.test \\(127\\.0\\.0\\.2\\): request delisting at the removal page of dnsbl\\.test's operator`),
+        new RegExp(
+          `^127\\.0\\.33\\.7 \\(as ${SMTP_HOST.replaceAll('.', '\\.')} said back\\) is listed in dnsbl\\.test \\(127\\.0\\.0\\.2\\): request delisting at the removal page of dnsbl\\.test's operator`,
+        ),
       ),
     });
     expect(lines.get(`reverse dns ${LISTED}`)).toEqual({
@@ -126,7 +128,25 @@ describe('doctor: our own standing per egress', () => {
   it('says the address is not known when no mail host says it back', async () => {
     // The real Postfix fixture answers EHLO without naming the peer, nothing listens on the other; the source address is not public.
     const { stdout } = await runCli(
-      ['--json', 'doctor', '--source-address', CLEAN, '--dns-server', dns.server, '--smtp-port', '25', '--allow-private-networks', '--mx-host', POSTFIX, '--mx-host', NOBODY, '--helo', HELO, '--dnsbl-zone', 'dnsbl.test'],
+      [
+        '--json',
+        'doctor',
+        '--source-address',
+        CLEAN,
+        '--dns-server',
+        dns.server,
+        '--smtp-port',
+        '25',
+        '--allow-private-networks',
+        '--mx-host',
+        POSTFIX,
+        '--mx-host',
+        NOBODY,
+        '--helo',
+        HELO,
+        '--dnsbl-zone',
+        'dnsbl.test',
+      ],
       { env: NO_SERVICE },
     );
     const checks = (JSON.parse(stdout) as { checks: { check: string; status: string; detail: string }[] }).checks;

@@ -9,8 +9,16 @@ import { testTempDir } from '../support/temp-dirs.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
 const CHECK_FIELDS = [
-  'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus',
-  'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll',
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
 ];
 
 interface Run {
@@ -59,10 +67,17 @@ describe('mailverify verify --local (built binary)', () => {
     const { code, stdout, stderr } = await run(['verify', ...engineArgs, '--json', 'alice@cli.test', 'nobody@cli.test']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     for (const line of lines) {
-      expect(Object.keys(line).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
+      expect(
+        Object.keys(line)
+          .filter((key) => key !== 'notEstablished')
+          .sort(),
+      ).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
       expect(Object.keys(line.checks).sort()).toEqual([...CHECK_FIELDS].sort());
       expect(typeof line.reason).toBe('string');
       expect(line.reason).not.toBe('');
@@ -78,7 +93,7 @@ describe('mailverify verify --local (built binary)', () => {
     const { code, stdout } = await run(['verify', ...engineArgs, 'alice@cli.test']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^valid\s+alice@cli\.test\s+\S/);
-    expect(stdout).not.toContain("\u001b[");
+    expect(stdout).not.toContain('\u001b[');
   });
 
   it('exits 3 when a verdict matches --fail-on, and 0 when none does', async () => {
@@ -100,7 +115,12 @@ describe('mailverify verify --local (built binary)', () => {
   it('reads one address per line from stdin for -', async () => {
     const { code, stdout } = await run(['verify', ...engineArgs, '--json', '-'], 'alice@cli.test\n\n  nobody@cli.test \n');
     expect(code).toBe(0);
-    expect(stdout.trim().split('\n').map((line) => JSON.parse(line).email)).toEqual(['alice@cli.test', 'nobody@cli.test']);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).email),
+    ).toEqual(['alice@cli.test', 'nobody@cli.test']);
   });
 
   it('exits 2 with one line on stderr for an unknown flag or a bad --fail-on', async () => {
@@ -161,11 +181,28 @@ describe('mailverify verify --local, two domains on one slow host with one sessi
       'mx.hangup.test': { records: [{ type: 'A', address: host }] },
     });
     try {
-      const args = ['--local', '--dns-server', zones.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0', '--per-host-concurrency', '1'];
+      const args = [
+        '--local',
+        '--dns-server',
+        zones.server,
+        '--smtp-port',
+        String(port),
+        '--allow-private-networks',
+        '--no-web-check',
+        '--greylist-retry',
+        '0',
+        '--per-host-concurrency',
+        '1',
+      ];
       const { code, stdout, stderr } = await run(['verify', ...args, '--json', 'a@one.hangup.test', 'b@two.hangup.test']);
       expect(stderr).toBe('');
       expect(code).toBe(0);
-      expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { result: string }).result)).toEqual(['valid', 'valid']);
+      expect(
+        stdout
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { result: string }).result),
+      ).toEqual(['valid', 'valid']);
       expect(slow.peakSessions()).toBe(1);
     } finally {
       await slow.close();

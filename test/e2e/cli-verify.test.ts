@@ -10,7 +10,18 @@ import { BIN, startService, type RunningService } from '../support/service.js';
 const VALID = `alice@${MAIL_DOMAIN}`;
 const UNKNOWN_MAILBOX = `bob@${MAIL_DOMAIN}`;
 const NO_DOMAIN = `carol@${MISSING_DOMAIN}`;
-const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+const CHECK_FIELDS = [
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+];
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
@@ -70,7 +81,11 @@ describe('verify against the service', () => {
     ]);
     for (const result of results) {
       // Beside them only the optional ones: notEstablished, and verifiedAt on a verdict the service reused (an earlier test asked these).
-      expect(Object.keys(result).filter((key) => key !== 'notEstablished' && key !== 'verifiedAt').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
+      expect(
+        Object.keys(result)
+          .filter((key) => key !== 'notEstablished' && key !== 'verifiedAt')
+          .sort(),
+      ).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
       expect(Object.keys(result.checks as object).sort()).toEqual([...CHECK_FIELDS].sort());
     }
   });
@@ -174,9 +189,7 @@ describe('verify against a service that rate-limits', () => {
   /** A fresh scripted service: a list of answers (the last one repeats), or a function of the request. */
   async function serve(answers: ScriptedAnswer[] | ((request: RecordedRequest) => ScriptedAnswer)) {
     await server?.close();
-    server = await startScriptedServer(
-      typeof answers === 'function' ? answers : (_request, index) => answers[Math.min(index, answers.length - 1)]!,
-    );
+    server = await startScriptedServer(typeof answers === 'function' ? answers : (_request, index) => answers[Math.min(index, answers.length - 1)]!);
     return server;
   }
 

@@ -94,10 +94,14 @@ function onTerminal(args: string[], env: NodeJS.ProcessEnv, answer?: { prompt: s
 
 describe('stdin on a terminal', () => {
   it('`-` on a terminal says it reads stdin and how to end; what is typed is verified', async () => {
-    const { screen, code } = await onTerminal(['verify', '--local', '-'], { CI: '' }, {
-      prompt: 'reading addresses from stdin, one per line; Ctrl-D to end',
-      typed: 'not-an-email\r\u0004',
-    });
+    const { screen, code } = await onTerminal(
+      ['verify', '--local', '-'],
+      { CI: '' },
+      {
+        prompt: 'reading addresses from stdin, one per line; Ctrl-D to end',
+        typed: 'not-an-email\r\u0004',
+      },
+    );
     expect(code, screen).toBe(0);
     expect(screen).toMatch(/invalid\s+not-an-email/);
   });
@@ -141,7 +145,10 @@ describe('--wait through a restarting service', () => {
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`${first.baseUrl} answers again`);
-    const rows = (await readFile(output, 'utf8')).trim().split('\n').map((line) => line.split(',').slice(0, 2));
+    const rows = (await readFile(output, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(',').slice(0, 2));
     expect(rows).toEqual([
       ['email', 'result'],
       [ALICE, 'valid'],

@@ -70,8 +70,14 @@ async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is.
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
+      }
+    ).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
     return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
   });
   return violations;
@@ -151,7 +157,10 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     expect(account.status).toBe(200);
     expect(account.body.email).toBe(EMAIL);
 
-    await page.getByRole('row', { name: /<b>ci<\/b> pipeline/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page
+      .getByRole('row', { name: /<b>ci<\/b> pipeline/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await expect(page.getByLabel('New token').count()).resolves.toBe(0);
     expect((await api('/v1/account', secret)).status).toBe(401);
     expect(await tokenNames()).not.toContain('<b>ci</b> pipeline');
@@ -206,7 +215,12 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     await expect(page.getByLabel('Email column').inputValue()).resolves.toBe('3');
     await expect(page.locator('#to-verify').textContent()).resolves.toBe(String(QUEUED));
     // The malformed row, by the file line it is on (the header is line 1).
-    await expect(page.getByRole('row', { name: /not-an-address/ }).getByRole('cell').allTextContents()).resolves.toEqual(['7', 'not-an-address', 'missing @']);
+    await expect(
+      page
+        .getByRole('row', { name: /not-an-address/ })
+        .getByRole('cell')
+        .allTextContents(),
+    ).resolves.toEqual(['7', 'not-an-address', 'missing @']);
     await browser.screenshot('list-preview');
     await page.getByRole('button', { name: 'Verify list' }).click();
 
@@ -214,9 +228,11 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     await page.locator('#job-status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
     await browser.screenshot('job');
     const breakdown = Object.fromEntries(
-      (await page.locator('#breakdown tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent)))).map(
-        ([verdict, count]) => [verdict, Number(count)],
-      ),
+      (
+        await page
+          .locator('#breakdown tbody tr')
+          .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent)))
+      ).map(([verdict, count]) => [verdict, Number(count)]),
     );
     expect(breakdown).toEqual({ valid: 1, invalid: 2, risky: 1, catch_all: 0, unknown: 0 });
     await expect(page.getByRole('img', { name: /Addresses by verdict/ }).count()).resolves.toBe(1);
@@ -233,7 +249,11 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     // Only one verdict's rows: the invalid ones, the malformed row among them, in file order.
     const [invalidOnly] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'only invalid' }).click()]);
     const invalidRows = parse(await readFile((await invalidOnly.path())!, 'utf8'), { delimiter: ';' }) as string[][];
-    expect(invalidRows.slice(1).map((row) => row[0])).toEqual(LIST_ROWS.slice(1).filter((_, index) => EXPECTED_VERDICTS[index] === 'invalid').map((row) => row[0]));
+    expect(invalidRows.slice(1).map((row) => row[0])).toEqual(
+      LIST_ROWS.slice(1)
+        .filter((_, index) => EXPECTED_VERDICTS[index] === 'invalid')
+        .map((row) => row[0]),
+    );
 
     const account = await api('/v1/account', adminToken);
     // The job, and the one address the scoped token verified.

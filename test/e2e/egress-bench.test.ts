@@ -16,8 +16,18 @@ const SERVED = '127.0.0.76';
 const EXPECTED = { 'alice@mailbox.test': 'valid', 'bob@mailbox.test': 'valid', 'nobody@mailbox.test': 'invalid', 'anyone@catchall.test': 'catch_all' };
 /** The refused address first: a new session takes the egress with the fewest sessions there, ties in the pool's order. */
 const ENGINE_ARGS = [
-  '--dns-server', DNS_SERVER, '--smtp-port', '25', '--helo', 'probe.verifier.test', '--greylist-retry', '0',
-  '--source-address', REFUSED, '--source-address', SERVED,
+  '--dns-server',
+  DNS_SERVER,
+  '--smtp-port',
+  '25',
+  '--helo',
+  'probe.verifier.test',
+  '--greylist-retry',
+  '0',
+  '--source-address',
+  REFUSED,
+  '--source-address',
+  SERVED,
 ];
 
 const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');

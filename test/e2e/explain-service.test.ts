@@ -27,7 +27,18 @@ beforeAll(async () => {
   dns = await startDnsServer(mxZones(DOMAIN, { [`mx.${DOMAIN}`]: MX }));
   proxy = await startSocksServer({ host: PROXY, credentials: { username: 'prober', password: PASSWORD } });
   service = await startService({
-    engineArgs: ['--dns-server', dns.server, '--smtp-port', String(smtp.port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'],
+    engineArgs: [
+      '--dns-server',
+      dns.server,
+      '--smtp-port',
+      String(smtp.port),
+      '--helo',
+      'probe.test',
+      '--mail-from',
+      'probe@probe.test',
+      '--greylist-retry',
+      '0',
+    ],
     // A proxy password only ever comes from the environment.
     env: { MAILVERIFY_PROXY: proxy.url },
   });
@@ -49,7 +60,9 @@ describe('POST /v1/verify with "explain": true', () => {
     expect(explained.body).toMatchObject({ result: 'valid', reasonCode: 'accepted' });
     const { details } = explained.body;
     expect(details.mxHosts).toEqual([{ host: `mx.${DOMAIN}`, address: MX }]);
-    expect(details.connections).toEqual([{ ms: expect.any(Number), host: `mx.${DOMAIN}`, address: MX, egress: `SOCKS5 proxy ${PROXY}:${proxy.port}`, outcome: 'connected' }]);
+    expect(details.connections).toEqual([
+      { ms: expect.any(Number), host: `mx.${DOMAIN}`, address: MX, egress: `SOCKS5 proxy ${PROXY}:${proxy.port}`, outcome: 'connected' },
+    ]);
     const lines = details.transcript as { ms: number; dir: string; line: string }[];
     const rcpt = lines.findIndex((line) => line.dir === 'sent' && line.line === `RCPT TO:<ann@${DOMAIN}>`);
     expect(rcpt, JSON.stringify(lines)).toBeGreaterThan(0);

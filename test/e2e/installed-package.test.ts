@@ -19,7 +19,11 @@ import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-ser
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const exec = promisify(execFile);
 const npm = (args: string[], cwd: string) =>
-  exec('npm', args, { cwd, env: { ...process.env, npm_config_loglevel: 'warn', npm_config_fund: 'false', npm_config_audit: 'false' }, maxBuffer: 16 * 1024 * 1024 });
+  exec('npm', args, {
+    cwd,
+    env: { ...process.env, npm_config_loglevel: 'warn', npm_config_fund: 'false', npm_config_audit: 'false' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
 
 let work: string;
 let installed: string;
@@ -73,8 +77,20 @@ describe('the installed package', () => {
 
   it('verifies an address with its own engine', async () => {
     const { stdout } = await run([
-      'verify', '--local', '--json', '--dns-server', dns.server, '--smtp-port', String(smtpPort), '--allow-private-networks',
-      '--no-web-check', '--greylist-retry', '0', '--dnsbl-zone', 'dnsbl.test', 'ann@installed.test',
+      'verify',
+      '--local',
+      '--json',
+      '--dns-server',
+      dns.server,
+      '--smtp-port',
+      String(smtpPort),
+      '--allow-private-networks',
+      '--no-web-check',
+      '--greylist-retry',
+      '0',
+      '--dnsbl-zone',
+      'dnsbl.test',
+      'ann@installed.test',
     ]);
     expect(JSON.parse(stdout)).toMatchObject({ email: 'ann@installed.test', result: 'valid' });
   });

@@ -34,7 +34,20 @@ beforeAll(async () => {
   const mailboxes = numberedAddresses('live', ADDRESSES, DOMAIN).filter((email) => expectedVerdict(email) === 'valid');
   mx = await startSmtpServer({ host: HOST, port, mailboxes, replyDelayMs: REPLY_MS });
   dns = await startDnsServer(mxZones(DOMAIN, { [`mx.${DOMAIN}`]: HOST }));
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--log-level', 'info'];
+  engineArgs = [
+    '--dns-server',
+    dns.server,
+    '--smtp-port',
+    String(port),
+    '--helo',
+    'probe.test',
+    '--mail-from',
+    'probe@probe.test',
+    '--greylist-retry',
+    '0',
+    '--log-level',
+    'info',
+  ];
 });
 
 afterEach(async () => {
@@ -87,7 +100,15 @@ describe.skipIf(!postgres)('a worker cut off from PostgreSQL without a word', ()
     }
     const stoppedAt = loggedAt(cutOff.stderr(), 'stopped a chunk: this process could not show the store in time that it is alive');
     const takenAt = loggedAt(other.stderr(), 'took over the leases of a runner that is gone')!;
-    expect(stoppedAt, cutOff.stderr().split("\n").map((line) => line.slice(0, 200)).filter((line) => !line.includes("result cache")).join("\n")).toBeDefined();
+    expect(
+      stoppedAt,
+      cutOff
+        .stderr()
+        .split('\n')
+        .map((line) => line.slice(0, 200))
+        .filter((line) => !line.includes('result cache'))
+        .join('\n'),
+    ).toBeDefined();
     expect(stoppedAt!).toBeLessThan(takenAt);
     console.info(`the cut-off worker stopped its chunks ${takenAt - stoppedAt!} ms before the other took them over`);
 

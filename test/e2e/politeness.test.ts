@@ -38,7 +38,20 @@ beforeAll(async () => {
   const mailboxes = ['shared', 'own', 'kill', 'busy', 'single'].flatMap((prefix) => emailsOf(prefix).filter((email) => expectedVerdict(email) === 'valid'));
   mx = await startSmtpServer({ host: MX_HOST, port, mailboxes, replyDelayMs: REPLY_MS });
   dns = await startDnsServer(Object.assign({}, ...DOMAINS.map((domain) => mxZones(domain, { [MX_NAME]: MX_HOST }))));
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--per-host-concurrency', String(PER_HOST)];
+  engineArgs = [
+    '--dns-server',
+    dns.server,
+    '--smtp-port',
+    String(port),
+    '--helo',
+    'probe.test',
+    '--mail-from',
+    'probe@probe.test',
+    '--greylist-retry',
+    '0',
+    '--per-host-concurrency',
+    String(PER_HOST),
+  ];
 });
 
 beforeEach(() => mx.reset());
@@ -96,49 +109,60 @@ describe('three workers on one PostgreSQL store, each from its own source addres
   const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');
 
   it.skipIf(!postgres)(`each have a budget of their own: at most ${PER_HOST} sessions at once from each address`, { timeout: 120_000 }, async () => {
-    const { api, token } = await cluster(await postgres!.create(), SOURCES.map((source) => [...LOG_CHUNKS, '--source-address', source]));
+    const { api, token } = await cluster(
+      await postgres!.create(),
+      SOURCES.map((source) => [...LOG_CHUNKS, '--source-address', source]),
+    );
     const elapsedMs = await verifyAll(api, token, emailsOf('own'));
     for (const source of SOURCES) expect(mx.peakSessionsFrom(source)).toBeLessThanOrEqual(PER_HOST);
     expect(mx.peakSessions()).toBeGreaterThan(PER_HOST);
     console.info(`PostgreSQL: 3 workers, 3 egresses: ${DOMAINS.length * PER_DOMAIN} addresses in ${elapsedMs} ms, peak ${mx.peakSessions()} sessions`);
   });
 
-  it.skipIf(!postgres)('leave the next slot at the host to a single verification of the API-only service, which answers promptly', { timeout: 120_000 }, async () => {
-    const { api, token } = await cluster(await postgres!.create(), [[], [], []]);
-    const verify = async (email: string) => {
-      const startedAt = Date.now();
-      const reply = await call(api.baseUrl, 'POST', '/v1/verify', { token, json: { email } });
-      expect(reply.body).toMatchObject({ email, result: expectedVerdict(email) });
-      return Date.now() - startedAt;
-    };
-    const idleMs = await verify(`single0@${DOMAINS[0]}`);
-    const emails = emailsOf('busy');
-    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
-    const jobId = submitted.body.jobId as string;
-    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed > 0);
-    const busyMs = await verify(`single2@${DOMAINS[1]}`);
-    // The workers still hold the host: the contention was real.
-    expect((await call(api.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token })).body.status).toBe('processing');
-    expect(busyMs).toBeLessThan(Math.max(2_000, 10 * idleMs));
-    expect(mx.peakSessions()).toBeLessThanOrEqual(PER_HOST);
-    console.info(`PostgreSQL: a single verification at the host: ${idleMs} ms idle, ${busyMs} ms while three workers fill it`);
-  });
+  it.skipIf(!postgres)(
+    'leave the next slot at the host to a single verification of the API-only service, which answers promptly',
+    { timeout: 120_000 },
+    async () => {
+      const { api, token } = await cluster(await postgres!.create(), [[], [], []]);
+      const verify = async (email: string) => {
+        const startedAt = Date.now();
+        const reply = await call(api.baseUrl, 'POST', '/v1/verify', { token, json: { email } });
+        expect(reply.body).toMatchObject({ email, result: expectedVerdict(email) });
+        return Date.now() - startedAt;
+      };
+      const idleMs = await verify(`single0@${DOMAINS[0]}`);
+      const emails = emailsOf('busy');
+      const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
+      const jobId = submitted.body.jobId as string;
+      await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed > 0);
+      const busyMs = await verify(`single2@${DOMAINS[1]}`);
+      // The workers still hold the host: the contention was real.
+      expect((await call(api.baseUrl, 'GET', `/v1/bulk-verify/${jobId}/progress`, { token })).body.status).toBe('processing');
+      expect(busyMs).toBeLessThan(Math.max(2_000, 10 * idleMs));
+      expect(mx.peakSessions()).toBeLessThanOrEqual(PER_HOST);
+      console.info(`PostgreSQL: a single verification at the host: ${idleMs} ms idle, ${busyMs} ms while three workers fill it`);
+    },
+  );
 
-  it.skipIf(!postgres)('free the slots of a worker SIGKILLed while it held the host at once, not when they run out a minute later', { timeout: 120_000 }, async () => {
-    // A short lease, so that the killed worker's items are taken over within the test; its slots would last a minute.
-    const { api, token, workers } = await cluster(await postgres!.create(), [['--lease-seconds', '2']]);
-    const emails = emailsOf('kill');
-    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
-    const jobId = submitted.body.jobId as string;
-    // Alone on forty domains, the victim has every slot at the host taken when it dies.
-    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed >= emails.length / 10);
-    const victim = workers[0]!;
-    await victim.kill('SIGKILL');
-    running.splice(running.indexOf(victim), 1);
-    const killedAt = Date.now();
-    running.push(await startWorker(api, engineArgs));
-    await pollProgress(api.baseUrl, jobId, token, (progress) => progress.status === 'completed');
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
-    expect(mx.peakSessions()).toBeLessThanOrEqual(PER_HOST);
-  });
+  it.skipIf(!postgres)(
+    'free the slots of a worker SIGKILLed while it held the host at once, not when they run out a minute later',
+    { timeout: 120_000 },
+    async () => {
+      // A short lease, so that the killed worker's items are taken over within the test; its slots would last a minute.
+      const { api, token, workers } = await cluster(await postgres!.create(), [['--lease-seconds', '2']]);
+      const emails = emailsOf('kill');
+      const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
+      const jobId = submitted.body.jobId as string;
+      // Alone on forty domains, the victim has every slot at the host taken when it dies.
+      await pollProgress(api.baseUrl, jobId, token, (progress) => progress.processed >= emails.length / 10);
+      const victim = workers[0]!;
+      await victim.kill('SIGKILL');
+      running.splice(running.indexOf(victim), 1);
+      const killedAt = Date.now();
+      running.push(await startWorker(api, engineArgs));
+      await pollProgress(api.baseUrl, jobId, token, (progress) => progress.status === 'completed');
+      expect(Date.now() - killedAt).toBeLessThan(30_000);
+      expect(mx.peakSessions()).toBeLessThanOrEqual(PER_HOST);
+    },
+  );
 });

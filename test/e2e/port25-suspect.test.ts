@@ -42,7 +42,10 @@ function synDropped(address: string): Promise<boolean> {
 beforeAll(async () => {
   // Loud, not skipped: without the rules this test would prove nothing.
   const missing = (await Promise.all(DROPPED.map(async (address) => ((await synDropped(address)) ? [] : [address])))).flat();
-  if (missing.length > 0) throw new Error(`port 25 of ${missing.join(', ')} is not dropped: the iptables rules of test/support/dropped-smtp.sh are missing; run \`${SETUP_COMMAND}\``);
+  if (missing.length > 0)
+    throw new Error(
+      `port 25 of ${missing.join(', ')} is not dropped: the iptables rules of test/support/dropped-smtp.sh are missing; run \`${SETUP_COMMAND}\``,
+    );
   working = await startSmtpServer({ host: WORKING_HOST, port: 25, mailboxes: ['bea@b.port25.test'] });
   check = await startSmtpServer({ host: CHECK_HOST, port: 25 });
   dns = await startDnsServer({
@@ -50,7 +53,24 @@ beforeAll(async () => {
     ...mxZones('b.port25.test', { 'mx.b.port25.test': WORKING_HOST }),
   });
   service = await startService({
-    engineArgs: ['--dns-server', dns.server, '--smtp-port', '25', '--connect-timeout', String(CONNECT_TIMEOUT_MS), '--command-timeout', '2000', '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--port25-check-host', CHECK_HOST],
+    engineArgs: [
+      '--dns-server',
+      dns.server,
+      '--smtp-port',
+      '25',
+      '--connect-timeout',
+      String(CONNECT_TIMEOUT_MS),
+      '--command-timeout',
+      '2000',
+      '--helo',
+      'probe.test',
+      '--mail-from',
+      'probe@probe.test',
+      '--greylist-retry',
+      '0',
+      '--port25-check-host',
+      CHECK_HOST,
+    ],
   });
 });
 

@@ -111,7 +111,9 @@ describe('the result cache', () => {
     for (const result of warmResults) expect(result.verifiedAt, result.email).toBe(today);
     // Charged as ever: the cache changes what is asked, not what is paid.
     expect(await balanceOf(service, other)).toBe(100);
-    console.info(`result cache: first run ${cold.ms.toFixed(0)} ms, second ${warm.ms.toFixed(0)} ms (${(cold.ms / warm.ms).toFixed(1)}x), RCPTs ${LIST_SIZE} then 0`);
+    console.info(
+      `result cache: first run ${cold.ms.toFixed(0)} ms, second ${warm.ms.toFixed(0)} ms (${(cold.ms / warm.ms).toFixed(1)}x), RCPTs ${LIST_SIZE} then 0`,
+    );
 
     // `fresh` asks again (a part of the list: the point is that each is asked, not how fast).
     smtp.reset();
@@ -138,40 +140,45 @@ describe('the result cache', () => {
     expect(askedAbout([emails[0]!])).toBe(1);
   });
 
-  it('keys verdicts by the address as asked: a Kelvin-sign spelling is not `kate@`; another account sees only the day it was verified', { timeout: 60_000 }, async () => {
-    const service = await serve();
-    const ann = await service.createUser('ann-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
-    const bob = await service.createUser('bob-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
-    const verify = async (token: string, email: string) => (await call(service.baseUrl, 'POST', '/v1/verify', { token, json: { email } })).body as unknown as Result;
+  it(
+    'keys verdicts by the address as asked: a Kelvin-sign spelling is not `kate@`; another account sees only the day it was verified',
+    { timeout: 60_000 },
+    async () => {
+      const service = await serve();
+      const ann = await service.createUser('ann-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
+      const bob = await service.createUser('bob-kelvin@example.test', { credits: 10, rateLimit: 1_000 });
+      const verify = async (token: string, email: string) =>
+        (await call(service.baseUrl, 'POST', '/v1/verify', { token, json: { email } })).body as unknown as Result;
 
-    expect(await verify(ann, KELVIN_KATE)).toMatchObject({ email: KELVIN_KATE, result: 'invalid' });
-    expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
-    // Ann's verdict about the Kelvin spelling is no verdict about kate@: Bob's is asked, and valid.
-    const bobsKate = await verify(bob, KATE);
-    expect(bobsKate).toMatchObject({ email: KATE, result: 'valid' });
-    expect(bobsKate.verifiedAt).toBeUndefined();
-    expect(smtp.rcptCount(KATE)).toBe(1);
+      expect(await verify(ann, KELVIN_KATE)).toMatchObject({ email: KELVIN_KATE, result: 'invalid' });
+      expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
+      // Ann's verdict about the Kelvin spelling is no verdict about kate@: Bob's is asked, and valid.
+      const bobsKate = await verify(bob, KATE);
+      expect(bobsKate).toMatchObject({ email: KATE, result: 'valid' });
+      expect(bobsKate.verifiedAt).toBeUndefined();
+      expect(smtp.rcptCount(KATE)).toBe(1);
 
-    // Reused: Ann sees only the day Bob verified kate@; each sees their own verdict's exact time.
-    const today = `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`;
-    const annsKate = await verify(ann, KATE);
-    expect(annsKate).toMatchObject({ result: 'valid', verifiedAt: today });
-    expect((await verify(bob, KATE)).verifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect((await verify(bob, KATE)).verifiedAt).not.toBe(today);
-    expect((await verify(ann, KELVIN_KATE)).verifiedAt).not.toBe(today);
-    expect(smtp.rcptCount(KATE)).toBe(1);
-    expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
+      // Reused: Ann sees only the day Bob verified kate@; each sees their own verdict's exact time.
+      const today = `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`;
+      const annsKate = await verify(ann, KATE);
+      expect(annsKate).toMatchObject({ result: 'valid', verifiedAt: today });
+      expect((await verify(bob, KATE)).verifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect((await verify(bob, KATE)).verifiedAt).not.toBe(today);
+      expect((await verify(ann, KELVIN_KATE)).verifiedAt).not.toBe(today);
+      expect(smtp.rcptCount(KATE)).toBe(1);
+      expect(smtp.rcptCount(KELVIN_KATE)).toBe(1);
 
-    // A list holding both spellings holds two addresses, each with its own verdict.
-    const job = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token: bob, json: { emails: [KATE, KELVIN_KATE, 'KATE@Kelvin.Reuse.Test'] } });
-    expect(job.body).toMatchObject({ queued: 2 });
-    await pollProgress(service.baseUrl, job.body.jobId as string, bob, (progress) => progress.status === 'completed');
-    const results = await resultsOf(service, bob, job.body.jobId as string);
-    expect(results.map((result) => [result.email, result.result])).toEqual([
-      [KATE, 'valid'],
-      [KELVIN_KATE, 'invalid'],
-    ]);
-  });
+      // A list holding both spellings holds two addresses, each with its own verdict.
+      const job = await call(service.baseUrl, 'POST', '/v1/bulk-verify', { token: bob, json: { emails: [KATE, KELVIN_KATE, 'KATE@Kelvin.Reuse.Test'] } });
+      expect(job.body).toMatchObject({ queued: 2 });
+      await pollProgress(service.baseUrl, job.body.jobId as string, bob, (progress) => progress.status === 'completed');
+      const results = await resultsOf(service, bob, job.body.jobId as string);
+      expect(results.map((result) => [result.email, result.result])).toEqual([
+        [KATE, 'valid'],
+        [KELVIN_KATE, 'invalid'],
+      ]);
+    },
+  );
 
   it('with --cache-scope account reuses only what the same account found; --cache-ttl 0 reuses nothing', { timeout: 60_000 }, async () => {
     const scoped = await serve(['--cache-scope', 'account']);

@@ -83,7 +83,9 @@ describe('the standing watch of serve and worker', () => {
     expect(warned).toContain(
       `mailverify: warning: blocklists ${EGRESS}: ${EGRESS} (as gmail-smtp-in.l.google.com said back) is listed in dnsbl.test (127.0.0.2): request delisting at the removal page of dnsbl.test's operator`,
     );
-    expect(warned).toMatch(new RegExp(`mailverify: warning: reverse dns ${EGRESS.replaceAll('.', '\\.')}: ${EGRESS.replaceAll('.', '\\.')} has no PTR record.*set a PTR for`));
+    expect(warned).toMatch(
+      new RegExp(`mailverify: warning: reverse dns ${EGRESS.replaceAll('.', '\\.')}: ${EGRESS.replaceAll('.', '\\.')} has no PTR record.*set a PTR for`),
+    );
   });
 
   it('shows the findings per egress on the metrics listener, and sees a delisting at the next check', async () => {
@@ -108,7 +110,7 @@ describe('the standing watch of serve and worker', () => {
   it('warns at the start of a worker too', async () => {
     const worker = await startWorker(service, engineArgs());
     try {
-      await waitFor('the worker\'s warning', () => (worker.stderr().includes(`mailverify: warning: blocklists ${EGRESS}:`) ? true : undefined));
+      await waitFor("the worker's warning", () => (worker.stderr().includes(`mailverify: warning: blocklists ${EGRESS}:`) ? true : undefined));
     } finally {
       await worker.stop();
     }
@@ -143,8 +145,12 @@ describe('the standing watch of serve and worker', () => {
       expect(await verifyOne(service, token, email)).toMatchObject({ email, result: 'unknown', reasonCode: 'ip_blocked' });
     }
     const text = await scrape();
-    expect(text).toMatch(new RegExp(`^mailverify_smtp_rcpt_replies_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'));
-    expect(text).toMatch(new RegExp(`^mailverify_smtp_session_refusals_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'));
+    expect(text).toMatch(
+      new RegExp(`^mailverify_smtp_rcpt_replies_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'),
+    );
+    expect(text).toMatch(
+      new RegExp(`^mailverify_smtp_session_refusals_total\\{[^}]*reason_code="ip_blocked",egress="${EGRESS.replaceAll('.', '\\.')}"\\} [1-9]`, 'm'),
+    );
     expect(blocking.clientAddresses()).toContain(EGRESS);
   });
 });

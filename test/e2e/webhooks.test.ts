@@ -49,9 +49,25 @@ async function register(api: RunningService, token: string, target: WebhookRecei
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('webhook deliveries', () => {
-  it('the receiver\'s own HMAC code agrees with the spec\'s test vector', () => {
-    expect(signatureMatches('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265330', '{"test": 2432232314}', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=')).toBe(true);
-    expect(signatureMatches('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', '1614265331', '{"test": 2432232314}', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=')).toBe(false);
+  it("the receiver's own HMAC code agrees with the spec's test vector", () => {
+    expect(
+      signatureMatches(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        '1614265330',
+        '{"test": 2432232314}',
+        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      ),
+    ).toBe(true);
+    expect(
+      signatureMatches(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        '1614265331',
+        '{"test": 2432232314}',
+        'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      ),
+    ).toBe(false);
   });
 
   it('announces a completed bulk job, retrying 500 twice then done on 200: three signed attempts with one webhook-id', { timeout: 60_000 }, async () => {
@@ -81,9 +97,7 @@ describe('webhook deliveries', () => {
     });
 
     const listed = await call(api.baseUrl, 'GET', '/v1/webhooks', { token });
-    expect(listed.body.webhooks).toEqual([
-      expect.objectContaining({ id: endpointId, url: target.url, description: 'test receiver', disabled: false }),
-    ]);
+    expect(listed.body.webhooks).toEqual([expect.objectContaining({ id: endpointId, url: target.url, description: 'test receiver', disabled: false })]);
     expect(listed.body.webhooks[0].attempts.map((attempt: { status: number }) => attempt.status)).toEqual([200, 500, 500]);
     expect(listed.body.webhooks[0]).not.toHaveProperty('secret');
   });
@@ -115,25 +129,35 @@ describe('webhook deliveries', () => {
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
   });
 
-  it('refuses an endpoint on a loopback or private address without --allow-private-webhooks, even with --allow-private-networks', { timeout: 60_000 }, async () => {
-    const { api, token } = await service({ env: { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '' } });
-    for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
-      const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
-      expectProblem(refused, 400, 'invalid_request');
-      expect(refused.body.detail).toMatch(/loopback or private/);
-    }
-    // A name that resolves into a private range: refused, and what it resolved to is not told.
-    const named = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://localhost:9/hooks' } });
-    expectProblem(named, 400, 'invalid_request');
-    expect(named.body.detail).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there.');
-    expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
-    expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
-    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
-  });
+  it(
+    'refuses an endpoint on a loopback or private address without --allow-private-webhooks, even with --allow-private-networks',
+    { timeout: 60_000 },
+    async () => {
+      const { api, token } = await service({ env: { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '' } });
+      for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
+        const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
+        expectProblem(refused, 400, 'invalid_request');
+        expect(refused.body.detail).toMatch(/loopback or private/);
+      }
+      // A name that resolves into a private range: refused, and what it resolved to is not told.
+      const named = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://localhost:9/hooks' } });
+      expectProblem(named, 400, 'invalid_request');
+      expect(named.body.detail).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there.');
+      expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
+      expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
+      expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
+    },
+  );
 
   it('refuses link-local and cloud metadata addresses with every flag', { timeout: 60_000 }, async () => {
     const { api, token } = await service({ engineArgs: ['--allow-private-webhooks'] });
-    for (const url of ['http://169.254.169.254/', 'http://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://169.254.1.1:8080/']) {
+    for (const url of [
+      'http://169.254.169.254/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00:ec2::254]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://169.254.1.1:8080/',
+    ]) {
       const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
       expectProblem(refused, 400, 'invalid_request');
       expect(refused.body.detail, url).toMatch(/link-local or cloud metadata/);
@@ -141,7 +165,7 @@ describe('webhook deliveries', () => {
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
   });
 
-  it('caps an account\'s endpoints (the 11th is a 409) and its test events a minute (a 429 beyond)', { timeout: 60_000 }, async () => {
+  it("caps an account's endpoints (the 11th is a 409) and its test events a minute (a 429 beyond)", { timeout: 60_000 }, async () => {
     const { api, token } = await service();
     const target = await receiver(() => 204);
     const ids: string[] = [];
@@ -166,37 +190,45 @@ describe('webhook deliveries', () => {
 });
 
 describe('webhook deliveries are fair across accounts', () => {
-  it('one account\'s 50 test events at a receiver that never answers do not hold back another\'s bulk_job.completed (within 5 s); metrics show it', { timeout: 90_000 }, async () => {
-    const { api, token } = await service({ engineArgs: ['--webhook-tests-per-minute', '100', '--metrics-port', '0'] });
-    const silent = await receiver(() => 'hold');
-    const silentId = await register(api, token, silent);
-    for (let n = 0; n < 50; n += 1) expect((await call(api.baseUrl, 'POST', `/v1/webhooks/${silentId}/test`, { token })).status).toBe(202);
-    // The silent receiver holds the account's first attempts open (each up to 15 s).
-    await silent.waitFor(1);
+  it(
+    "one account's 50 test events at a receiver that never answers do not hold back another's bulk_job.completed (within 5 s); metrics show it",
+    { timeout: 90_000 },
+    async () => {
+      const { api, token } = await service({ engineArgs: ['--webhook-tests-per-minute', '100', '--metrics-port', '0'] });
+      const silent = await receiver(() => 'hold');
+      const silentId = await register(api, token, silent);
+      for (let n = 0; n < 50; n += 1) expect((await call(api.baseUrl, 'POST', `/v1/webhooks/${silentId}/test`, { token })).status).toBe(202);
+      // The silent receiver holds the account's first attempts open (each up to 15 s).
+      await silent.waitFor(1);
 
-    const other = await api.createUser('patient@example.test', { credits: 10, rateLimit: 1_000 });
-    const answering = await receiver(() => 204);
-    await register(api, other, answering);
-    const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token: other, json: { emails: ['not-an-address'] } });
-    const jobId = submitted.body.jobId as string;
-    await pollProgress(api.baseUrl, jobId, other, (progress) => progress.status === 'completed');
-    const completedAt = Date.now();
-    const [delivery] = await answering.waitFor(1, 5_000);
-    expect(delivery!.receivedAt - completedAt).toBeLessThan(5_000);
-    expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'bulk_job.completed', data: { jobId } });
-    // A few of the silent account's attempts at a time, never all of them.
-    expect(silent.deliveries.length).toBeLessThanOrEqual(4);
+      const other = await api.createUser('patient@example.test', { credits: 10, rateLimit: 1_000 });
+      const answering = await receiver(() => 204);
+      await register(api, other, answering);
+      const submitted = await call(api.baseUrl, 'POST', '/v1/bulk-verify', { token: other, json: { emails: ['not-an-address'] } });
+      const jobId = submitted.body.jobId as string;
+      await pollProgress(api.baseUrl, jobId, other, (progress) => progress.status === 'completed');
+      const completedAt = Date.now();
+      const [delivery] = await answering.waitFor(1, 5_000);
+      expect(delivery!.receivedAt - completedAt).toBeLessThan(5_000);
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'bulk_job.completed', data: { jobId } });
+      // A few of the silent account's attempts at a time, never all of them.
+      expect(silent.deliveries.length).toBeLessThanOrEqual(4);
 
-    const metricsUrl = /mailverify: metrics on (\S+)/.exec(api.stderr())![1]!;
-    let metrics = '';
-    for (const deadline = Date.now() + 5_000; !/mailverify_webhook_attempts_total\{outcome="delivered"\} [1-9]/.test(metrics) && Date.now() < deadline; await sleep(100)) {
-      metrics = await (await fetch(new URL('/metrics', metricsUrl))).text();
-    }
-    expect(metrics).toMatch(/mailverify_webhook_attempts_total\{outcome="delivered"\} 1\b/);
-    const due = Number(/^mailverify_webhook_deliveries_due (\d+)$/m.exec(metrics)![1]);
-    expect(due).toBeGreaterThanOrEqual(40);
-    expect(Number(/^mailverify_webhook_oldest_due_seconds (\S+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
-  });
+      const metricsUrl = /mailverify: metrics on (\S+)/.exec(api.stderr())![1]!;
+      let metrics = '';
+      for (
+        const deadline = Date.now() + 5_000;
+        !/mailverify_webhook_attempts_total\{outcome="delivered"\} [1-9]/.test(metrics) && Date.now() < deadline;
+        await sleep(100)
+      ) {
+        metrics = await (await fetch(new URL('/metrics', metricsUrl))).text();
+      }
+      expect(metrics).toMatch(/mailverify_webhook_attempts_total\{outcome="delivered"\} 1\b/);
+      const due = Number(/^mailverify_webhook_deliveries_due (\d+)$/m.exec(metrics)![1]);
+      expect(due).toBeGreaterThanOrEqual(40);
+      expect(Number(/^mailverify_webhook_oldest_due_seconds (\S+)$/m.exec(metrics)![1])).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('mailverify webhooks', () => {
@@ -230,34 +262,40 @@ describe('mailverify webhooks', () => {
 const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');
 
 describe.skipIf(!postgres)('webhook deliveries across workers on PostgreSQL', () => {
-  it('deliver an event whose worker is SIGKILLed mid-delivery: another takes it over at once, same id, never two attempts at once', { timeout: 90_000 }, async () => {
-    const place = await postgres!.create();
-    places.push(place);
-    const { api, token } = await service({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs: ['--no-worker'] });
-    const pool = await Promise.all([0, 1].map(() => startWorker(api, ['--log-level', 'info'], { ...FAST_RETRIES, ...PRIVATE_WEBHOOKS })));
-    running.push(...pool);
-    // The first delivery is held open (the receiver is slow): the worker making it is killed meanwhile.
-    const target = await receiver((index) => (index === 0 ? 'hold' : 200));
-    const endpointId = await register(api, token, target);
-    const test = await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token });
-    await target.waitFor(1);
+  it(
+    'deliver an event whose worker is SIGKILLed mid-delivery: another takes it over at once, same id, never two attempts at once',
+    { timeout: 90_000 },
+    async () => {
+      const place = await postgres!.create();
+      places.push(place);
+      const { api, token } = await service({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs: ['--no-worker'] });
+      const pool = await Promise.all([0, 1].map(() => startWorker(api, ['--log-level', 'info'], { ...FAST_RETRIES, ...PRIVATE_WEBHOOKS })));
+      running.push(...pool);
+      // The first delivery is held open (the receiver is slow): the worker making it is killed meanwhile.
+      const target = await receiver((index) => (index === 0 ? 'hold' : 200));
+      const endpointId = await register(api, token, target);
+      const test = await call(api.baseUrl, 'POST', `/v1/webhooks/${endpointId}/test`, { token });
+      await target.waitFor(1);
 
-    const delivering = pool.filter((worker) => worker.stderr().includes('delivering a webhook event'));
-    expect(delivering).toHaveLength(1);
-    const victim = delivering[0]!;
-    await victim.kill('SIGKILL');
-    running.splice(running.indexOf(victim), 1);
+      const delivering = pool.filter((worker) => worker.stderr().includes('delivering a webhook event'));
+      expect(delivering).toHaveLength(1);
+      const victim = delivering[0]!;
+      await victim.kill('SIGKILL');
+      running.splice(running.indexOf(victim), 1);
 
-    const deliveries = await target.waitFor(2, 15_000);
-    await sleep(3_000);
-    expect(deliveries).toHaveLength(2);
-    expect(deliveries.map((delivery) => delivery.id)).toEqual([test.body.eventId, test.body.eventId]);
-    expect(deliveries.every((delivery) => delivery.signed)).toBe(true);
-    expect(target.mostAtOnce()).toBe(1);
-    const survivor = pool.find((worker) => worker !== victim)!;
-    expect(survivor.stderr()).toContain('delivering a webhook event');
-    // Taken over by the rescue (the holder is gone), not after the delivery's lease of 60 s.
-    expect(deliveries[1]!.receivedAt - deliveries[0]!.receivedAt).toBeLessThan(10_000);
-    expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0].attempts).toEqual([expect.objectContaining({ status: 200, eventId: test.body.eventId })]);
-  });
+      const deliveries = await target.waitFor(2, 15_000);
+      await sleep(3_000);
+      expect(deliveries).toHaveLength(2);
+      expect(deliveries.map((delivery) => delivery.id)).toEqual([test.body.eventId, test.body.eventId]);
+      expect(deliveries.every((delivery) => delivery.signed)).toBe(true);
+      expect(target.mostAtOnce()).toBe(1);
+      const survivor = pool.find((worker) => worker !== victim)!;
+      expect(survivor.stderr()).toContain('delivering a webhook event');
+      // Taken over by the rescue (the holder is gone), not after the delivery's lease of 60 s.
+      expect(deliveries[1]!.receivedAt - deliveries[0]!.receivedAt).toBeLessThan(10_000);
+      expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks[0].attempts).toEqual([
+        expect.objectContaining({ status: 200, eventId: test.body.eventId }),
+      ]);
+    },
+  );
 });

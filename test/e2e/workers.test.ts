@@ -38,7 +38,10 @@ beforeAll(async () => {
   );
   slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes, replyDelayMs: SLOW_REPLY_MS });
   other = await startSmtpServer({ host: OTHER_HOST, port, mailboxes });
-  dns = await startDnsServer({ ...mxZones(SLOW_DOMAIN, { [`mx.${SLOW_DOMAIN}`]: SLOW_HOST }), ...mxZones(OTHER_DOMAIN, { [`mx.${OTHER_DOMAIN}`]: OTHER_HOST }) });
+  dns = await startDnsServer({
+    ...mxZones(SLOW_DOMAIN, { [`mx.${SLOW_DOMAIN}`]: SLOW_HOST }),
+    ...mxZones(OTHER_DOMAIN, { [`mx.${OTHER_DOMAIN}`]: OTHER_HOST }),
+  });
   engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
 });
 
@@ -165,7 +168,7 @@ describe('a worker stopped with SIGTERM', () => {
 });
 
 describe('fairness on one service', () => {
-  it('answers another user\'s small job and single verification at a shared host promptly while a large job runs', { timeout: 120_000 }, async () => {
+  it("answers another user's small job and single verification at a shared host promptly while a large job runs", { timeout: 120_000 }, async () => {
     const { api, token: bigToken } = await service();
     const smallToken = await api.createUser('small@example.test', { credits: CREDITS, rateLimit: 1_000 });
     const verify = async (email: string) => {

@@ -22,7 +22,10 @@ interface Page {
   text: string;
 }
 
-async function fetchPage(path: string, options: { method?: 'GET' | 'POST'; cookie?: string; form?: Record<string, string>; body?: Buffer | string; headers?: Record<string, string> } = {}): Promise<Page> {
+async function fetchPage(
+  path: string,
+  options: { method?: 'GET' | 'POST'; cookie?: string; form?: Record<string, string>; body?: Buffer | string; headers?: Record<string, string> } = {},
+): Promise<Page> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
   let body = options.body;
@@ -143,7 +146,12 @@ describe('dashboard pages over HTTP', () => {
       ['list form without a file', await fetchPage('/lists', { method: 'POST', cookie, form: { _csrf: csrf } })],
       [
         'broken multipart',
-        await fetchPage('/lists', { method: 'POST', cookie, body: `--x\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--x`, headers: { 'content-type': 'multipart/form-data; boundary=x' } }),
+        await fetchPage('/lists', {
+          method: 'POST',
+          cookie,
+          body: `--x\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--x`,
+          headers: { 'content-type': 'multipart/form-data; boundary=x' },
+        }),
       ],
       ['a job that does not exist', await fetchPage('/jobs/00000000-0000-0000-0000-000000000000', { cookie })],
       ['a download filtered by no verdict', await fetchPage('/jobs/x/download?only=everything', { cookie })],
@@ -196,7 +204,7 @@ describe('dashboard pages over HTTP', () => {
     expect(running.text).toMatch(/<meta http-equiv="refresh" content="\d+">/);
     expect(running.text).not.toContain('Download CSV');
     let page = running;
-    for (const deadline = Date.now() + 30_000; page.text.includes('http-equiv="refresh"') && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; page.text.includes('http-equiv="refresh"') && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       page = await fetchPage(jobPath, { cookie });
     }
@@ -219,7 +227,7 @@ describe('dashboard pages over HTTP', () => {
     expect(page.text).not.toContain('<th scope="row">hasMx</th><td>false</td>');
   });
 
-  it('adds a webhook endpoint showing its secret once, sends it a test event, refuses a private one, and removes it (never another user\'s)', async () => {
+  it("adds a webhook endpoint showing its secret once, sends it a test event, refuses a private one, and removes it (never another user's)", async () => {
     const cookie = await signedInAs('dana@example.test');
     const form = await fetchPage('/webhooks', { cookie });
     expect(form.text).toContain('Add endpoint');
@@ -271,13 +279,13 @@ describe('dashboard pages over HTTP', () => {
     expect((await fetchPage(jobPath, { cookie: dana })).status).toBe(200);
   });
 
-  it('deletes a job from its page with the Delete button (never another user\'s): the job and its upload are gone', async () => {
+  it("deletes a job from its page with the Delete button (never another user's): the job and its upload are gone", async () => {
     const dana = await signedInAs('dana@example.test');
     const csrf = csrfOf(await fetchPage('/lists', { cookie: dana }));
     const uploadPath = String((await upload(dana, 'to-delete.txt', `ann@${MAIL_DOMAIN}\n`)).headers.location);
     const jobPath = String((await fetchPage(`${uploadPath}/submit`, { method: 'POST', cookie: dana, form: { _csrf: csrf, column: '1' } })).headers.location);
     let page = await fetchPage(jobPath, { cookie: dana });
-    for (const deadline = Date.now() + 30_000; !page.text.includes('<strong id="job-status">completed</strong>') && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; !page.text.includes('<strong id="job-status">completed</strong>') && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       page = await fetchPage(jobPath, { cookie: dana });
     }

@@ -55,7 +55,7 @@ describe.skipIf(absent)('an egress pool against a real Postfix that refuses one 
     expect(results.size).toBe(Object.keys(EXPECTED).length);
   });
 
-  it('keeps the server\'s answer with a pool of one: there is nowhere else to ask', { timeout: 60_000 }, async () => {
+  it("keeps the server's answer with a pool of one: there is nowhere else to ask", { timeout: 60_000 }, async () => {
     const alone = await verdicts(poolVerifier([BLOCKED_CLIENT]), ['alice@mailbox.test', 'bob@mailbox.test']);
     for (const result of alone.values()) expect(result).toMatchObject({ result: 'unknown', reasonCode: 'ip_blocked' });
   });

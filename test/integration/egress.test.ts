@@ -34,7 +34,12 @@ let rulesDir: string;
 beforeAll(async () => {
   const port = await freePort([MX_HOST]);
   smtp = await startSmtpServer({ host: MX_HOST, port, mailboxes: MAILBOXES });
-  ruled = await startSmtpServer({ host: RULED_HOST, port, mailboxes: RULED_DOMAINS.flatMap((domain) => [1, 2, 3, 4, 5, 6].map((n) => `user${n}@${domain}`)), replyDelayMs: 30 });
+  ruled = await startSmtpServer({
+    host: RULED_HOST,
+    port,
+    mailboxes: RULED_DOMAINS.flatMap((domain) => [1, 2, 3, 4, 5, 6].map((n) => `user${n}@${domain}`)),
+    replyDelayMs: 30,
+  });
   senderRefusal = await startSmtpServer({
     host: SENDER_REFUSAL_HOST,
     port,
@@ -43,7 +48,16 @@ beforeAll(async () => {
     refuseFrom: { clients: [REFUSED_SOURCE], text: UNREADABLE },
   });
   greetingBlock = await startSmtpServer({ host: GREETING_BLOCK_HOST, port, mailboxes: ['alice@greeting-block.test'], blockGreetingFrom: [REFUSED_SOURCE] });
-  dns = await startDnsServer({ ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }), ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }), ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }), ...mxZones('sender-refusal.test', { 'mx.sender-refusal.test': SENDER_REFUSAL_HOST }), ...Object.assign({}, ...RULED_DOMAINS.map((domain) => mxZones(domain, { 'mx.ruled-egress.test': RULED_HOST }))) }, { host: '127.0.13.22' });
+  dns = await startDnsServer(
+    {
+      ...mxZones('egress.test', { 'mx.egress.test': MX_HOST }),
+      ...mxZones('other-egress.test', { 'mx.other-egress.test': MX_HOST }),
+      ...mxZones('greeting-block.test', { 'mx.greeting-block.test': GREETING_BLOCK_HOST }),
+      ...mxZones('sender-refusal.test', { 'mx.sender-refusal.test': SENDER_REFUSAL_HOST }),
+      ...Object.assign({}, ...RULED_DOMAINS.map((domain) => mxZones(domain, { 'mx.ruled-egress.test': RULED_HOST }))),
+    },
+    { host: '127.0.13.22' },
+  );
   openProxy = await startSocksServer({ host: '127.0.13.23' });
   loginProxy = await startSocksServer({ host: '127.0.13.24', credentials: { username: 'probe', password: 's3cret:@pass' } });
 });
@@ -143,7 +157,10 @@ describe('a pool of source addresses', () => {
     senderRefusal.reset();
     const verifier = createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [REFUSED_SOURCE, SOURCE] }));
     const results = new Map<string, string>();
-    await verifier.verifyMany(['alice@sender-refusal.test', 'nobody@sender-refusal.test'], (result) => void results.set(result.email, `${result.result} ${result.reasonCode}`));
+    await verifier.verifyMany(
+      ['alice@sender-refusal.test', 'nobody@sender-refusal.test'],
+      (result) => void results.set(result.email, `${result.result} ${result.reasonCode}`),
+    );
     // The refused egress's "postmaster refused too" is about it: the other egress finds postmaster taken, so nobody is invalid.
     expect(Object.fromEntries(results)).toEqual({ 'alice@sender-refusal.test': 'valid accepted', 'nobody@sender-refusal.test': 'invalid unreadable_refusal' });
     expect(senderRefusal.clientAddresses()).toContain(REFUSED_SOURCE);

@@ -69,7 +69,8 @@ describe('verifyMany', () => {
 
     expect(dns.queryCount(undefined, 'MX')).toBeLessThanOrEqual(DOMAINS.length);
     const asked = new Set(emails);
-    const probes = servers.flatMap((server) => server.commands)
+    const probes = servers
+      .flatMap((server) => server.commands)
       .map((command) => /^RCPT TO:<([^>]+)>/.exec(command)?.[1])
       .filter((address): address is string => address !== undefined && !asked.has(address));
     expect(probes.length).toBeLessThanOrEqual(DOMAINS.length);
@@ -78,7 +79,10 @@ describe('verifyMany', () => {
     const sessions = servers.reduce((sum, server) => sum + server.sessionCount(), 0);
     expect(sessions).toBeLessThan(emails.length / 10);
     // The catch-all domain's addresses need no RCPT of their own once the probe says "any".
-    const catchAllRcpts = servers.reduce((sum, server) => sum + emails.filter((e) => e.endsWith(CATCH_ALL_DOMAIN)).reduce((n, e) => n + server.rcptCount(e), 0), 0);
+    const catchAllRcpts = servers.reduce(
+      (sum, server) => sum + emails.filter((e) => e.endsWith(CATCH_ALL_DOMAIN)).reduce((n, e) => n + server.rcptCount(e), 0),
+      0,
+    );
     expect(catchAllRcpts).toBe(0);
   });
 
@@ -95,12 +99,8 @@ describe('verifyMany', () => {
       handedOver.push({ email: result.email, result: result.result, afterRetry: retried() });
     });
 
-    expect(handedOver.slice(0, others.length)).toEqual(
-      expect.arrayContaining(others.map((email) => ({ email, result: expected(email), afterRetry: false }))),
-    );
-    expect(handedOver.slice(others.length)).toEqual(
-      expect.arrayContaining(greylisted.map((email) => ({ email, result: 'valid', afterRetry: true }))),
-    );
+    expect(handedOver.slice(0, others.length)).toEqual(expect.arrayContaining(others.map((email) => ({ email, result: expected(email), afterRetry: false }))));
+    expect(handedOver.slice(others.length)).toEqual(expect.arrayContaining(greylisted.map((email) => ({ email, result: 'valid', afterRetry: true }))));
     for (const email of greylisted) expect(greylisting.rcptCount(email), email).toBe(2);
   });
 

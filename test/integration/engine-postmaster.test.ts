@@ -32,7 +32,12 @@ beforeAll(async () => {
     unknownUserText: UNREADABLE,
     mailboxes: ['ann@one.test', 'postmaster@one.test', 'ann@two.test', 'postmaster@two.test'],
   });
-  smtp.wavering = await startSmtpServer({ host: HOSTS.wavering, port, unknownUserText: UNREADABLE, replies: { 'postmaster@wavering.test': '451 4.3.0 Temporary lookup failure' } });
+  smtp.wavering = await startSmtpServer({
+    host: HOSTS.wavering,
+    port,
+    unknownUserText: UNREADABLE,
+    replies: { 'postmaster@wavering.test': '451 4.3.0 Temporary lookup failure' },
+  });
   smtp.ruled = await startSmtpServer({ host: HOSTS.ruled, port, unknownUserText: UNREADABLE });
   smtp.limited = await startSmtpServer({ host: HOSTS.limited, port, unknownUserText: UNREADABLE, mailboxes: ['ann@limited.test', 'postmaster@limited.test'] });
   dns = await startDnsServer(

@@ -98,7 +98,9 @@ describe('provider rules in the engine', () => {
     for (const email of ['ann@gateway.test', 'ann@acceptall.test', 'nobody@acceptall.test']) {
       expect(results.get(email)).toMatchObject({ result: 'unknown', reasonCode: 'accept_unproven', checks: { smtpStatus: 'valid' } });
     }
-    expect(results.get('ann@gateway.test')?.reason).toMatch(/^accepted by the recipient's server: 250 .*, but no proof: mx\.gateway\.test accepts every address at RCPT TO \(provider rule gateway\.test\)$/);
+    expect(results.get('ann@gateway.test')?.reason).toMatch(
+      /^accepted by the recipient's server: 250 .*, but no proof: mx\.gateway\.test accepts every address at RCPT TO \(provider rule gateway\.test\)$/,
+    );
     expect(results.get('bob@gateway.test')).toMatchObject({ result: 'invalid', reasonCode: 'mailbox_not_found' });
     expect(smtp.gateway.rcptCount()).toBe(2);
     expect(smtp.acceptAll.rcptCount()).toBe(2);

@@ -19,10 +19,25 @@ const CASES: Record<string, [string, string, string, ReasonCode]> = {
     'rate_limited',
   ],
   full: ['552 5.1.1 Boite du destinataire pleine.', 'unknown', 'mailbox full', 'mailbox_full'],
-  sender: ['550 5.1.0 <probe@mailverify.test> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL', 'unknown', 'our sender address was rejected', 'sender_refused'],
-  preferences: ['550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences', 'unknown', "refused by the recipient's policy", 'policy_refused'],
+  sender: [
+    '550 5.1.0 <probe@mailverify.test> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL',
+    'unknown',
+    'our sender address was rejected',
+    'sender_refused',
+  ],
+  preferences: [
+    '550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences',
+    'unknown',
+    "refused by the recipient's policy",
+    'policy_refused',
+  ],
   unknown57: ['550 5.7.1 550 User Unknown: unknown57@replies.test', 'invalid', 'mailbox does not exist', 'mailbox_not_found'],
-  discontinued: ['554 delivery error: dd Sorry your message to discontinued@replies.test cannot be delivered. This account has been disabled or discontinued [#102]. - mta1.mail.example.com', 'invalid', 'mailbox disabled', 'mailbox_disabled'],
+  discontinued: [
+    '554 delivery error: dd Sorry your message to discontinued@replies.test cannot be delivered. This account has been disabled or discontinued [#102]. - mta1.mail.example.com',
+    'invalid',
+    'mailbox disabled',
+    'mailbox_disabled',
+  ],
   notours: ['551 not our user', 'invalid', 'mailbox does not exist', 'mailbox_not_found'],
   disabled: ['525 5.7.13 <disabled@replies.test>: Recipient address rejected: Disabled recipient address', 'invalid', 'mailbox disabled', 'mailbox_disabled'],
   hash: ['550 #5.1.0 Address rejected.', 'invalid', 'mailbox does not exist', 'mailbox_not_found'],
@@ -30,16 +45,31 @@ const CASES: Record<string, [string, string, string, ReasonCode]> = {
   expansion: ['524 5.2.4 Mailing list expansion problem: <expansion@replies.test>', 'invalid', 'mailbox does not exist', 'mailbox_not_found'],
   relay: ['550 relay not permitted', 'invalid', 'relay refused for this domain', 'not_served_here'],
   notexist: ['550 <notexist@replies.test>... User not exist', 'invalid', 'mailbox does not exist', 'mailbox_not_found'],
-  vrfy: ['252 Cannot VRFY user, but will accept message and attempt delivery', 'unknown', 'the server takes mail without verifying the address', 'not_verified'],
+  vrfy: [
+    '252 Cannot VRFY user, but will accept message and attempt delivery',
+    'unknown',
+    'the server takes mail without verifying the address',
+    'not_verified',
+  ],
   local: ['451 Temporary local problem - please try later', 'unknown', "temporary failure at the recipient's server", 'temporary_failure'],
   // Issue 21: a permanent refusal in words no row reads is invalid; the rows naming another cause keep theirs.
   unreadable: ['542 unreadable@replies.test Rejected', 'invalid', 'refused permanently, no cause given (most often: not served there)', 'unreadable_refusal'],
-  gateway: ['554 5.7.1 <gateway@replies.test>: Recipient address rejected: Not in recipient list', 'invalid', 'refused permanently, no cause given (most often: not served there)', 'unreadable_refusal'],
+  gateway: [
+    '554 5.7.1 <gateway@replies.test>: Recipient address rejected: Not in recipient list',
+    'invalid',
+    'refused permanently, no cause given (most often: not served there)',
+    'unreadable_refusal',
+  ],
   hostunknown: ['550 Host unknown', 'invalid', 'the server does not know the domain', 'domain_not_found'],
   servererror: ['550 5.3.5 <servererror@replies.test>... Internal System Error', 'unknown', "error at the recipient's server", 'server_error'],
   quota: ['552 5.1.1 <quota@replies.test> recipient rejected - extended quota violation', 'unknown', 'mailbox full', 'mailbox_full'],
   clientblocked: ['554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org', 'unknown', 'our IP is blocked', 'ip_blocked'],
-  later: ['550 5.5.0 Service refuse. Veuillez essayer plus tard. service refused, please try later. LPN005_510', 'unknown', "temporary failure at the recipient's server", 'temporary_failure'],
+  later: [
+    '550 5.5.0 Service refuse. Veuillez essayer plus tard. service refused, please try later. LPN005_510',
+    'unknown',
+    "temporary failure at the recipient's server",
+    'temporary_failure',
+  ],
 };
 
 let dns: DnsFixture;

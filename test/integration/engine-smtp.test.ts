@@ -320,7 +320,10 @@ describe('SMTP probing', () => {
 
   it('keeps to the global concurrency across hosts', async () => {
     manySessions.reset();
-    const results = await verifyAll(MANY.flatMap(({ domain }) => [`a@${domain}`, `b@${domain}`]), { concurrency: 2 });
+    const results = await verifyAll(
+      MANY.flatMap(({ domain }) => [`a@${domain}`, `b@${domain}`]),
+      { concurrency: 2 },
+    );
     expect(results.size).toBe(2 * MANY.length);
     expect(manySessions.peak).toBeLessThanOrEqual(2);
   });

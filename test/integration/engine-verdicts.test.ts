@@ -28,7 +28,16 @@ beforeAll(async () => {
     await startSmtpServer({
       host: MAILBOX_HOST,
       port,
-      mailboxes: ['alice@valid.test', 'admin@valid.test', 'user@mailinator.com', 'x@listed.test', 'x@errorlisted.test', 'x@refusedlisted.test', 'someone@gmail.com', 'ceo@workspace.test'],
+      mailboxes: [
+        'alice@valid.test',
+        'admin@valid.test',
+        'user@mailinator.com',
+        'x@listed.test',
+        'x@errorlisted.test',
+        'x@refusedlisted.test',
+        'someone@gmail.com',
+        'ceo@workspace.test',
+      ],
     }),
     await startSmtpServer({ host: IMPLICIT_HOST, port, mailboxes: ['bob@implicit.test'] }),
     await startSmtpServer({ host: CATCH_ALL_HOST, port, catchAll: true }),
@@ -100,7 +109,16 @@ describe('the engine on loopback fixtures', () => {
     expect(result.checks.format).toBe(false);
     expect(result.reason).toMatch(/^invalid address: /);
     expect(result.reasonCode).toBe('syntax');
-    expect(result.notEstablished).toEqual(['domainExists', 'hasMx', 'domainReachable', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll']);
+    expect(result.notEstablished).toEqual([
+      'domainExists',
+      'hasMx',
+      'domainReachable',
+      'isDisposable',
+      'isRole',
+      'isBlacklisted',
+      'isKnownProvider',
+      'isCatchAll',
+    ]);
   });
 
   it('leaves an address literal unknown: format-valid, never probed', async () => {

@@ -210,9 +210,7 @@ describe('SMTP fixture', () => {
     expect(ehlo).not.toContain('AUTH');
     expect(await smtp.command('MAIL FROM:<verify@probe.test>')).toMatch(/^250 /);
     expect(await smtp.command('RCPT TO:<alice@mail.test>')).toBe('250 2.1.5 Accepted');
-    expect(await smtp.command('RCPT TO:<bob@mail.test>')).toBe(
-      '550 5.1.1 <bob@mail.test>: Recipient address rejected: User unknown',
-    );
+    expect(await smtp.command('RCPT TO:<bob@mail.test>')).toBe('550 5.1.1 <bob@mail.test>: Recipient address rejected: User unknown');
     expect(await smtp.command('RSET')).toMatch(/^250 /);
     expect(await smtp.command('QUIT')).toMatch(/^221 /);
     smtp.end();
@@ -220,14 +218,7 @@ describe('SMTP fixture', () => {
     expect(mx.sessionCount()).toBe(1);
     expect(mx.rcptCount()).toBe(2);
     expect(mx.rcptCount('ALICE@mail.test')).toBe(1);
-    expect(mx.commands).toEqual([
-      'EHLO probe.test',
-      'MAIL FROM:<verify@probe.test>',
-      'RCPT TO:<alice@mail.test>',
-      'RCPT TO:<bob@mail.test>',
-      'RSET',
-      'QUIT',
-    ]);
+    expect(mx.commands).toEqual(['EHLO probe.test', 'MAIL FROM:<verify@probe.test>', 'RCPT TO:<alice@mail.test>', 'RCPT TO:<bob@mail.test>', 'RSET', 'QUIT']);
     mx.reset();
     expect([mx.sessionCount(), mx.rcptCount(), mx.commands.length]).toEqual([0, 0, 0]);
   });
@@ -253,9 +244,7 @@ describe('SMTP fixture', () => {
   it('rejects RCPTs with the Spamhaus 5.7.1 block, or the whole session at the greeting', async () => {
     const blocking = await smtpServer({ block: true, catchAll: true });
     const smtp = await openTransaction(blocking);
-    expect(await smtp.command('RCPT TO:<a@mail.test>')).toBe(
-      '554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org',
-    );
+    expect(await smtp.command('RCPT TO:<a@mail.test>')).toBe('554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org');
     smtp.end();
 
     const atGreeting = await smtpServer({ blockGreeting: true });
@@ -337,10 +326,11 @@ describe('SMTP fixture', () => {
   it('puts several hosts on one shared port from freePort', async () => {
     const hosts = ['127.0.0.3', '127.0.0.4'];
     const port = await freePort(hosts);
-    const [first, second] = await Promise.all(
-      hosts.map((host, i) => smtpServer({ host, port, name: `mx${i + 1}.fixture.test` })),
-    );
-    for (const [fixture, name] of [[first, 'mx1'], [second, 'mx2']] as const) {
+    const [first, second] = await Promise.all(hosts.map((host, i) => smtpServer({ host, port, name: `mx${i + 1}.fixture.test` })));
+    for (const [fixture, name] of [
+      [first, 'mx1'],
+      [second, 'mx2'],
+    ] as const) {
       const smtp = await RawSmtp.connect(fixture!.host, port);
       expect(await smtp.read()).toBe(`220 ${name}.fixture.test ESMTP`);
       smtp.end();

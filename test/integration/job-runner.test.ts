@@ -45,7 +45,13 @@ function run({ store, ...options }: Partial<JobRunnerOptions> & { store: Store }
 
 /** A job for a fresh user with exactly enough credits. */
 async function submit(store: Store, emails: string[]): Promise<{ userId: number; jobId: string }> {
-  const user = await store.accounts.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
+  const user = await store.accounts.createUser({
+    email: `owner${Math.random()}@example.test`,
+    passwordHash: null,
+    balance: emails.length,
+    rateLimit: 20,
+    rateWindowSeconds: 1,
+  });
   const created = await store.jobs.createJob(user.id, emails);
   if (!created.ok) throw new Error('the job was not created');
   return { userId: user.id, jobId: created.jobId };
@@ -135,14 +141,24 @@ describe('the bulk job runner', () => {
       renewLeases: async () => Promise.reject(new Error('connection lost')),
     };
     const stopped: string[] = [];
-    const cut = startJobRunner({ queue: broken, verifier, log: { info: (_details, message) => stopped.push(message), error: () => {} }, leaseMs, idlePollMs: 60_000 });
+    const cut = startJobRunner({
+      queue: broken,
+      verifier,
+      log: { info: (_details, message) => stopped.push(message), error: () => {} },
+      leaseMs,
+      idlePollMs: 60_000,
+    });
     cleanup.unshift(() => cut.stop());
-    await waitFor('the runner to give up its chunks', async () => stopped.filter((message) => message.startsWith('stopped a chunk')).length === DOMAINS.length, 5_000);
+    await waitFor(
+      'the runner to give up its chunks',
+      async () => stopped.filter((message) => message.startsWith('stopped a chunk')).length === DOMAINS.length,
+      5_000,
+    );
     // What was in flight at the loss is answered (one RCPT per host's session, counted by the
     // fixture when a loaded machine gets round to it: waited for until the count stands still);
     // nothing after, though the engine had most of the list still to ask.
     let atLoss = askedSoFar();
-    for (let quietSince = Date.now(); Date.now() - quietSince < 300; ) {
+    for (let quietSince = Date.now(); Date.now() - quietSince < 300;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       if (askedSoFar() !== atLoss) [atLoss, quietSince] = [askedSoFar(), Date.now()];
     }
@@ -215,7 +231,10 @@ describe('the bulk job runner', () => {
     const faulty: Verifier = {
       verify: (email) => (email === poisoned ? Promise.reject(new Error('resolver exploded')) : verifier.verify(email)),
       async verifyMany(emails, onResult) {
-        await verifier.verifyMany([...emails].filter((email) => email !== poisoned), onResult);
+        await verifier.verifyMany(
+          [...emails].filter((email) => email !== poisoned),
+          onResult,
+        );
         throw new Error('one address could not be verified');
       },
     };
@@ -278,7 +297,9 @@ describe('the bulk job runner', () => {
     const store = openStore(mkdtempSync(join(root, 'start-')));
     const jobs = [await submit(store, jobAddresses(8)), await submit(store, jobAddresses(4).slice(1))];
     run({ store, idlePollMs: 60_000 });
-    await waitFor('both jobs to complete', async () => (await Promise.all(jobs.map(({ userId, jobId }) => store.jobs.getJob(userId, jobId)))).every((job) => job?.status === 'completed'));
+    await waitFor('both jobs to complete', async () =>
+      (await Promise.all(jobs.map(({ userId, jobId }) => store.jobs.getJob(userId, jobId)))).every((job) => job?.status === 'completed'),
+    );
     await expectEveryItemAnsweredOnce(store, jobs[0]!.userId, jobs[0]!.jobId, jobAddresses(8));
     await expectEveryItemAnsweredOnce(store, jobs[1]!.userId, jobs[1]!.jobId, jobAddresses(4).slice(1));
   });

@@ -54,9 +54,14 @@ beforeAll(async () => {
   port = await freePort();
   rule = ['-d', DROPPED, '-p', 'tcp', '--dport', String(port), '-j', 'DROP'];
   egressRule = ['-s', DROPPED_EGRESS, '-p', 'tcp', '--dport', String(port), '-j', 'DROP'];
-  answering = await Promise.all(Array.from({ length: ANSWERING }, (_, index) => startSmtpServer({ host: answeringHost(index), port, mailboxes: Array.from({ length: 40 }, (_, n) => `user${n}@a${index}.answering.test`) })));
+  answering = await Promise.all(
+    Array.from({ length: ANSWERING }, (_, index) =>
+      startSmtpServer({ host: answeringHost(index), port, mailboxes: Array.from({ length: 40 }, (_, n) => `user${n}@a${index}.answering.test`) }),
+    ),
+  );
   const zones: Record<string, ZoneBehaviour> = {};
-  for (let index = 0; index < ANSWERING; index += 1) Object.assign(zones, mxZones(`a${index}.answering.test`, { [`mx${index}.answering.test`]: answeringHost(index) }));
+  for (let index = 0; index < ANSWERING; index += 1)
+    Object.assign(zones, mxZones(`a${index}.answering.test`, { [`mx${index}.answering.test`]: answeringHost(index) }));
   for (let index = 0; index < DOMAINS; index += 1) Object.assign(zones, mxZones(`d${index}.blocked.test`, { [`mx${index}.blocked.test`]: hostAddress(index) }));
   for (let index = 0; index < 5; index += 1) Object.assign(zones, mxZones(`r${index}.refused.test`, { [`mx${index}.refused.test`]: refusingAddress(index) }));
   dns = await startDnsServer(zones, { host: '127.0.13.30' });
@@ -75,7 +80,9 @@ const addresses = (domain: (index: number) => string, domains: number) =>
 
 describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
   it('is reported as blocked once the check host times out too, and a 200-address list at 50 domains does not wait a connect timeout per domain', async () => {
-    const verifier = createVerifier(fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, concurrency: CONCURRENCY, port25CheckHosts: [CHECK_HOST] }));
+    const verifier = createVerifier(
+      fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, concurrency: CONCURRENCY, port25CheckHosts: [CHECK_HOST] }),
+    );
     const emails = addresses((index) => `d${index}.blocked.test`, DOMAINS);
     const results: { result: string; reason: string; reasonCode: string }[] = [];
     const started = Date.now();
@@ -86,7 +93,9 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
 
     expect(results).toHaveLength(200);
     expect(results.every((result) => result.result === 'unknown')).toBe(true);
-    const blocked = results.filter((result) => /outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/.test(result.reason));
+    const blocked = results.filter((result) =>
+      /outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/.test(result.reason),
+    );
     // Only the first sessions' addresses (and those asked while the check host is tried) spend a timeout; all the others are told at once.
     expect(blocked.length).toBeGreaterThanOrEqual(150);
     // Those say so in their code; the ones that spent a timeout before the port was found blocked say that.
@@ -106,7 +115,9 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
     const list = (from: number) => Array.from({ length: ANSWERING * 3 }, (_, index) => `user${from + index}@${domain(index % ANSWERING)}`);
     await verifier.verifyMany(list(0), () => undefined);
     // Timeouts at three hosts through it made it suspect; its check host timed out too: blocked, for it alone.
-    await vi.waitFor(() => expect(verifier.network.status().port25.reason).toMatch(/egress 127\.0\.69\.2: blocked \(outbound port \d+ appears blocked/), { timeout: 3 * CONNECT_TIMEOUT_MS });
+    await vi.waitFor(() => expect(verifier.network.status().port25.reason).toMatch(/egress 127\.0\.69\.2: blocked \(outbound port \d+ appears blocked/), {
+      timeout: 3 * CONNECT_TIMEOUT_MS,
+    });
     expect(verifier.network.status().port25.state).toBe('suspect');
 
     for (const fixture of answering) fixture.reset();
@@ -136,7 +147,11 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
     const diagnoses = await diagnoseNetwork(options, { mailHosts: ['mx1.blocked.test', hostAddress(2)] });
     expect(diagnoses.find((diagnosis) => diagnosis.check === `port ${port}`)).toMatchObject({
       status: 'problem',
-      detail: expect.stringMatching(new RegExp(`^outbound port ${port} appears blocked on this network: no mail host answered \\(mx1\\.blocked\\.test: no connection to 127\\.0\\.13\\.65:${port} within`)),
+      detail: expect.stringMatching(
+        new RegExp(
+          `^outbound port ${port} appears blocked on this network: no mail host answered \\(mx1\\.blocked\\.test: no connection to 127\\.0\\.13\\.65:${port} within`,
+        ),
+      ),
     });
   });
 
@@ -157,7 +172,10 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
       const before = (await app.inject({ method: 'GET', url: '/healthz' })).json();
       expect(before).toEqual({ status: 'ok', details: { canVerify: true } });
 
-      await verifier.verifyMany(addresses((index) => `d${index}.blocked.test`, 10), () => undefined);
+      await verifier.verifyMany(
+        addresses((index) => `d${index}.blocked.test`, 10),
+        () => undefined,
+      );
       // The ten hosts time out together; the check host is tried after them, and times out a connect timeout later.
       await vi.waitFor(() => expect(verifier.network.status().port25.state).toBe('blocked'), { timeout: 3 * CONNECT_TIMEOUT_MS });
       const after = await app.inject({ method: 'GET', url: '/healthz' });

@@ -10,7 +10,6 @@ const GREYLIST_RETRY_MS = 3_000;
 const absent = missing('test/integration/postfix.test.ts', 'the Postfix fixture', await postfixProblem());
 
 describe.skipIf(absent)('the engine against a real Postfix', () => {
-
   it('finds an existing mailbox valid', async () => {
     const result = await postfixVerifier({ greylistRetryMs: 0 }).verify('alice@mailbox.test');
     expect(result).toMatchObject({ email: 'alice@mailbox.test', result: 'valid' });

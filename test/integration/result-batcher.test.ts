@@ -17,12 +17,21 @@ afterEach(async () => {
 function store(): Store {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailverify-batcher-'));
   const opened = openSqliteStore(dataDir);
-  cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }), () => opened.close());
+  cleanup.push(
+    () => rmSync(dataDir, { recursive: true, force: true }),
+    () => opened.close(),
+  );
   return opened;
 }
 
 async function chunkOf(on: Store, emails: string[]): Promise<WorkChunk> {
-  const user = await on.accounts.createUser({ email: `${emails[0]}.owner@example.test`, passwordHash: null, balance: emails.length, rateLimit: 20, rateWindowSeconds: 1 });
+  const user = await on.accounts.createUser({
+    email: `${emails[0]}.owner@example.test`,
+    passwordHash: null,
+    balance: emails.length,
+    rateLimit: 20,
+    rateWindowSeconds: 1,
+  });
   const created = await on.jobs.createJob(user.id, emails);
   if (!created.ok) throw new Error('the job was not created');
   const chunk = await on.work.claimWork({ maxItems: 250, leaseMs: 60_000, skipUsers: [] });
@@ -30,20 +39,41 @@ async function chunkOf(on: Store, emails: string[]): Promise<WorkChunk> {
   return chunk;
 }
 
-const invalid = (email: string): VerificationResult => ({ email, result: 'invalid', reason: 'no such mailbox', reasonCode: 'mailbox_not_found', checks: NOTHING_CHECKED, notEstablished: [] });
-const resultsOf = (chunk: WorkChunk): LeasedResult[] => chunk.items.map(({ email, position }) => ({ lease: chunk.lease, jobId: chunk.jobId, position, result: invalid(email) }));
+const invalid = (email: string): VerificationResult => ({
+  email,
+  result: 'invalid',
+  reason: 'no such mailbox',
+  reasonCode: 'mailbox_not_found',
+  checks: NOTHING_CHECKED,
+  notEstablished: [],
+});
+const resultsOf = (chunk: WorkChunk): LeasedResult[] =>
+  chunk.items.map(({ email, position }) => ({ lease: chunk.lease, jobId: chunk.jobId, position, result: invalid(email) }));
 
 describe('result batches', () => {
   it("write a small chunk's result in the next batch beside a large chunk's, not behind all of them", async () => {
     const on = store();
-    const large = await chunkOf(on, Array.from({ length: 250 }, (_, index) => `large${index}@large.test`));
+    const large = await chunkOf(
+      on,
+      Array.from({ length: 250 }, (_, index) => `large${index}@large.test`),
+    );
     const small = await chunkOf(on, ['small@small.test']);
     // The store's own writes, in order, as the batcher hands them over.
     const batches: LeasedResult[][] = [];
     const queue: WorkQueue = Object.create(on.work, {
-      saveResults: { value: (results: readonly LeasedResult[], policy?: unknown) => (batches.push([...results]), on.work.saveResults(results, policy as undefined)) },
+      saveResults: {
+        value: (results: readonly LeasedResult[], policy?: unknown) => (batches.push([...results]), on.work.saveResults(results, policy as undefined)),
+      },
     });
-    const batcher = new ResultBatcher(queue, { batchSize: 100, flushIntervalMs: 60_000, maxKept: 1_000, retryMs: 1_000, onWriteError: (error) => { throw error; } });
+    const batcher = new ResultBatcher(queue, {
+      batchSize: 100,
+      flushIntervalMs: 60_000,
+      maxKept: 1_000,
+      retryMs: 1_000,
+      onWriteError: (error) => {
+        throw error;
+      },
+    });
 
     for (const result of resultsOf(large)) batcher.add(result);
     for (const result of resultsOf(small)) batcher.add(result);
@@ -60,9 +90,20 @@ describe('result batches', () => {
 
   it('go on being written after a flush found nothing left to write', async () => {
     const on = store();
-    const first = await chunkOf(on, Array.from({ length: 100 }, (_, index) => `first${index}@first.test`));
+    const first = await chunkOf(
+      on,
+      Array.from({ length: 100 }, (_, index) => `first${index}@first.test`),
+    );
     const second = await chunkOf(on, ['second@second.test']);
-    const batcher = new ResultBatcher(on.work, { batchSize: 100, flushIntervalMs: 60_000, maxKept: 1_000, retryMs: 1_000, onWriteError: (error) => { throw error; } });
+    const batcher = new ResultBatcher(on.work, {
+      batchSize: 100,
+      flushIntervalMs: 60_000,
+      maxKept: 1_000,
+      retryMs: 1_000,
+      onWriteError: (error) => {
+        throw error;
+      },
+    });
 
     // A full batch writes the first chunk's results on its own; when the chunk then ends, its flush
     // (as the runner's) finds nothing waiting and nothing being written.
@@ -79,15 +120,33 @@ describe('result batches', () => {
 
   it('go out full while results come one by one during a write, not a few per transaction', async () => {
     const on = store();
-    const chunk = await chunkOf(on, Array.from({ length: 250 }, (_, index) => `one${index}@one.test`));
+    const chunk = await chunkOf(
+      on,
+      Array.from({ length: 250 }, (_, index) => `one${index}@one.test`),
+    );
     // A store that answers two turns of the event loop later (as PostgreSQL does, later still): a
     // result comes in while each batch is written.
     const batches: number[] = [];
     const later = () => new Promise(setImmediate);
     const queue: WorkQueue = Object.create(on.work, {
-      saveResults: { value: async (results: readonly LeasedResult[], policy?: unknown) => (batches.push(results.length), await later(), await later(), on.work.saveResults(results, policy as undefined)) },
+      saveResults: {
+        value: async (results: readonly LeasedResult[], policy?: unknown) => (
+          batches.push(results.length),
+          await later(),
+          await later(),
+          on.work.saveResults(results, policy as undefined)
+        ),
+      },
     });
-    const batcher = new ResultBatcher(queue, { batchSize: 100, flushIntervalMs: 60_000, maxKept: 1_000, retryMs: 1_000, onWriteError: (error) => { throw error; } });
+    const batcher = new ResultBatcher(queue, {
+      batchSize: 100,
+      flushIntervalMs: 60_000,
+      maxKept: 1_000,
+      retryMs: 1_000,
+      onWriteError: (error) => {
+        throw error;
+      },
+    });
 
     for (const result of resultsOf(chunk)) {
       batcher.add(result);

@@ -73,7 +73,13 @@ function verifierWith(overrides: Partial<EngineOptions>): Verifier {
 }
 
 async function newUser(store: Store, credits: number): Promise<number> {
-  const user = await store.accounts.createUser({ email: `owner${Math.random()}@example.test`, passwordHash: null, balance: credits, rateLimit: 20, rateWindowSeconds: 1 });
+  const user = await store.accounts.createUser({
+    email: `owner${Math.random()}@example.test`,
+    passwordHash: null,
+    balance: credits,
+    rateLimit: 20,
+    rateWindowSeconds: 1,
+  });
   return user.id;
 }
 
@@ -131,7 +137,11 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
 
     const backlogUser = await newUser(store, BACKLOG_JOBS * BACKLOG_PER_JOB);
     for (let job = 0; job < BACKLOG_JOBS; job++) {
-      await createJob(store, backlogUser, Array.from({ length: BACKLOG_PER_JOB }, (_, index) => `user${job}-${index}@${backlogDomain(index)}`));
+      await createJob(
+        store,
+        backlogUser,
+        Array.from({ length: BACKLOG_PER_JOB }, (_, index) => `user${job}-${index}@${backlogDomain(index)}`),
+      );
     }
     wake();
     // The runner is full of the backlog's chunks (5,000 items in flight) before the small jobs come.
@@ -152,7 +162,11 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     // A hundred domains at two hosts of two sessions each: most of the large job's chunks wait for a
     // session there, and fill the runner's chunks waiting for a first answer.
     const largeUser = await newUser(store, 3 * BUSY_DOMAINS);
-    await createJob(store, largeUser, Array.from({ length: 3 * BUSY_DOMAINS }, (_, index) => `large${index}@busy${index % BUSY_DOMAINS}.fair.test`));
+    await createJob(
+      store,
+      largeUser,
+      Array.from({ length: 3 * BUSY_DOMAINS }, (_, index) => `large${index}@busy${index % BUSY_DOMAINS}.fair.test`),
+    );
     wake();
     await waitFor('the runner to be full of the large job', async () => chunksInFlight >= 32, 30_000);
     idleSessions.reset();
@@ -160,7 +174,11 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     // Ten chunks of one address, one at each idle host. Claimed one at a time (one each time the
     // large job's chunks made room, or the last of the small job's ended), their sessions would
     // follow one another; claimed together, all ten hosts are in conversation at once.
-    await timeJob(store, wake, IDLE_HOSTS.map((host, index) => `someone${index}-${kind.name}@at-${host}.fair.test`));
+    await timeJob(
+      store,
+      wake,
+      IDLE_HOSTS.map((host, index) => `someone${index}-${kind.name}@at-${host}.fair.test`),
+    );
 
     expect(idleSessions.peak).toBeGreaterThanOrEqual(IDLE_HOSTS.length);
   }, 120_000);

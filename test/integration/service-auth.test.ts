@@ -27,7 +27,13 @@ describe('authentication', () => {
   });
 
   const jwtFor = (secret: Uint8Array, sub: number, expiresAt: number) =>
-    new SignJWT().setProtectedHeader({ alg: 'HS256' }).setSubject(String(sub)).setIssuer('mailverify').setIssuedAt(expiresAt - 3600).setExpirationTime(expiresAt).sign(secret);
+    new SignJWT()
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(sub))
+      .setIssuer('mailverify')
+      .setIssuedAt(expiresAt - 3600)
+      .setExpirationTime(expiresAt)
+      .sign(secret);
 
   it('accepts an mv_ API token and a JWT from login on the same routes', async () => {
     const login = await app.call('POST', '/v1/auth/login', { json: { email: 'auth@example.org', password } });
@@ -51,7 +57,12 @@ describe('authentication', () => {
     ['a token with a space inside', 'mv_ab cd', undefined],
     ['a 6,000-character token', `mv_${'a'.repeat(6_000)}`, undefined],
   ])('answers 401 problem+json for %s', async (_case, bearer, headers) => {
-    for (const [method, path] of [['GET', '/v1/account'], ['POST', '/v1/verify'], ['GET', '/v1/bulk-verify/x/progress'], ['GET', '/v1/tokens']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/account'],
+      ['POST', '/v1/verify'],
+      ['GET', '/v1/bulk-verify/x/progress'],
+      ['GET', '/v1/tokens'],
+    ] as const) {
       const reply = await app.call(method, path, { token: bearer, headers, json: method === 'POST' ? { email: 'a@b.test' } : undefined });
       expectProblem(reply, 401, 'unauthorized');
     }

@@ -12,7 +12,6 @@ const alice = `alice@${MAIL_DOMAIN}`;
 
 // Money is where the stores differ most inside (SQLite's write lock, PostgreSQL's row locks): every test runs on both.
 describe.each(STORE_KINDS)('on the $name store', (kind) => {
-
   describe('balances and idempotency', () => {
     let world: MailWorld;
     let place: StoreFixture;
@@ -98,7 +97,9 @@ describe.each(STORE_KINDS)('on the $name store', (kind) => {
     it('creates one job for concurrent submissions with the same key', async () => {
       const { token } = await app.createUser('double@example.org', { credits: 10 });
       const headers = { 'idempotency-key': 'same-time' };
-      const replies = await Promise.all(Array.from({ length: 5 }, () => app.call('POST', '/v1/bulk-verify', { token, json: { emails: [alice, 'b@x.test'] }, headers })));
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, () => app.call('POST', '/v1/bulk-verify', { token, json: { emails: [alice, 'b@x.test'] }, headers })),
+      );
       expect(new Set(replies.map((reply) => reply.body.jobId)).size).toBe(1);
       expect(replies.every((reply) => reply.status === 200)).toBe(true);
       expect(await balanceOf(token)).toBe(8);

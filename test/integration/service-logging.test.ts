@@ -61,7 +61,12 @@ describe('service logs at trace level, tokens outside Authorization', () => {
     const foreign = `mv_${'A1b2'.repeat(10)}`;
 
     // In headers other than Authorization: not accepted as a login, and not logged.
-    const inHeaders: [string, string][] = [['x-api-key', token], ['x-auth-token', jwt], ['cookie', `session=${jwt}`], ['x-forwarded-token', `Bearer ${foreign}`]];
+    const inHeaders: [string, string][] = [
+      ['x-api-key', token],
+      ['x-auth-token', jwt],
+      ['cookie', `session=${jwt}`],
+      ['x-forwarded-token', `Bearer ${foreign}`],
+    ];
     for (const [name, value] of inHeaders) {
       expectProblem(await app.call('GET', '/v1/account', { headers: { [name]: value, 'user-agent': 'trace-test/1' } }), 401, 'unauthorized');
     }

@@ -11,9 +11,29 @@ import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { jobSchema, submitBulkSchema } from '../../src/server/schemas/bulk.js';
 import { verifySchema } from '../../src/server/schemas/verification.js';
 import { DATABASE_FILE } from '../../src/server/store/open/sqlite-store.js';
-import { MAIL_DOMAIN, MISSING_DOMAIN, pollProgress, startMailWorld, startTestApp, type JobProgress, type MailWorld, type TestApp } from '../support/service-app.js';
+import {
+  MAIL_DOMAIN,
+  MISSING_DOMAIN,
+  pollProgress,
+  startMailWorld,
+  startTestApp,
+  type JobProgress,
+  type MailWorld,
+  type TestApp,
+} from '../support/service-app.js';
 
-const CHECK_FIELDS = ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+const CHECK_FIELDS = [
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+];
 const VERDICTS = ['valid', 'invalid', 'risky', 'catch_all', 'unknown'];
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
@@ -22,7 +42,11 @@ const bob = `bob@${MAIL_DOMAIN}`;
 
 function expectVerificationResult(result: Record<string, unknown>, email: string): void {
   // The contract's four fields, the reason code beside them, and the checks not established when there are.
-  expect(Object.keys(result).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
+  expect(
+    Object.keys(result)
+      .filter((key) => key !== 'notEstablished')
+      .sort(),
+  ).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result']);
   expect(REASON_CODE_NAMES).toContain(result.reasonCode);
   expect(result.email).toBe(email);
   expect(VERDICTS).toContain(result.result);
@@ -81,7 +105,11 @@ describe('service routes', () => {
     const single = await app.call('POST', '/v1/verify', { token, json: { email: 'ann@gmial.com' } });
     expect(single.status).toBe(200);
     expect(single.body).toMatchObject({ email: 'ann@gmial.com', result: 'invalid', suggestion: 'ann@gmail.com' });
-    expect(Object.keys(single.body).filter((key) => key !== 'notEstablished').sort()).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result', 'suggestion']);
+    expect(
+      Object.keys(single.body)
+        .filter((key) => key !== 'notEstablished')
+        .sort(),
+    ).toEqual(['checks', 'email', 'reason', 'reasonCode', 'result', 'suggestion']);
     expect(single.body.reasonCode).toBe('domain_not_found');
 
     const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: ['bob@hotmial.com', alice] } });
@@ -126,7 +154,7 @@ describe('service routes', () => {
     expect(verdicts).toEqual({ [alice]: 'valid', [bob]: 'valid', [`nobody@${MAIL_DOMAIN}`]: 'invalid', 'not an address': 'invalid' });
   });
 
-  it('DELETE /v1/bulk-verify/{job_id} answers 204 and the job is gone: GET is 404, its rows are out of the store; another user\'s job is a 404', async () => {
+  it("DELETE /v1/bulk-verify/{job_id} answers 204 and the job is gone: GET is 404, its rows are out of the store; another user's job is a 404", async () => {
     const submitted = await app.call('POST', '/v1/bulk-verify', { token, json: { emails: [alice, bob] } });
     const jobId = submitted.body.jobId as string;
     await pollProgress(app.baseUrl, jobId, token, (progress) => progress.status === 'completed');

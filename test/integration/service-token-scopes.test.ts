@@ -42,7 +42,11 @@ describe('token scopes and expiry', () => {
     const results = await app.call('GET', '/v1/bulk-verify/some-job', { token });
     expectProblem(results, 403, 'insufficient_scope');
     expect(results.body.scope).toBe('results');
-    for (const [method, path] of [['GET', '/v1/tokens'], ['POST', '/v1/tokens'], ['GET', '/v1/webhooks']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/tokens'],
+      ['POST', '/v1/tokens'],
+      ['GET', '/v1/webhooks'],
+    ] as const) {
       const refused = await app.call(method, path, { token, json: method === 'POST' ? { name: 'escalate' } : undefined });
       expectProblem(refused, 403, 'insufficient_scope');
       expect(refused.body.scope).toBe('account');
@@ -105,7 +109,7 @@ describe('token scopes and expiry', () => {
     expectProblem(await create({ name: 'bad', ...fields }), 400, 'invalid_request');
   });
 
-  it('keeps full access for a login JWT and documents each route\'s scope in the OpenAPI document', async () => {
+  it("keeps full access for a login JWT and documents each route's scope in the OpenAPI document", async () => {
     const { token } = await app.createUser('jwt@example.org', { credits: 1, password: 'a long enough password' }).then(async () => {
       const login = await app.call('POST', '/v1/auth/login', { json: { email: 'jwt@example.org', password: 'a long enough password' } });
       return login.body as { token: string };
@@ -114,7 +118,9 @@ describe('token scopes and expiry', () => {
     expect(account.body.token).toMatchObject({ kind: 'login', scopes: ['verify', 'bulk', 'results', 'account'] });
     expect((await app.call('GET', '/v1/webhooks', { token })).status).toBe(200);
 
-    const document = (await app.call('GET', '/v1/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>> };
+    const document = (await app.call('GET', '/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+    };
     expect(document.paths['/v1/verify']!.post!.security).toEqual([{ bearer: ['verify'] }]);
     expect(document.paths['/v1/bulk-verify']!.post!.security).toEqual([{ bearer: ['bulk'] }]);
     expect(document.paths['/v1/bulk-verify/{job_id}']!.get!.security).toEqual([{ bearer: ['results'] }]);

@@ -36,7 +36,15 @@ afterAll(async () => {
 const introduce = (address: string) =>
   SmtpSession.introduce(
     { address, hostname: address },
-    { port: 25, heloName: 'probe.standing.test', mailFrom: 'probe@standing.test', connectTimeoutMs: 2_000, commandTimeoutMs: 5_000, startTls: false, dial: dialerFor({ proxy: null, sourceAddress: SOURCE }) },
+    {
+      port: 25,
+      heloName: 'probe.standing.test',
+      mailFrom: 'probe@standing.test',
+      connectTimeoutMs: 2_000,
+      commandTimeoutMs: 5_000,
+      startTls: false,
+      dial: dialerFor({ proxy: null, sourceAddress: SOURCE }),
+    },
   );
 
 describe('what real MTAs say back to EHLO', () => {
@@ -60,7 +68,12 @@ describe('checkStanding', () => {
       dnsblZones: ['zen.test', 'dbl.test'],
     });
     const [standing] = await checkStanding(options, [EXIM]);
-    expect(standing).toMatchObject({ egress: SOURCE, address: SOURCE, listed: {}, checks: { blocklists: 'skipped', 'reverse dns': 'ok', 'helo and ptr': 'ok' } });
+    expect(standing).toMatchObject({
+      egress: SOURCE,
+      address: SOURCE,
+      listed: {},
+      checks: { blocklists: 'skipped', 'reverse dns': 'ok', 'helo and ptr': 'ok' },
+    });
     expect(standing!.findings[0]).toEqual({
       check: `blocklists ${SOURCE}`,
       status: 'skipped',

@@ -16,10 +16,14 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
   let clock: Date;
   const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
 
-  const addUser = async (email: string, balance = 100) => (await store.accounts.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 })).id;
-  const result = (email: string): VerificationResult => ({ email, result: 'valid', reason: 'test', reasonCode: 'accepted', checks: {} }) as unknown as VerificationResult;
+  const addUser = async (email: string, balance = 100) =>
+    (await store.accounts.createUser({ email, passwordHash: null, balance, rateLimit: 20, rateWindowSeconds: 1 })).id;
+  const result = (email: string): VerificationResult =>
+    ({ email, result: 'valid', reason: 'test', reasonCode: 'accepted', checks: {} }) as unknown as VerificationResult;
   const save = (chunk: WorkChunk, count = chunk.items.length) =>
-    store.work.saveResults(chunk.items.slice(0, count).map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: result(item.email) })));
+    store.work.saveResults(
+      chunk.items.slice(0, count).map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: result(item.email) })),
+    );
 
   async function createJob(userId: number, emails: string[]): Promise<string> {
     const created = await store.jobs.createJob(userId, emails);
@@ -38,7 +42,8 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
 
   /** Rows of the job left in the store's own tables. */
   async function rowsOf(jobId: string): Promise<{ items: number; jobs: number; uploads: number }> {
-    const count = async (table: string, column: string) => Number((await place.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${column} = '${jobId}'`))[0]!.n);
+    const count = async (table: string, column: string) =>
+      Number((await place.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${column} = '${jobId}'`))[0]!.n);
     return { items: await count('job_items', 'job_id'), jobs: await count('jobs', 'id'), uploads: await count('list_uploads', 'job_id') };
   }
 
@@ -59,7 +64,13 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     expect(await rowsOf(jobId)).toEqual({ items: 2, jobs: 1, uploads: 1 });
     const ledger = await store.accounts.ledger(owner);
     const fresh = clock.getTime() + 86_400_000;
-    const cached = (addressKey: string, userId: number) => ({ addressKey, userId, result: result(addressKey), verifiedAt: clock.toISOString(), freshUntil: fresh });
+    const cached = (addressKey: string, userId: number) => ({
+      addressKey,
+      userId,
+      result: result(addressKey),
+      verifiedAt: clock.toISOString(),
+      freshUntil: fresh,
+    });
     await store.resultCache.remember([cached('a@x.test', owner), cached('a@x.test', stranger), cached('elsewhere@x.test', owner)]);
 
     expect(await store.jobs.deleteJob(stranger, jobId)).toBeUndefined();

@@ -21,11 +21,15 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
   async function owner(email = 'owner@example.test'): Promise<number> {
     return (await store.accounts.createUser({ email, passwordHash: null, balance: 100, rateLimit: 20, rateWindowSeconds: 1 })).id;
   }
-  const endpoint = async (userId: number, url = 'https://hooks.example.test/in') => (await store.webhooks.createEndpoint(userId, { url, description: null, secret: 'whsec_c2VjcmV0' }))!;
+  const endpoint = async (userId: number, url = 'https://hooks.example.test/in') =>
+    (await store.webhooks.createEndpoint(userId, { url, description: null, secret: 'whsec_c2VjcmV0' }))!;
 
   /** Completes a job of the user with these verdicts, in two batches (the second completes it, unless there is one verdict). */
   async function completeJob(userId: number, verdicts: VerificationResult['result'][]): Promise<string> {
-    const created = await store.jobs.createJob(userId, verdicts.map((_, index) => `a${index}@x.test`));
+    const created = await store.jobs.createJob(
+      userId,
+      verdicts.map((_, index) => `a${index}@x.test`),
+    );
     if (!created.ok) throw new Error('expected a job');
     const chunk = (await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!;
     const results = chunk.items.map((item) => ({
@@ -52,7 +56,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
 
   afterEach(() => place.close());
 
-  it('keeps an account\'s endpoints with their secrets, shows them only to it, and forgets removed ones', async () => {
+  it("keeps an account's endpoints with their secrets, shows them only to it, and forgets removed ones", async () => {
     const userId = await owner();
     const stranger = await owner('stranger@example.test');
     const created = await endpoint(userId);
@@ -68,7 +72,11 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
 
   it('enqueues one bulk_job.completed delivery per live endpoint in the transaction that completes the job, once', async () => {
     const userId = await owner();
-    const [one, two, removed] = [await endpoint(userId, 'https://one.example.test/'), await endpoint(userId, 'https://two.example.test/'), await endpoint(userId)];
+    const [one, two, removed] = [
+      await endpoint(userId, 'https://one.example.test/'),
+      await endpoint(userId, 'https://two.example.test/'),
+      await endpoint(userId),
+    ];
     await store.webhooks.removeEndpoint(userId, removed.id);
     await endpoint(await owner('other@example.test'));
     const jobId = await completeJob(userId, ['valid', 'invalid', 'valid']);
@@ -82,7 +90,13 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(JSON.parse(first.event.payload)).toEqual({
       type: 'bulk_job.completed',
       timestamp: clock.toISOString(),
-      data: { jobId, status: 'completed', total: 3, counts: { valid: 2, invalid: 1, risky: 0, catch_all: 0, unknown: 0 }, resultsUrl: `/v1/bulk-verify/${jobId}` },
+      data: {
+        jobId,
+        status: 'completed',
+        total: 3,
+        counts: { valid: 2, invalid: 1, risky: 0, catch_all: 0, unknown: 0 },
+        resultsUrl: `/v1/bulk-verify/${jobId}`,
+      },
     });
     expect(first).toMatchObject({ attempts: 0, endpoint: { secret: 'whsec_c2VjcmV0' } });
     expect(await claim()).toEqual([]);
@@ -96,16 +110,30 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(first).toMatchObject({ event: event('msg_1'), attempts: 0 });
     expect(await claim('b')).toEqual([]);
 
-    expect(await store.webhooks.recordAttempt({ lease: first!.lease, attempt: { status: 500, latencyMs: 12, error: null }, next: { kind: 'retry', retryInMs: 5_000 } })).toBe(true);
+    expect(
+      await store.webhooks.recordAttempt({
+        lease: first!.lease,
+        attempt: { status: 500, latencyMs: 12, error: null },
+        next: { kind: 'retry', retryInMs: 5_000 },
+      }),
+    ).toBe(true);
     // Recorded once: the lease is spent.
-    expect(await store.webhooks.recordAttempt({ lease: first!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(false);
+    expect(await store.webhooks.recordAttempt({ lease: first!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(
+      false,
+    );
     later(4_999);
     expect(await claim('b')).toEqual([]);
     later(1);
     const [second] = await claim('b');
     expect(second).toMatchObject({ event: event('msg_1'), attempts: 1 });
     later(100);
-    expect(await store.webhooks.recordAttempt({ lease: second!.lease, attempt: { status: null, latencyMs: 15_000, error: 'timed out' }, next: { kind: 'delivered' } })).toBe(true);
+    expect(
+      await store.webhooks.recordAttempt({
+        lease: second!.lease,
+        attempt: { status: null, latencyMs: 15_000, error: 'timed out' },
+        next: { kind: 'delivered' },
+      }),
+    ).toBe(true);
     later(10_000);
     expect(await claim()).toEqual([]);
     const [listed] = await store.webhooks.listEndpoints(userId);
@@ -115,14 +143,16 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     ]);
   });
 
-  it('gives an expired lease\'s delivery to the next claim, and ignores the old lease\'s outcome', async () => {
+  it("gives an expired lease's delivery to the next claim, and ignores the old lease's outcome", async () => {
     const target = await endpoint(await owner());
     await store.webhooks.enqueue(target.id, event('msg_2'));
     const [lost] = await claim('a');
     later(LEASE_MS);
     const [taken] = await claim('b');
     expect(taken!.lease).not.toBe(lost!.lease);
-    expect(await store.webhooks.recordAttempt({ lease: lost!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(false);
+    expect(await store.webhooks.recordAttempt({ lease: lost!.lease, attempt: { status: 200, latencyMs: 1, error: null }, next: { kind: 'delivered' } })).toBe(
+      false,
+    );
     await store.webhooks.releaseDeliveries([taken!.lease]);
     expect((await claim('c')).map((delivery) => delivery.event.id)).toEqual(['msg_2']);
   });
@@ -141,7 +171,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(await claim()).toEqual([]);
   });
 
-  it('frees the deliveries of a holder that is gone in the work queue\'s rescue (on PostgreSQL once missing for the grace)', async () => {
+  it("frees the deliveries of a holder that is gone in the work queue's rescue (on PostgreSQL once missing for the grace)", async () => {
     const target = await endpoint(await owner());
     await store.webhooks.enqueue(target.id, event('msg_5'));
     const alive = await store.holders.join();
@@ -187,10 +217,11 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(await ids(store.webhooks.claimDeliveries({ max: 100, leaseMs: LEASE_MS, holder: 'e', perAccount: 1 }))).toEqual(['msg_busy_0', 'msg_quiet_0']);
   });
 
-  it('caps an account\'s endpoints, counting disabled ones until they are removed', async () => {
+  it("caps an account's endpoints, counting disabled ones until they are removed", async () => {
     const userId = await owner();
     const other = await owner('other@example.test');
-    const create = (user: number) => store.webhooks.createEndpoint(user, { url: 'https://hooks.example.test/in', description: null, secret: 'whsec_c2VjcmV0' }, 3);
+    const create = (user: number) =>
+      store.webhooks.createEndpoint(user, { url: 'https://hooks.example.test/in', description: null, secret: 'whsec_c2VjcmV0' }, 3);
     const made = [await create(userId), await create(userId), await create(userId)];
     expect(made.every((each) => each !== undefined)).toBe(true);
     expect(await create(userId)).toBeUndefined();
@@ -200,7 +231,7 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     expect(await create(userId)).toBeDefined();
   });
 
-  it('limits an account\'s test events per minute, whichever of its endpoints they go to, and not job announcements', async () => {
+  it("limits an account's test events per minute, whichever of its endpoints they go to, and not job announcements", async () => {
     const userId = await owner();
     const [one, two] = [await endpoint(userId), await endpoint(userId)];
     const stranger = await endpoint(await owner('stranger@example.test'));
@@ -230,7 +261,11 @@ describe.each(STORE_KINDS)('webhooks on the $name store', (kind) => {
     await store.webhooks.removeEndpoint(userId, removed.id);
     await store.webhooks.enqueue(target.id, event('msg_new'));
     const [failing] = await claim();
-    await store.webhooks.recordAttempt({ lease: failing!.lease, attempt: { status: 500, latencyMs: 5, error: null }, next: { kind: 'retry', retryInMs: 1_000 } });
+    await store.webhooks.recordAttempt({
+      lease: failing!.lease,
+      attempt: { status: 500, latencyMs: 5, error: null },
+      next: { kind: 'retry', retryInMs: 1_000 },
+    });
 
     expect(await store.webhooks.prune(settledAt)).toBe(0);
     // The delivered delivery and its attempt; not the removed endpoint (removed later), not the delivery still due.

@@ -3,7 +3,16 @@ import { once } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newProcessHolderId, THIS_PROCESS } from '../../src/server/store/processes.js';
 import type { VerificationResult } from '../../src/engine/core/types.js';
-import { IDEMPOTENCY_CLAIM_TTL_MS, IDEMPOTENCY_TTL_MS, LOGIN_WINDOW_MAX_SECONDS, StoreError, type Holder, type Store, type User, type WorkChunk } from '../../src/server/store/store.js';
+import {
+  IDEMPOTENCY_CLAIM_TTL_MS,
+  IDEMPOTENCY_TTL_MS,
+  LOGIN_WINDOW_MAX_SECONDS,
+  StoreError,
+  type Holder,
+  type Store,
+  type User,
+  type WorkChunk,
+} from '../../src/server/store/store.js';
 import { HOST_SLOT_WAIT_MS } from '../../src/server/store/flows/host-slots.js';
 import { ABSENCE_GRACE_MS } from '../../src/server/store/postgres/holders.js';
 import { startCharger, STORE_KINDS, type StoreFixture } from '../support/stores.js';
@@ -31,8 +40,16 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       reason,
       reasonCode: 'accepted',
       checks: {
-        format: true, domainExists: true, hasMx: true, domainReachable: false, smtpStatus: 'valid',
-        isDisposable: false, isRole: false, isBlacklisted: false, isKnownProvider: false, isCatchAll: false,
+        format: true,
+        domainExists: true,
+        hasMx: true,
+        domainReachable: false,
+        smtpStatus: 'valid',
+        isDisposable: false,
+        isRole: false,
+        isBlacklisted: false,
+        isKnownProvider: false,
+        isCatchAll: false,
       },
     };
   }
@@ -56,7 +73,13 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   describe('the result cache', () => {
     const verdict = (email: string, result: VerificationResult['result'] = 'valid'): VerificationResult => ({ ...resultFor(email), result });
     const now = Date.parse('2026-11-21T12:00:00.000Z');
-    const entry = (addressKey: string, userId: number, result: VerificationResult, verifiedAt: string, freshUntil: number) => ({ addressKey, userId, result, verifiedAt, freshUntil });
+    const entry = (addressKey: string, userId: number, result: VerificationResult, verifiedAt: string, freshUntil: number) => ({
+      addressKey,
+      userId,
+      result,
+      verifiedAt,
+      freshUntil,
+    });
 
     it('recalls the newest fresh verdict per address, by anyone or by one account only', async () => {
       await store.resultCache.remember([
@@ -77,11 +100,16 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
     it('prunes what is stale, then the least fresh beyond the bound', async () => {
       await store.resultCache.remember(
-        Array.from({ length: 6 }, (_, index) => entry(`p${index}@x.test`, 1, verdict(`p${index}@x.test`), '2026-11-21T10:00:00.000Z', now - 2_000 + index * 1_000)),
+        Array.from({ length: 6 }, (_, index) =>
+          entry(`p${index}@x.test`, 1, verdict(`p${index}@x.test`), '2026-11-21T10:00:00.000Z', now - 2_000 + index * 1_000),
+        ),
       );
       // p0 and p1 are stale (fresh until before now and at now), p2 (least fresh of the rest) goes beyond the bound of 3.
       expect(await store.resultCache.prune(now, 3)).toBe(3);
-      const left = await store.resultCache.recall(Array.from({ length: 6 }, (_, index) => `p${index}@x.test`), now - 10_000);
+      const left = await store.resultCache.recall(
+        Array.from({ length: 6 }, (_, index) => `p${index}@x.test`),
+        now - 10_000,
+      );
       expect([...left.keys()].sort()).toEqual(['p3@x.test', 'p4@x.test', 'p5@x.test']);
     });
   });
@@ -168,7 +196,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.tokens.listApiTokens(user.id)).toEqual([]);
     });
 
-    it('rewrites a token\'s last use at most once a minute, so that authenticating is not a write per request', async () => {
+    it("rewrites a token's last use at most once a minute, so that authenticating is not a write per request", async () => {
       const user = await addUser('busy-token@example.test', 0);
       await store.tokens.createApiToken(user.id, 'ci', 'hash-2');
       const firstUse = clock.toISOString();
@@ -181,7 +209,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await store.tokens.listApiTokens(user.id))[0]?.lastUsedAt).toBe(clock.toISOString());
     });
 
-    it('keeps a token\'s scopes and expiry, gives a token made without them every scope for ever, and finds an expired one for the caller to refuse', async () => {
+    it("keeps a token's scopes and expiry, gives a token made without them every scope for ever, and finds an expired one for the caller to refuse", async () => {
       const user = await addUser('scoped@example.test', 0);
       const expiresAt = new Date(clock.getTime() - 1_000).toISOString();
       // Scopes in any order are kept in the API's order.
@@ -213,11 +241,21 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test']);
       if (!created.ok) throw new Error('expected a job');
       expect(created.jobId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(await store.jobs.getJob(user.id, created.jobId)).toEqual({ id: created.jobId, userId: user.id, name: null, status: 'processing', total: 2, processed: 0 });
+      expect(await store.jobs.getJob(user.id, created.jobId)).toEqual({
+        id: created.jobId,
+        userId: user.id,
+        name: null,
+        status: 'processing',
+        total: 2,
+        processed: 0,
+      });
       // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       expect(chunk).toMatchObject({ jobId: created.jobId, userId: user.id });
-      expect(chunk.items.map((item) => [item.position, item.email])).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
+      expect(chunk.items.map((item) => [item.position, item.email])).toEqual([
+        [0, 'a@x.test'],
+        [1, 'b@x.test'],
+      ]);
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(1);
       expect((await store.accounts.ledger(user.id)).at(-1)).toMatchObject({ delta: -2, reason: 'bulk', jobId: created.jobId });
@@ -231,7 +269,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('rolls the charge back when writing the items fails half-way', async () => {
       const user = await addUser('atomic@example.test', 10);
       await place.failItemInserts('boom@x.test');
-      await expect(store.jobs.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(/disk trouble/);
+      await expect(store.jobs.createJob(user.id, ['a@x.test', 'boom@x.test', 'c@x.test'], { key: 'k', route: 'bulk', requestHash: 'h' })).rejects.toThrow(
+        /disk trouble/,
+      );
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(10);
       expect(await store.jobs.listJobs(user.id, 10)).toEqual([]);
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
@@ -263,11 +303,24 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
           .map((item) => ({ lease: chunk.lease, jobId, position: item.position, result: { ...resultFor(item.email), result: verdicts[item.position]! } })),
       );
       const page = async (after: number, limit: number, only?: Array<(typeof verdicts)[number]>) =>
-        (await store.jobs.readResults(jobId, { after, limit, verdicts: only })).map((row) => [row.position, (JSON.parse(row.json) as VerificationResult).email]);
-      expect(await page(-1, 2)).toEqual([[0, 'a@x.test'], [1, 'b@x.test']]);
-      expect(await page(1, 2)).toEqual([[3, 'd@x.test'], [4, 'e@x.test']]);
+        (await store.jobs.readResults(jobId, { after, limit, verdicts: only })).map((row) => [
+          row.position,
+          (JSON.parse(row.json) as VerificationResult).email,
+        ]);
+      expect(await page(-1, 2)).toEqual([
+        [0, 'a@x.test'],
+        [1, 'b@x.test'],
+      ]);
+      expect(await page(1, 2)).toEqual([
+        [3, 'd@x.test'],
+        [4, 'e@x.test'],
+      ]);
       expect(await page(4, 2)).toEqual([]);
-      expect(await page(-1, 10, ['valid', 'catch_all'])).toEqual([[0, 'a@x.test'], [3, 'd@x.test'], [4, 'e@x.test']]);
+      expect(await page(-1, 10, ['valid', 'catch_all'])).toEqual([
+        [0, 'a@x.test'],
+        [3, 'd@x.test'],
+        [4, 'e@x.test'],
+      ]);
       expect(await page(0, 1, ['valid'])).toEqual([[4, 'e@x.test']]);
       // The stored text is the interface's object, as sent.
       const [first] = await store.jobs.readResults(jobId, { after: -1, limit: 1 });
@@ -302,12 +355,14 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const { job, results } = (await store.jobs.getJobWithResults(user.id, jobId))!;
       expect(job).toMatchObject({ status: 'completed', processed: 3, total: 3 });
       expect(results.map((result) => [result.email, result.reason])).toEqual([
-        ['a@x.test', 'test'], ['b@x.test', 'first'], ['c@x.test', 'test'],
+        ['a@x.test', 'test'],
+        ['b@x.test', 'first'],
+        ['c@x.test', 'test'],
       ]);
       expect(await jobStatuses()).toEqual([[jobId, 'completed']]);
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toBeUndefined();
       await store.work.saveResults([save(2, 'c@x.test', 'late')]);
-  expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
+      expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
     });
 
     it('with refundUnknown gives back the unknowns of a job once, in the batch that completes it, beside the verifier-condition refunds', async () => {
@@ -316,15 +371,25 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       if (!created.ok) throw new Error('expected a job');
       const { jobId } = created;
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
-      const unknown = (email: string, reasonCode: VerificationResult['reasonCode']): VerificationResult => ({ ...resultFor(email), result: 'unknown', reasonCode });
+      const unknown = (email: string, reasonCode: VerificationResult['reasonCode']): VerificationResult => ({
+        ...resultFor(email),
+        result: 'unknown',
+        reasonCode,
+      });
       const save = (position: number, result: VerificationResult) => ({ lease: chunk.lease, jobId, position, result });
       const policy = { refundUnknown: true };
       // a valid, b greylisted, c port25_blocked (refunded as written, whatever the policy), d and e later.
       // Each batch says what it gave back (the refund metric counts it).
-      const first = await store.work.saveResults([save(0, resultFor('a@x.test')), save(1, unknown('b@x.test', 'greylisted')), save(2, unknown('c@x.test', 'port25_blocked'))], policy);
+      const first = await store.work.saveResults(
+        [save(0, resultFor('a@x.test')), save(1, unknown('b@x.test', 'greylisted')), save(2, unknown('c@x.test', 'port25_blocked'))],
+        policy,
+      );
       expect(first).toEqual({ completedJobs: 0, refunded: 1 });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1);
-      expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy)).toEqual({ completedJobs: 1, refunded: 2 });
+      expect(await store.work.saveResults([save(3, unknown('d@x.test', 'dns_failure')), save(4, resultFor('e@x.test'))], policy)).toEqual({
+        completedJobs: 1,
+        refunded: 2,
+      });
       // Completed: b and d given back in one row naming the job (c was given back already).
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(5 + 1 + 2);
       // Written a batch at a time (+1, then +2), read as one line for the job.
@@ -341,12 +406,19 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test']);
       if (!created.ok) throw new Error('expected a job');
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
-      await store.work.saveResults(chunk.items.map((item) => ({ lease: chunk.lease, jobId: created.jobId, position: item.position, result: { ...resultFor(item.email), result: 'unknown', reasonCode: 'greylisted' } })));
+      await store.work.saveResults(
+        chunk.items.map((item) => ({
+          lease: chunk.lease,
+          jobId: created.jobId,
+          position: item.position,
+          result: { ...resultFor(item.email), result: 'unknown', reasonCode: 'greylisted' },
+        })),
+      );
       expect(await store.jobs.getJob(user.id, created.jobId)).toMatchObject({ status: 'completed' });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(0);
     });
 
-    it('hands a job\'s `fresh` to the chunks claimed from it', async () => {
+    it("hands a job's `fresh` to the chunks claimed from it", async () => {
       const user = await addUser('fresh@example.test', 2);
       await store.jobs.createJob(user.id, ['a@x.test'], undefined, { fresh: true });
       expect(await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 })).toMatchObject({ fresh: true });
@@ -362,7 +434,11 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(created.queued).toBe(50_000);
       // Claimed until nothing is left (a chunk is one domain's items), every item turns up once, at its position.
       const pending = [];
-      for (let chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 }); chunk; chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 })) {
+      for (
+        let chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 });
+        chunk;
+        chunk = await store.work.claimWork({ maxItems: 100_000, leaseMs: 60_000 })
+      ) {
         pending.push(...chunk.items);
       }
       pending.sort((a, b) => a.position - b.position);
@@ -397,7 +473,10 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
         expect.objectContaining({ code: 'idempotency_conflict' }),
       );
       await store.idempotency.saveIdempotency({ userId: user.id, ...verifyKey, statusCode: 200, body: '{"result":"valid"}' });
-      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({ kind: 'recorded', record: { statusCode: 200, body: '{"result":"valid"}' } });
+      expect(await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey)).toMatchObject({
+        kind: 'recorded',
+        record: { statusCode: 200, body: '{"result":"valid"}' },
+      });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(4);
       expect((await store.accounts.ledger(user.id)).filter((entry) => entry.reason === 'verify')).toHaveLength(1);
     });
@@ -446,7 +525,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await expectLedgerAddsUp(user.id);
     });
 
-    it("takes over the claim of a run that died, without charging again", async () => {
+    it('takes over the claim of a run that died, without charging again', async () => {
       const user = await addUser('takeover@example.test', 5);
       const first = await store.accounts.chargeWithKey(user.id, 1, 'verify', verifyKey);
       expect(first).toEqual({ kind: 'charged', balance: 4, chargeId: expect.any(Number) });
@@ -480,7 +559,11 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
     it('adds reserved requests per user and window, and answers the running total', async () => {
       const user = await addUser('rate@example.test', 0);
       const other = await addUser('rate2@example.test', 0);
-      expect([await store.limits.reserveRequests(user.id, 100, 1), await store.limits.reserveRequests(user.id, 100, 5), await store.limits.reserveRequests(user.id, 100, 1)]).toEqual([1, 6, 7]);
+      expect([
+        await store.limits.reserveRequests(user.id, 100, 1),
+        await store.limits.reserveRequests(user.id, 100, 5),
+        await store.limits.reserveRequests(user.id, 100, 1),
+      ]).toEqual([1, 6, 7]);
       expect(await store.limits.reserveRequests(other.id, 100, 3)).toBe(3);
       expect(await store.limits.reserveRequests(user.id, 101, 2)).toBe(2);
     });
@@ -552,7 +635,10 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const first = (await claim(2))!;
       expect(first).toMatchObject({ jobId, domain: 'a.test' });
       expect(first.lease).toMatch(/^[0-9a-f-]{36}$/);
-      expect(first.items).toEqual([{ jobId, position: 0, email: 'a1@a.test' }, { jobId, position: 2, email: 'a2@A.TEST' }]);
+      expect(first.items).toEqual([
+        { jobId, position: 0, email: 'a1@a.test' },
+        { jobId, position: 2, email: 'a2@A.TEST' },
+      ]);
       // The rest of a.test, then b.test, then the address without a domain; then nothing is left.
       expect(emailsOf(await claim())).toEqual(['a3@a.test']);
       expect(emailsOf(await claim())).toEqual(['b1@b.test', 'b2@b.test']);
@@ -576,7 +662,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ userId: full.userId, domain: 'a.test' });
     });
 
-    it('claims only the jobs it is given, when given some (a local run\'s own)', async () => {
+    it("claims only the jobs it is given, when given some (a local run's own)", async () => {
       const theirs = await submitJob(['a1@a.test']);
       const mine = await submitJob(['b1@b.test', 'c1@c.test']);
       const onlyJobs = [mine.jobId];
@@ -586,7 +672,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ jobId: theirs.jobId });
     });
 
-    it('gives an expired lease\'s items to the next claim; the late results of the old lease are ignored', async () => {
+    it("gives an expired lease's items to the next claim; the late results of the old lease are ignored", async () => {
       const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test']);
       const lost = (await claim())!;
       later(LEASE_MS - 1);
@@ -649,7 +735,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   });
 
   describe('fair scheduling', () => {
-    it('gives the next chunk to the user with the fewest items in flight, then to that user\'s oldest job', async () => {
+    it("gives the next chunk to the user with the fewest items in flight, then to that user's oldest job", async () => {
       const big = await submitJob(Array.from({ length: 30 }, (_, index) => `u${index}@d${index % 3}.test`));
       const bigAgain = await submitJob(['z@z.test'], big.userId);
       expect((await claim())?.jobId).toBe(big.jobId);
@@ -690,7 +776,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
   });
 
   describe('dashboard sessions and uploads', () => {
-    it('sums a user\'s ledger and the verdicts of their completed jobs by UTC day, from a time on, no one else\'s', async () => {
+    it("sums a user's ledger and the verdicts of their completed jobs by UTC day, from a time on, no one else's", async () => {
       clock = new Date('2030-03-01T23:59:00.000Z');
       const user = await addUser('usage@example.test', 10);
       const other = await addUser('usage-other@example.test', 10);
@@ -704,7 +790,12 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
       const verdicts = ['valid', 'invalid', 'valid'] as const;
       await store.work.saveResults(
-        chunk.items.map((item) => ({ lease: chunk.lease, jobId: created.jobId, position: item.position, result: { ...resultFor(item.email), result: verdicts[item.position]! } })),
+        chunk.items.map((item) => ({
+          lease: chunk.lease,
+          jobId: created.jobId,
+          position: item.position,
+          result: { ...resultFor(item.email), result: verdicts[item.position]! },
+        })),
       );
       expect(await store.jobs.getJob(user.id, created.jobId)).toMatchObject({ status: 'completed' });
 
@@ -832,7 +923,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await slotAt('192.0.2.1', holder.id)).toBeUndefined();
     });
 
-    it('frees a live holder\'s slot when it runs out (a holder alive but stuck), unless renewed', async () => {
+    it("frees a live holder's slot when it runs out (a holder alive but stuck), unless renewed", async () => {
       const first = await slotAt('192.0.2.1', holder.id, { limit: 1 });
       const second = await slotAt('192.0.2.2', holder.id, { limit: 1 });
       // Taken but not renewed (its release failed, say): renewing the others does not keep it.
@@ -881,14 +972,17 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
 
   describe('egress benches', () => {
     const HOUR_MS = 3_600_000;
-    const bench = (egress: string, provider: string, cooldownMs = HOUR_MS, reason = `554 blocked ${egress}`, on = store) => on.egressBenches.bench({ egress, provider, cooldownMs, reason });
+    const bench = (egress: string, provider: string, cooldownMs = HOUR_MS, reason = `554 blocked ${egress}`, on = store) =>
+      on.egressBenches.bench({ egress, provider, cooldownMs, reason });
 
     it('benches an egress at one provider only, for its cool-down, for every connection to the store', async () => {
       await bench('127.0.0.77', 'google.com');
       const other = await open();
       expect(await other.egressBenches.benched('google.com')).toEqual(['127.0.0.77']);
       expect(await store.egressBenches.benched('outlook.com')).toEqual([]);
-      expect(await store.egressBenches.inForce()).toEqual([{ egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() + HOUR_MS, reason: '554 blocked 127.0.0.77' }]);
+      expect(await store.egressBenches.inForce()).toEqual([
+        { egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() + HOUR_MS, reason: '554 blocked 127.0.0.77' },
+      ]);
       later(HOUR_MS - 1);
       expect(await store.egressBenches.benched('google.com')).toEqual(['127.0.0.77']);
       later(1);
@@ -902,7 +996,9 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await bench('SOCKS5 proxy 192.0.2.9:1080', 'google.com', 60_000);
       expect(await store.egressBenches.benched('google.com')).toEqual(['127.0.0.77', 'SOCKS5 proxy 192.0.2.9:1080']);
       later(60_000);
-      expect(await store.egressBenches.inForce()).toEqual([{ egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() - 60_000 + HOUR_MS, reason: 'second' }]);
+      expect(await store.egressBenches.inForce()).toEqual([
+        { egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() - 60_000 + HOUR_MS, reason: 'second' },
+      ]);
     });
   });
 });

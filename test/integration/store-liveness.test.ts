@@ -75,11 +75,15 @@ describe.runIf(postgres)('liveness on PostgreSQL', () => {
     const events: string[] = [];
     holder.onLapse(() => events.push('the holder stopped'));
     proxy.dropSilently();
-    await waitFor('the other node to take the leases over', async () => {
-      if ((await other.work.rescue()) === 0) return false;
-      events.push('the other node took its leases');
-      return true;
-    }, 30_000);
+    await waitFor(
+      'the other node to take the leases over',
+      async () => {
+        if ((await other.work.rescue()) === 0) return false;
+        events.push('the other node took its leases');
+        return true;
+      },
+      30_000,
+    );
 
     expect(events).toEqual(['the holder stopped', 'the other node took its leases']);
     expect(holder.standing()).toBe(false);

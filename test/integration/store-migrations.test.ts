@@ -63,7 +63,9 @@ describe('the SQLite store', () => {
     expect(migrate(raw, next)).toBe(MIGRATIONS.length + 1);
     expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
     expect(raw.prepare('SELECT email, balance, note FROM users WHERE id = ?').get(user.id)).toEqual({
-      email: 'old@example.test', balance: 3, note: null,
+      email: 'old@example.test',
+      balance: 3,
+      note: null,
     });
     // Applying the same list again is a no-op, not a second ALTER TABLE.
     expect(() => migrate(raw, next)).not.toThrow();
@@ -83,7 +85,7 @@ describe('the SQLite store', () => {
     expect(await claim()).toMatchObject({ domain: 'two.test', items: [{ position: 1 }] });
   });
 
-  it('counts the live leases of a file of schema version 6 as its jobs\' items in flight', async () => {
+  it("counts the live leases of a file of schema version 6 as its jobs' items in flight", async () => {
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     migrate(raw, MIGRATIONS.slice(0, 6));
     raw.exec(LEASED_BEFORE_COUNTING.replace('@expires', String(Date.now() + 600_000)));
@@ -144,7 +146,7 @@ describe('the PostgreSQL store', () => {
     expect(await versions()).toEqual([...PG_MIGRATIONS.map((migration) => migration.version), PG_MIGRATIONS.length + 1]);
   });
 
-  it('counts the live leases of a database of schema version 6 as its jobs\' items in flight', async () => {
+  it("counts the live leases of a database of schema version 6 as its jobs' items in flight", async () => {
     const pool = new pg.Pool({ connectionString: database.url });
     try {
       await migratePostgres(pool, PG_MIGRATIONS.slice(0, 6));
@@ -160,7 +162,11 @@ describe('the PostgreSQL store', () => {
     opened.splice(0);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [PG_MIGRATIONS.length + 5, 'from_later', new Date().toISOString()]);
+    await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+      PG_MIGRATIONS.length + 5,
+      'from_later',
+      new Date().toISOString(),
+    ]);
     await client.end();
     await expect(open()).rejects.toThrow(/newer than this mailverify knows/);
   });

@@ -36,7 +36,12 @@ describe.each(STORE_KINDS.filter((kind) => kind.name === 'PostgreSQL'))('new wor
     const user = await elsewhere.accounts.createUser({ email: 'owner@example.test', passwordHash: null, balance: 10, rateLimit: 20, rateWindowSeconds: 1 });
 
     // A list the balance does not cover creates no job, an empty one no work: neither tells anyone.
-    expect(await elsewhere.jobs.createJob(user.id, Array.from({ length: 11 }, (_, index) => `a${index}@example.test`))).toMatchObject({ ok: false });
+    expect(
+      await elsewhere.jobs.createJob(
+        user.id,
+        Array.from({ length: 11 }, (_, index) => `a${index}@example.test`),
+      ),
+    ).toMatchObject({ ok: false });
     expect(await elsewhere.jobs.createJob(user.id, [])).toMatchObject({ ok: true });
     expect(await elsewhere.jobs.createJob(user.id, ['a@example.test', 'b@example.test'])).toMatchObject({ ok: true });
     // Notifications arrive in commit order: this one, committed last, closes what there was to hear.

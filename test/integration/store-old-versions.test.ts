@@ -73,7 +73,9 @@ describe('a SQLite file from before the numbered migrations', () => {
     try {
       return {
         objects: raw
-          .prepare<[], { type: string; name: string; sql: string | null }>("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+          .prepare<[], { type: string; name: string; sql: string | null }>(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+          )
           .all()
           .map((object) => ({ ...object, sql: object.sql?.replace(/\s+/g, ' ') })),
         version: raw.pragma('user_version', { simple: true }),
@@ -84,7 +86,7 @@ describe('a SQLite file from before the numbered migrations', () => {
     }
   }
 
-  it('reaches a fresh file\'s schema from every old version, running each migration once', () => {
+  it("reaches a fresh file's schema from every old version, running each migration once", () => {
     const fresh = mkdtempSync(join(root, 'fresh-'));
     open(fresh);
     const expected = schemaOf(fresh);
@@ -121,14 +123,17 @@ describe('a PostgreSQL database from before the numbered migrations', () => {
   /** Makes `url`'s database one the old code brought to `version` (recorded as it kept it: versions and times, no names), with `rows` written then. */
   async function makeOld(url: string, version: number, rows = ''): Promise<void> {
     const recorded = Array.from({ length: version }, (_, index) => `(${index + 1}, '2025-01-01T00:00:${String(index + 1).padStart(2, '0')}.000Z')`);
-    await query(url, [
-      'DROP SCHEMA public CASCADE',
-      'CREATE SCHEMA public',
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
-      ...steps.slice(0, version),
-      rows,
-      ...(version > 0 ? [`INSERT INTO schema_migrations (version, applied_at) VALUES ${recorded.join(', ')}`] : []),
-    ].join(';\n'));
+    await query(
+      url,
+      [
+        'DROP SCHEMA public CASCADE',
+        'CREATE SCHEMA public',
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+        ...steps.slice(0, version),
+        rows,
+        ...(version > 0 ? [`INSERT INTO schema_migrations (version, applied_at) VALUES ${recorded.join(', ')}`] : []),
+      ].join(';\n'),
+    );
   }
   async function newDatabase(): Promise<string> {
     const database = await createTestDatabase();
@@ -143,17 +148,26 @@ describe('a PostgreSQL database from before the numbered migrations', () => {
   /** The schema as the catalogs describe it (columns by name: a column added later comes last; whitespace aside in functions), and the migrations recorded. */
   async function schemaOf(url: string) {
     return {
-      columns: await query(url, `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity, identity_generation
-        FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`),
+      columns: await query(
+        url,
+        `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity, identity_generation
+        FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
+      ),
       indexes: await query(url, "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname"),
-      constraints: await query(url, "SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname"),
+      constraints: await query(
+        url,
+        "SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname",
+      ),
       triggers: await query(url, 'SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname'),
-      functions: await query(url, "SELECT proname, regexp_replace(prosrc, '\\s+', ' ', 'g') AS prosrc FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY proname"),
+      functions: await query(
+        url,
+        "SELECT proname, regexp_replace(prosrc, '\\s+', ' ', 'g') AS prosrc FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY proname",
+      ),
       migrations: await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version'),
     };
   }
 
-  it('reaches a fresh database\'s schema from every old version, running each migration once', async () => {
+  it("reaches a fresh database's schema from every old version, running each migration once", async () => {
     const url = await newDatabase();
     await (await openPostgresStore(url, { timeoutMs: DEFAULT_STORE_TIMEOUT_MS })).close();
     const expected = await schemaOf(url);

@@ -13,14 +13,31 @@ afterAll(() => receiver.close());
 
 describe('where webhooks may go', () => {
   it('refuses at registration a URL that is malformed, carries credentials, or reaches a loopback, private or metadata address', async () => {
-    for (const url of ['not a url', 'ftp://example.org/hook', 'https://user:pass@example.org/hook', 'http://127.0.0.1:8080/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://10.1.2.3/', 'http://localhost/']) {
+    for (const url of [
+      'not a url',
+      'ftp://example.org/hook',
+      'https://user:pass@example.org/hook',
+      'http://127.0.0.1:8080/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest',
+      'http://10.1.2.3/',
+      'http://localhost/',
+    ]) {
       await expect(checkDestination(url, false), url).rejects.toBeInstanceOf(DestinationRefused);
     }
     expect((await checkDestination('http://localhost/', true)).hostname).toBe('localhost');
   });
 
   it('refuses link-local and metadata addresses even where private webhooks are allowed, in every spelling', async () => {
-    for (const url of ['http://169.254.169.254/latest', 'http://169.254.0.1/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[fe80::1]/', 'http://100.100.100.200/']) {
+    for (const url of [
+      'http://169.254.169.254/latest',
+      'http://169.254.0.1/',
+      'http://[fd00:ec2::254]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[fe80::1]/',
+      'http://100.100.100.200/',
+    ]) {
       const refusal = await checkDestination(url, true).catch((error: unknown) => error);
       expect(refusal, url).toBeInstanceOf(DestinationRefused);
       expect((refusal as Error).message, url).toMatch(/link-local or cloud metadata address; webhooks are never sent there\.$/);
@@ -29,7 +46,7 @@ describe('where webhooks may go', () => {
     for (const ip of ['127.0.0.1', '10.0.0.1', 'fd00:ec2::253', '93.184.215.14']) expect(isNeverReached(ip), ip).toBe(false);
   });
 
-  it('records a failed attempt by its cause\'s code, never the address the system message names', async () => {
+  it("records a failed attempt by its cause's code, never the address the system message names", async () => {
     // A port nobody listens on: bound, then let go.
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -45,7 +62,9 @@ describe('where webhooks may go', () => {
     } finally {
       await agent.close();
     }
-    expect(describeFailure(new DestinationRefused('x.example resolves to a loopback or private network address'))).toBe('x.example resolves to a loopback or private network address');
+    expect(describeFailure(new DestinationRefused('x.example resolves to a loopback or private network address'))).toBe(
+      'x.example resolves to a loopback or private network address',
+    );
   });
 
   it('never says what a name resolved to', async () => {

@@ -32,7 +32,10 @@ export default function setup(): void {
   if (builtAt() >= sources) return;
   console.warn('dist/ is older than src/: building it first (npm run build)');
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], {
+      stdio: 'inherit',
+      cwd: ROOT,
+    });
   } catch {
     // tsc still writes what it could: the unit tests need no build, and an e2e test of a broken
     // build fails on its own. CI builds with `npm run build` first, which fails on a type error.

@@ -43,7 +43,16 @@ export async function createCliSandbox(env: NodeJS.ProcessEnv = {}): Promise<Cli
   // MAILVERIFY_TOKEN and MAILVERIFY_PROFILE from the test runner's own environment must not leak in,
   // nor test tokens into the desktop's keyring: no D-Bus session unless the test brings its own
   // (test/e2e/cli-keyring.test.ts).
-  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({ MAILVERIFY_TOKEN: '', MAILVERIFY_PROFILE: '', DBUS_SESSION_BUS_ADDRESS: '', NO_COLOR: '1', TMPDIR: tmp, ...env, MAILVERIFY_CONFIG_DIR: configDir, ...extra });
+  const envFor = (extra: NodeJS.ProcessEnv = {}) => ({
+    MAILVERIFY_TOKEN: '',
+    MAILVERIFY_PROFILE: '',
+    DBUS_SESSION_BUS_ADDRESS: '',
+    NO_COLOR: '1',
+    TMPDIR: tmp,
+    ...env,
+    MAILVERIFY_CONFIG_DIR: configDir,
+    ...extra,
+  });
   return {
     configDir,
     configPath,

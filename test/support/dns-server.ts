@@ -65,9 +65,7 @@ export interface DnsFixture {
 const TTL_SECONDS = 300;
 const PORT_ATTEMPTS = 20;
 
-const TYPE_NAMES = new Map<number, string>(
-  Object.entries(Packet.TYPE).map(([typeName, code]) => [code, typeName]),
-);
+const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([typeName, code]) => [code, typeName]));
 
 function normaliseName(name: string): string {
   return name.toLowerCase().replace(/\.$/, '');
@@ -100,10 +98,7 @@ function answerFor(request: Packet, behaviour: ZoneBehaviour | undefined): Packe
 }
 
 /** Bind UDP and TCP on one ephemeral port (resolvers fall back to TCP on the UDP port). */
-async function listenOnOnePort(
-  host: string,
-  handle: DnsHandler,
-): Promise<{ udp: UDPServer; tcp: TCPServer; port: number }> {
+async function listenOnOnePort(host: string, handle: DnsHandler): Promise<{ udp: UDPServer; tcp: TCPServer; port: number }> {
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
     const port = await freeUdpPort(host);
     // Fresh servers per attempt: a socket whose bind failed cannot be bound again.
@@ -148,10 +143,7 @@ async function freeUdpPort(host: string): Promise<number> {
   return port;
 }
 
-export async function startDnsServer(
-  zones: Record<string, ZoneBehaviour> = {},
-  options: DnsServerOptions = {},
-): Promise<DnsFixture> {
+export async function startDnsServer(zones: Record<string, ZoneBehaviour> = {}, options: DnsServerOptions = {}): Promise<DnsFixture> {
   const host = options.host ?? '127.0.0.1';
   const latencyMs = options.latencyMs ?? 0;
   const known = options.truthful === false ? zones : { ...PROVIDER_ZONES, ...zones };
@@ -217,10 +209,7 @@ export async function startDnsServer(
       for (const timer of pendingTimers) clearTimeout(timer);
       pendingTimers.clear();
       for (const socket of tcpSockets) socket.destroy();
-      await Promise.all([
-        new Promise<void>((resolve) => udp.close(() => resolve())),
-        new Promise<void>((resolve) => tcp.close(() => resolve())),
-      ]);
+      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
     },
   };
 }

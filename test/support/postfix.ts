@@ -32,23 +32,25 @@ export async function postfixProblem(): Promise<string | undefined> {
       socket.destroy();
       resolve(problem);
     };
-    socket.once('data', (greeting) =>
-      done(greeting.toString().startsWith('220') ? undefined : `Postfix greeted with ${greeting.toString()}`),
-    );
+    socket.once('data', (greeting) => done(greeting.toString().startsWith('220') ? undefined : `Postfix greeted with ${greeting.toString()}`));
     socket.once('timeout', () => done(`Postfix on ${MX_HOST}:25 sent no greeting`));
     socket.once('error', (error) => done(`Postfix on ${MX_HOST}:25: ${error.message}`));
   });
 }
 
-
 /** Postfix's log from now on: the connections it logs from a client address (it logs them a moment late). */
 export function postfixLogFromNow(): { connectionsFrom(client: string): Promise<number> } {
   const start = statSync(LOG_FILE).size;
-  const count = (client: string) => readFileSync(LOG_FILE).subarray(start).toString().split('\n').filter((line) => line.includes(`connect from unknown[${client}]`) && !line.includes('disconnect')).length;
+  const count = (client: string) =>
+    readFileSync(LOG_FILE)
+      .subarray(start)
+      .toString()
+      .split('\n')
+      .filter((line) => line.includes(`connect from unknown[${client}]`) && !line.includes('disconnect')).length;
   return {
     async connectionsFrom(client) {
       // postlogd writes a little after the fact: wait until two reads a while apart agree.
-      for (let last = -1; ; ) {
+      for (let last = -1; ;) {
         await new Promise((resolve) => setTimeout(resolve, 300));
         const now = count(client);
         if (now === last) return now;

@@ -40,7 +40,11 @@ async function answers(url: string): Promise<boolean> {
 /** The newest installed server's programs (Debian keeps them out of PATH, per major version). */
 export function serverBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   return versions.length === 0 ? undefined : join(root, versions[0]!, 'bin');
 }
 

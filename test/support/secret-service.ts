@@ -60,7 +60,13 @@ function addressOf(bus: ChildProcess): Promise<string> {
 
 export async function startSecretService(): Promise<SecretService> {
   const root = await mkdtemp(join(tmpdir(), 'mailverify-secret-service-'));
-  const dirs = { HOME: join(root, 'home'), XDG_RUNTIME_DIR: join(root, 'run'), XDG_DATA_HOME: join(root, 'data'), XDG_CONFIG_HOME: join(root, 'config'), XDG_CACHE_HOME: join(root, 'cache') };
+  const dirs = {
+    HOME: join(root, 'home'),
+    XDG_RUNTIME_DIR: join(root, 'run'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_CONFIG_HOME: join(root, 'config'),
+    XDG_CACHE_HOME: join(root, 'cache'),
+  };
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { mode: 0o700 })));
   await writeFile(join(root, 'bus.conf'), busConfig(join(root, 'bus')));
 

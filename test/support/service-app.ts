@@ -58,7 +58,22 @@ export async function startMailWorld(
     connectTimeoutMs: 3_000,
     commandTimeoutMs: 3_000,
   };
-  const engineArgs = ['--dns-server', dns.server, '--smtp-port', String(smtp.port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0', '--connect-timeout', '3000', '--command-timeout', '3000'];
+  const engineArgs = [
+    '--dns-server',
+    dns.server,
+    '--smtp-port',
+    String(smtp.port),
+    '--helo',
+    'probe.test',
+    '--mail-from',
+    'probe@probe.test',
+    '--greylist-retry',
+    '0',
+    '--connect-timeout',
+    '3000',
+    '--command-timeout',
+    '3000',
+  ];
   return {
     dns,
     smtp,

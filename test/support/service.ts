@@ -148,7 +148,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dataDir = options.dataDir ?? testTempDir('service');
   const env = childEnv({ ...options.env, MAILVERIFY_DATA_DIR: dataDir });
   const storeArgs = options.databaseUrl === undefined ? [] : ['--database-url', options.databaseUrl];
-  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...storeArgs, ...(options.allowPrivateNetworks === false ? [] : ['--allow-private-networks']), '--no-web-check', ...(options.engineArgs ?? [])];
+  const args = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--data-dir',
+    dataDir,
+    ...storeArgs,
+    ...(options.allowPrivateNetworks === false ? [] : ['--allow-private-networks']),
+    '--no-web-check',
+    ...(options.engineArgs ?? []),
+  ];
   const serve = await startLongRunning(args, env, LISTENING);
 
   const admin = (adminArgs: string[], stdin?: string) => runCli(['admin', ...storeArgs, ...adminArgs], { env, stdin });
@@ -192,7 +204,11 @@ export interface RunningWorker {
 }
 
 /** The built `mailverify worker` on a service's store (`args`: engine flags, `--lease-seconds`, ...), once it runs. */
-export async function startWorker(service: Pick<RunningService, 'dataDir' | 'databaseUrl'>, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<RunningWorker> {
+export async function startWorker(
+  service: Pick<RunningService, 'dataDir' | 'databaseUrl'>,
+  args: string[] = [],
+  env?: NodeJS.ProcessEnv,
+): Promise<RunningWorker> {
   const storeArgs = service.databaseUrl === undefined ? [] : ['--database-url', service.databaseUrl];
   const workerArgs = ['worker', '--data-dir', service.dataDir, ...storeArgs, '--allow-private-networks', '--no-web-check', ...args];
   const worker = await startLongRunning(workerArgs, childEnv(env), WORKER_READY);

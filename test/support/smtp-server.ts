@@ -204,10 +204,7 @@ class FixtureState {
     if (scripted) return smtpReply(...scripted);
     if (this.isGreylisted(key)) {
       const domain = key.split('@').pop() ?? '';
-      return smtpReply(
-        450,
-        `4.2.0 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`,
-      );
+      return smtpReply(450, `4.2.0 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`);
     }
     const exists = options.catchAll || (options.mailboxes ?? []).some((m) => foldCase(m) === key);
     return exists ? null : smtpReply(550, options.unknownUserText ?? `5.1.1 <${address}>: Recipient address rejected: User unknown`);
@@ -320,9 +317,7 @@ function smtpServerOptions(state: FixtureState): SMTPServerOptions {
     hideENHANCEDSTATUSCODES: false,
     maxRecipients: options.maxRcptsPerSession ?? 0,
     closeTimeout: 100,
-    ...(options.starttls
-      ? { key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) }
-      : {}),
+    ...(options.starttls ? { key: readFileSync(new URL('key.pem', TLS_DIR)), cert: readFileSync(new URL('cert.pem', TLS_DIR)) } : {}),
     onConnect(session, done) {
       const blocked = options.blockGreeting === true || options.blockGreetingFrom?.includes(session.remoteAddress) === true;
       const verdict = blocked ? smtpReply(554, blockedText(session)) : null;
@@ -414,10 +409,7 @@ export async function startSmtpServer(options: SmtpFixtureOptions = {}): Promise
     clientAddresses: () => [...state.clients],
     peakSessions: () => state.sessionCounter.peak,
     peakSessionsFrom: (clientAddress) => state.fromClient.get(clientAddress)?.peak ?? 0,
-    rcptCount: (address) =>
-      address === undefined
-        ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0)
-        : (state.rcpts.get(foldCase(address)) ?? 0),
+    rcptCount: (address) => (address === undefined ? [...state.rcpts.values()].reduce((sum, n) => sum + n, 0) : (state.rcpts.get(foldCase(address)) ?? 0)),
     commands: state.commands,
     reset: () => state.reset(),
     close,

@@ -67,8 +67,10 @@ const sqlite: StoreKind = {
       {
         query: async <Row>(sql: string) => direct((db) => db.prepare(sql).all() as Row[]),
         async failItemInserts(email) {
-          direct((db) => db.exec(`CREATE TRIGGER fail_item BEFORE INSERT ON job_items WHEN NEW.email = '${email}'
-                                  BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`));
+          direct((db) =>
+            db.exec(`CREATE TRIGGER fail_item BEFORE INSERT ON job_items WHEN NEW.email = '${email}'
+                                  BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`),
+          );
         },
       },
       async () => rmSync(dataDir, { recursive: true, force: true }),
@@ -116,7 +118,11 @@ const numbersAsNumbers = ((oid: number, format?: 'text' | 'binary') =>
   oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'];
 
 /** Both, unless there is no PostgreSQL here at all (then its tests are skipped, saying so once per file). */
-export const STORE_KINDS: StoreKind[] = missing('the PostgreSQL store tests', 'PostgreSQL', inject('postgresServer') === '' ? 'no server answers on 127.0.0.1:5432 and no server programs are installed' : undefined)
+export const STORE_KINDS: StoreKind[] = missing(
+  'the PostgreSQL store tests',
+  'PostgreSQL',
+  inject('postgresServer') === '' ? 'no server answers on 127.0.0.1:5432 and no server programs are installed' : undefined,
+)
   ? [sqlite]
   : [sqlite, postgres];
 

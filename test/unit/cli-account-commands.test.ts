@@ -20,7 +20,9 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('login', () => {
   it('reads its flags into options', () => {
-    expect(login.parse(parseCommandLine(['--profile', 'staging', 'login', '--email', 'me@example.com', '--password-stdin', '--insecure-storage']))).toMatchObject({
+    expect(
+      login.parse(parseCommandLine(['--profile', 'staging', 'login', '--email', 'me@example.com', '--password-stdin', '--insecure-storage'])),
+    ).toMatchObject({
       program: { profile: 'staging' },
       withToken: false,
       email: 'me@example.com',

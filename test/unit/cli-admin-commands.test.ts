@@ -20,7 +20,13 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('admin: parse', () => {
   it("reads admin's store flags and the subcommand's own", () => {
     const parsed = userAdd.parse(parseCommandLine(['admin', '--data-dir', dir, 'user', 'add', ' ops@example.com ', '--credits', '50', '--rate-limit', '5']));
-    expect(parsed).toEqual({ store: { dataDir: dir, databaseUrl: undefined, storeTimeout: undefined, create: false }, email: 'ops@example.com', credits: 50, rateLimit: 5, passwordStdin: false });
+    expect(parsed).toEqual({
+      store: { dataDir: dir, databaseUrl: undefined, storeTimeout: undefined, create: false },
+      email: 'ops@example.com',
+      credits: 50,
+      rateLimit: 5,
+      passwordStdin: false,
+    });
   });
 
   it.each([
@@ -41,7 +47,9 @@ describe('admin: run', () => {
   it('refuses a data dir without a database unless --create, then adds and lists users', async () => {
     const dataDir = join(dir, 'data');
     const { io } = memoryIo({});
-    await expect(userList.run(userList.parse(parseCommandLine(['admin', '--data-dir', dataDir, 'user', 'list'])), io)).rejects.toThrow(`no mailverify database in ${dataDir}`);
+    await expect(userList.run(userList.parse(parseCommandLine(['admin', '--data-dir', dataDir, 'user', 'list'])), io)).rejects.toThrow(
+      `no mailverify database in ${dataDir}`,
+    );
     await userAdd.run(userAdd.parse(parseCommandLine(['admin', '--data-dir', dataDir, '--create', 'user', 'add', 'ops@example.com', '--credits', '7'])), io);
     const listed = memoryIo({}, { json: true });
     await userList.run(userList.parse(parseCommandLine(['admin', '--data-dir', dataDir, 'user', 'list'])), listed.io);

@@ -26,7 +26,23 @@ describe('bulk submit: parse', () => {
 
   it('reads every flag into its option', async () => {
     const output = join(dir, 'cleaned.csv');
-    const parsed = await options('-', '--local', '--no-precheck', '--column', 'mail', '--output', output, '--only', 'valid', '--fail-on', 'invalid,mailbox_full', '--data-dir', dir, '--smtp-port', '2525');
+    const parsed = await options(
+      '-',
+      '--local',
+      '--no-precheck',
+      '--column',
+      'mail',
+      '--output',
+      output,
+      '--only',
+      'valid',
+      '--fail-on',
+      'invalid,mailbox_full',
+      '--data-dir',
+      dir,
+      '--smtp-port',
+      '2525',
+    );
     expect(parsed).toMatchObject({ file: '-', local: true, precheck: false, column: 'mail', failOn: ['invalid', 'mailbox_full'], dataDir: dir });
     expect(parsed.plan).toMatchObject({ path: output, format: 'csv', only: ['valid'] });
     expect(parsed.engine).toMatchObject({ values: { smtpPort: 2525 }, given: ['--smtp-port'] });

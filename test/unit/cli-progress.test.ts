@@ -36,7 +36,10 @@ describe('startProgress', () => {
   });
 
   it('draws without colour under NO_COLOR or --no-color', async () => {
-    for (const { flags, env } of [{ flags: {}, env: { NO_COLOR: '1' } }, { flags: { color: false }, env: {} }]) {
+    for (const { flags, env } of [
+      { flags: {}, env: { NO_COLOR: '1' } },
+      { flags: { color: false }, env: {} },
+    ]) {
       const { io, drawn } = terminal(flags, env);
       const progress = await startProgress(io, 'verifying', { lines: true });
       progress.update(2, 4);
@@ -54,8 +57,7 @@ describe('startProgress', () => {
     progress.note('no answer (ECONNREFUSED); trying again in 2s');
     progress.stop();
     expect(drawn()).toBe(
-      'mailverify: waiting for job j1: 1/2 (50%); Ctrl-C stops waiting, the service goes on\n' +
-        'mailverify: no answer (ECONNREFUSED); trying again in 2s\n',
+      'mailverify: waiting for job j1: 1/2 (50%); Ctrl-C stops waiting, the service goes on\n' + 'mailverify: no answer (ECONNREFUSED); trying again in 2s\n',
     );
   });
 

@@ -17,7 +17,11 @@ describe('tokens create: parse', () => {
   });
 
   it('takes scopes repeated or as comma lists, once each, and the expiry in seconds', () => {
-    expect(createOptions('--name', 'ci', '--scope', 'verify', '--scope', 'bulk,verify', '--expires', '90d')).toMatchObject({ name: 'ci', scopes: ['verify', 'bulk'], expiresIn: 7_776_000 });
+    expect(createOptions('--name', 'ci', '--scope', 'verify', '--scope', 'bulk,verify', '--expires', '90d')).toMatchObject({
+      name: 'ci',
+      scopes: ['verify', 'bulk'],
+      expiresIn: 7_776_000,
+    });
     expect(createOptions('--scope', 'results', 'account').scopes).toEqual(['results', 'account']);
   });
 

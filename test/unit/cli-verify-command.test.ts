@@ -16,11 +16,16 @@ describe('verify: parse', () => {
       explain: true,
       failOn: ['invalid', 'unknown'],
     });
-    expect(options('--local', '--no-web-check', '--dns-server', '9.9.9.9', 'a@example.com').engine).toMatchObject({ values: { dnsServers: ['9.9.9.9'] }, noWebCheck: true });
+    expect(options('--local', '--no-web-check', '--dns-server', '9.9.9.9', 'a@example.com').engine).toMatchObject({
+      values: { dnsServers: ['9.9.9.9'] },
+      noWebCheck: true,
+    });
   });
 
   it('takes the program-wide flags too', () => {
-    const parsed = parse(parseCommandLine(['--base-url', 'http://127.0.0.1:9', '--profile', 'staging', '--timeout', '500', '--debug', 'verify', 'a@example.com']));
+    const parsed = parse(
+      parseCommandLine(['--base-url', 'http://127.0.0.1:9', '--profile', 'staging', '--timeout', '500', '--debug', 'verify', 'a@example.com']),
+    );
     expect(parsed.program).toEqual({ baseUrl: 'http://127.0.0.1:9', profile: 'staging', timeout: 500, debug: true });
   });
 

@@ -27,10 +27,15 @@ const noKeyring: OpenKeyring = () => ({ unavailable: 'no Secret Service in this 
 /** A keyring held in a Map, standing for the OS one in tests of what goes where. */
 function mapKeyring(): { open: OpenKeyring; entries: Map<string, string> } {
   const entries = new Map<string, string>();
-  const keyring: Keyring = { get: (account) => entries.get(account), set: (account, secret) => void entries.set(account, secret), delete: (account) => entries.delete(account) };
+  const keyring: Keyring = {
+    get: (account) => entries.get(account),
+    set: (account, secret) => void entries.set(account, secret),
+    delete: (account) => entries.delete(account),
+  };
   return { open: () => ({ keyring }), entries };
 }
-const fileLogin = (store: ConfigStore, login: { baseUrl: string; token: string; tokenId?: string }, profile = 'default') => saveLogin(store, profile, login, { open: noKeyring });
+const fileLogin = (store: ConfigStore, login: { baseUrl: string; token: string; tokenId?: string }, profile = 'default') =>
+  saveLogin(store, profile, login, { open: noKeyring });
 
 describe('the config store', () => {
   it('writes the file 0600 in a directory it creates 0700', async () => {
@@ -79,7 +84,15 @@ describe('profiles', () => {
     // Byte for byte as that version wrote it (conf: tab-indented JSON, mode 0600).
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFile(join(dir, 'config.json'), `{\n\t"baseUrl": "${SERVICE}",\n\t"token": "mv_old",\n\t"tokenId": "tok_1"\n}`, { mode: 0o600 });
-    expect(loadSettings({}, env, undefined, noKeyring)).toMatchObject({ profile: 'default', profileSource: 'default', profileExists: true, baseUrl: SERVICE, baseUrlSource: 'config', token: 'mv_old', tokenSource: 'config' });
+    expect(loadSettings({}, env, undefined, noKeyring)).toMatchObject({
+      profile: 'default',
+      profileSource: 'default',
+      profileExists: true,
+      baseUrl: SERVICE,
+      baseUrlSource: 'config',
+      token: 'mv_old',
+      tokenSource: 'config',
+    });
 
     const store = openConfigStore(env);
     fileLogin(store, { baseUrl: OTHER, token: 'mv_b' }, 'b');
@@ -93,12 +106,23 @@ describe('profiles', () => {
     const store = openConfigStore(env);
     fileLogin(store, { baseUrl: SERVICE, token: 'mv_a' }, 'a');
     fileLogin(store, { baseUrl: OTHER, token: 'mv_b' }, 'b');
-    expect(loadSettings({}, env, store, noKeyring)).toMatchObject({ profile: 'default', profileSource: 'default', profileExists: false, baseUrl: DEFAULT_BASE_URL, token: undefined });
+    expect(loadSettings({}, env, store, noKeyring)).toMatchObject({
+      profile: 'default',
+      profileSource: 'default',
+      profileExists: false,
+      baseUrl: DEFAULT_BASE_URL,
+      token: undefined,
+    });
     store.useProfile('a');
     expect(loadSettings({}, env, store, noKeyring)).toMatchObject({ profile: 'a', profileSource: 'config', baseUrl: SERVICE, token: 'mv_a' });
     const withEnv = { ...env, MAILVERIFY_PROFILE: 'b' };
     expect(loadSettings({}, withEnv, store, noKeyring)).toMatchObject({ profile: 'b', profileSource: 'environment', baseUrl: OTHER, token: 'mv_b' });
-    expect(loadSettings({ profileFlag: 'a' }, withEnv, store, noKeyring)).toMatchObject({ profile: 'a', profileSource: 'flag', baseUrl: SERVICE, token: 'mv_a' });
+    expect(loadSettings({ profileFlag: 'a' }, withEnv, store, noKeyring)).toMatchObject({
+      profile: 'a',
+      profileSource: 'flag',
+      baseUrl: SERVICE,
+      token: 'mv_a',
+    });
   });
 
   it('a profile named with --profile beats MAILVERIFY_BASE_URL; --base-url beats both, and then no stored token is sent', () => {
@@ -108,7 +132,11 @@ describe('profiles', () => {
     const withUrl = { ...env, MAILVERIFY_BASE_URL: OTHER };
     expect(loadSettings({}, withUrl, store, noKeyring)).toMatchObject({ baseUrl: OTHER, baseUrlSource: 'environment', token: undefined });
     expect(loadSettings({ profileFlag: 'a' }, withUrl, store, noKeyring)).toMatchObject({ baseUrl: SERVICE, baseUrlSource: 'config', token: 'mv_a' });
-    expect(loadSettings({ profileFlag: 'a', baseUrlFlag: OTHER }, withUrl, store, noKeyring)).toMatchObject({ baseUrl: OTHER, baseUrlSource: 'flag', token: undefined });
+    expect(loadSettings({ profileFlag: 'a', baseUrlFlag: OTHER }, withUrl, store, noKeyring)).toMatchObject({
+      baseUrl: OTHER,
+      baseUrlSource: 'flag',
+      token: undefined,
+    });
   });
 
   it('removing the current profile goes back to default', () => {
@@ -135,7 +163,10 @@ describe('tokens in the keyring', () => {
     expect(await readFile(store.path, 'utf8')).not.toContain('mv_secret');
     expect(store.read().profiles.a).toEqual({ baseUrl: SERVICE, tokenIn: 'keyring', tokenId: 't1' });
     expect(loadSettings({ profileFlag: 'a' }, env, store, open)).toMatchObject({ token: 'mv_secret', tokenSource: 'keyring' });
-    expect(loadSettings({ profileFlag: 'a' }, { ...env, MAILVERIFY_TOKEN: 'mv_env' }, store, open)).toMatchObject({ token: 'mv_env', tokenSource: 'environment' });
+    expect(loadSettings({ profileFlag: 'a' }, { ...env, MAILVERIFY_TOKEN: 'mv_env' }, store, open)).toMatchObject({
+      token: 'mv_env',
+      tokenSource: 'environment',
+    });
     forgetToken(store, 'a', open);
     expect(entries.size).toBe(0);
     expect(store.read().profiles.a).toEqual({ baseUrl: SERVICE });
@@ -152,7 +183,15 @@ describe('tokens in the keyring', () => {
 
   it('a keyring that refuses the token: the file, with the reason', () => {
     const store = openConfigStore(env);
-    const refusing: OpenKeyring = () => ({ keyring: { get: () => undefined, delete: () => false, set: () => { throw new Error('the collection is locked'); } } });
+    const refusing: OpenKeyring = () => ({
+      keyring: {
+        get: () => undefined,
+        delete: () => false,
+        set: () => {
+          throw new Error('the collection is locked');
+        },
+      },
+    });
     expect(saveLogin(store, 'a', { baseUrl: SERVICE, token: 'mv_1' }, { open: refusing })).toEqual({ in: 'file', fallback: 'the collection is locked' });
     expect(store.read().profiles.a).toEqual({ baseUrl: SERVICE, token: 'mv_1' });
   });
@@ -161,7 +200,11 @@ describe('tokens in the keyring', () => {
     const { open } = mapKeyring();
     const store = openConfigStore(env);
     saveLogin(store, 'a', { baseUrl: SERVICE, token: 'mv_1' }, { open });
-    expect(loadSettings({ profileFlag: 'a' }, env, store, noKeyring)).toMatchObject({ token: undefined, tokenSource: null, tokenUnavailable: 'no Secret Service in this test' });
+    expect(loadSettings({ profileFlag: 'a' }, env, store, noKeyring)).toMatchObject({
+      token: undefined,
+      tokenSource: null,
+      tokenUnavailable: 'no Secret Service in this test',
+    });
     expect(() => forgetToken(store, 'a', noKeyring)).toThrow(KeyringError);
   });
 });

@@ -22,7 +22,11 @@ describe('client errors become exit codes in one place', () => {
     [apiError(503, 'internal'), ExitCode.failure, 'the service answered 503'],
     [new NetworkError('cannot reach http://127.0.0.1:1: ECONNREFUSED', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'check --base-url'],
     [new TimeoutError('no answer within 5 ms', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'no answer within 5 ms'],
-    [new InvalidResponseError('GET http://127.0.0.1:1/healthz answered 200 with a body that is not JSON', 'GET', 'http://127.0.0.1:1'), ExitCode.failure, 'check --base-url'],
+    [
+      new InvalidResponseError('GET http://127.0.0.1:1/healthz answered 200 with a body that is not JSON', 'GET', 'http://127.0.0.1:1'),
+      ExitCode.failure,
+      'check --base-url',
+    ],
     [new ConfigError('bad config', '/tmp/x/config.json'), ExitCode.failure, 'fix or delete /tmp/x/config.json'],
     [new KeyringError('the token of profile "a" is in the OS keyring, which does not answer: locked'), ExitCode.failure, 'unlock the OS keyring'],
   ])('%s → exit %i', (error, exitCode, text) => {
@@ -57,7 +61,12 @@ describe('client errors become exit codes in one place', () => {
     expect(reportError(apiError(402, 'insufficient_tokens', { balance: 0, required: 3 }), stderr, true)).toBe(ExitCode.insufficientTokens);
     expect(reportError(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"), stderr, true)).toBe(ExitCode.usage);
     expect(reportError(new Error('boom'), stderr, true)).toBe(ExitCode.failure);
-    expect(printed.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+    expect(
+      printed
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
       { error: { code: 'insufficient_tokens', message: 'insufficient tokens: balance 0, 3 required', exitCode: 5, hint: expect.any(String) } },
       { error: { code: 'usage', message: "unknown option '--x'", exitCode: 2, hint: expect.stringContaining('--help') } },
       { error: { code: 'failure', message: 'unexpected error: boom', exitCode: 1 } },

@@ -19,7 +19,14 @@ import { startScriptedServer, type ScriptedAnswer, type ScriptedServer } from '.
 
 const TOKEN = 'mv_secretsecretsecretsecret0123456789';
 const RESULT = { email: 'a@example.org', result: 'valid', checks: {}, reason: 'ok' };
-const problem = (status: number, code: string, extra: object = {}) => ({ type: 'about:blank', title: code, status, detail: `detail of ${code}`, code, ...extra });
+const problem = (status: number, code: string, extra: object = {}) => ({
+  type: 'about:blank',
+  title: code,
+  status,
+  detail: `detail of ${code}`,
+  code,
+  ...extra,
+});
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -156,7 +163,13 @@ describe('the API client over HTTP', () => {
     const debug = new PassThrough();
     let trace = '';
     debug.setEncoding('utf8').on('data', (chunk: string) => (trace += chunk));
-    const client = await clientFor([{ status: 503, json: problem(503, 'internal') }, { status: 200, json: { status: 'ok' } }], { debug });
+    const client = await clientFor(
+      [
+        { status: 503, json: problem(503, 'internal') },
+        { status: 200, json: { status: 'ok' } },
+      ],
+      { debug },
+    );
     await client.account();
     expect(trace).toMatch(new RegExp(`GET ${server!.baseUrl}/v1/account .*→ 503 in \\d+ ms`));
     expect(trace).toMatch(/retrying in \d+ ms/);

@@ -6,7 +6,10 @@ const csv = { plainText: false, file: 'list.csv' };
 
 describe('findEmailColumn', () => {
   it.each(['email', 'E-Mail', ' MAIL ', 'Email_Address'])('finds the column by the header name %j', (name) => {
-    const rows = [['id', 'name', name], ['1', 'Ann', 'not an address']];
+    const rows = [
+      ['id', 'name', name],
+      ['1', 'Ann', 'not an address'],
+    ];
     expect(findEmailColumn(rows, csv)).toEqual({ index: 2, hasHeader: true, header: ['id', 'name', name] });
   });
 
@@ -21,7 +24,10 @@ describe('findEmailColumn', () => {
   });
 
   it('sees no header when the first row already holds an address', () => {
-    const rows = [['Ann', 'ann@example.org'], ['Bob', 'bob@example.org']];
+    const rows = [
+      ['Ann', 'ann@example.org'],
+      ['Bob', 'bob@example.org'],
+    ];
     expect(findEmailColumn(rows, csv)).toEqual({ index: 1, hasHeader: false });
   });
 
@@ -32,20 +38,29 @@ describe('findEmailColumn', () => {
   });
 
   it('follows --column by name (any case) or 1-based number', () => {
-    const rows = [['a', 'Work', 'Home'], ['1', 'w@example.org', 'h@example.org']];
+    const rows = [
+      ['a', 'Work', 'Home'],
+      ['1', 'w@example.org', 'h@example.org'],
+    ];
     expect(findEmailColumn(rows, { ...csv, column: 'home' })).toMatchObject({ index: 2, hasHeader: true });
     expect(findEmailColumn(rows, { ...csv, column: '2' })).toMatchObject({ index: 1, hasHeader: true });
     expect(findEmailColumn(rows.slice(1), { ...csv, column: '3' })).toEqual({ index: 2, hasHeader: false });
   });
 
   it('names the columns it saw when none holds addresses', () => {
-    const rows = [['name', 'phone'], ['Ann', '555']];
+    const rows = [
+      ['name', 'phone'],
+      ['Ann', '555'],
+    ];
     expect(() => findEmailColumn(rows, csv)).toThrow(CsvError);
     expect(() => findEmailColumn(rows, csv)).toThrow('list.csv: no email column found; columns seen: "name", "phone"');
   });
 
   it('rejects a --column that is not there', () => {
-    const rows = [['name', 'mail'], ['Ann', 'a@example.org']];
+    const rows = [
+      ['name', 'mail'],
+      ['Ann', 'a@example.org'],
+    ];
     expect(() => findEmailColumn(rows, { ...csv, column: 'work' })).toThrow('no column named "work"; columns seen: "name", "mail"');
     expect(() => findEmailColumn(rows, { ...csv, column: '3' })).toThrow('list.csv: column 3 is out of range');
   });

@@ -23,10 +23,31 @@ const CHECKS: Checks = {
   isKnownProvider: false,
   isCatchAll: false,
 };
-const result = (email: string, verdict: Verdict): VerificationResult => ({ email, result: verdict, checks: CHECKS, reason: `${verdict} because`, reasonCode: CODE_OF[verdict] });
+const result = (email: string, verdict: Verdict): VerificationResult => ({
+  email,
+  result: verdict,
+  checks: CHECKS,
+  reason: `${verdict} because`,
+  reasonCode: CODE_OF[verdict],
+});
 const CODE_OF: Record<Verdict, ReasonCode> = { valid: 'accepted', invalid: 'mailbox_not_found', risky: 'role', catch_all: 'catch_all', unknown: 'timeout' };
 const CHECK_VALUES = ['true', 'true', 'true', 'false', 'valid', 'false', 'false', 'false', 'false', 'false'];
-const RESULT_HEADER = ['result', 'reason', 'reason_code', 'format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll', 'suggestion'];
+const RESULT_HEADER = [
+  'result',
+  'reason',
+  'reason_code',
+  'format',
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'smtpStatus',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+  'suggestion',
+];
 
 let dir: string;
 beforeAll(async () => {
@@ -49,7 +70,10 @@ const results = new ResultIndex().add([result('Ann@Example.org', 'valid'), resul
 describe('writeResults with the source list', () => {
   it('writes the original rows in order, in the source dialect, with the result columns appended', async () => {
     const path = join(dir, 'semi.csv');
-    await writeFile(path, '\uFEFFname;mail\r\n"Doe; Ann";Ann@Example.org\r\nBob;bob@example.org\r\nAnn again;ann@example.org\r\nNobody;\r\nBad;not-an-address\r\n');
+    await writeFile(
+      path,
+      '\uFEFFname;mail\r\n"Doe; Ann";Ann@Example.org\r\nBob;bob@example.org\r\nAnn again;ann@example.org\r\nNobody;\r\nBad;not-an-address\r\n',
+    );
     const source = await openListSource(path);
     const { output, count } = await written({ format: 'csv', results, source });
 
@@ -104,7 +128,10 @@ describe('writeResults with the source list', () => {
   it('writes every row alike whether the fast reader copied it or csv-parse took over part way', async () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => [`"Name ${i}"`, i % 2 === 0 ? 'Ann@Example.org' : 'bob@example.org', i % 3 === 0 ? '"a, b"' : 'x']);
     const lines = rows.map((row) => row.join(','));
-    const cells = (fields: string[], email: string) => [...fields, ...(email === 'Ann@Example.org' ? ['valid', 'valid because', 'accepted'] : ['catch_all', 'catch_all because', 'catch_all'])];
+    const cells = (fields: string[], email: string) => [
+      ...fields,
+      ...(email === 'Ann@Example.org' ? ['valid', 'valid because', 'accepted'] : ['catch_all', 'catch_all because', 'catch_all']),
+    ];
     // Quotes a field does not need are dropped on both paths; those it needs are kept.
     const expected = rows.map(([name, email, note]) => `${name!.slice(1, -1)},${email},${note},`);
     // Read by the fast reader to the end; then with a stray quote (relax_quotes' to read) two thirds in.
@@ -112,13 +139,21 @@ describe('writeResults with the source list', () => {
     await writeFile(whole, `name,email,note\n${lines.join('\n')}\n`);
     const odd = join(dir, 'odd.csv');
     await writeFile(odd, `name,email,note\n${lines.slice(0, 2_000).join('\n')}\nCy,bob@example.org,5" tall\n${lines.slice(2_000).join('\n')}\n`);
-    for (const [path, strayAt] of [[whole, -1], [odd, 2_000]] as const) {
+    for (const [path, strayAt] of [
+      [whole, -1],
+      [odd, 2_000],
+    ] as const) {
       const { output, count } = await written({ format: 'csv', results, source: await openListSource(path) });
       const outLines = output.split('\n').slice(1, -1);
       const data = strayAt < 0 ? outLines : [...outLines.slice(0, strayAt), ...outLines.slice(strayAt + 1)];
       expect(data.map((line, i) => line.slice(0, expected[i]!.length))).toEqual(expected);
       const parsed = parse(output, { relax_quotes: true }) as string[][];
-      expect(parsed.slice(1).filter((_, i) => i !== strayAt).map((row) => row.slice(0, 6))).toEqual(rows.map(([name, email, note]) => cells([name!.slice(1, -1), email!, note === 'x' ? 'x' : 'a, b'], email!)));
+      expect(
+        parsed
+          .slice(1)
+          .filter((_, i) => i !== strayAt)
+          .map((row) => row.slice(0, 6)),
+      ).toEqual(rows.map(([name, email, note]) => cells([name!.slice(1, -1), email!, note === 'x' ? 'x' : 'a, b'], email!)));
       if (strayAt >= 0) expect(parsed[strayAt + 1]!.slice(0, 4)).toEqual(['Cy', 'bob@example.org', '5" tall', 'catch_all']);
       expect(count).toBe(strayAt < 0 ? 3_000 : 3_001);
     }
@@ -142,8 +177,14 @@ describe('writeResults with the source list', () => {
     const path = join(dir, 'json.csv');
     await writeFile(path, 'email,n\nbob@example.org,1\nANN@example.org,2\nbob@example.org,3\n,4\n');
     const { output, count } = await written({ format: 'ndjson', results, source: await openListSource(path) });
-    const lines = output.trim().split('\n').map((line) => JSON.parse(line) as VerificationResult);
-    expect(lines.map((line) => [line.email, line.result])).toEqual([['bob@example.org', 'catch_all'], ['Ann@Example.org', 'valid']]);
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as VerificationResult);
+    expect(lines.map((line) => [line.email, line.result])).toEqual([
+      ['bob@example.org', 'catch_all'],
+      ['Ann@Example.org', 'valid'],
+    ]);
     expect(Object.keys(lines[0]!)).toEqual(['email', 'result', 'checks', 'reason', 'reasonCode', 'row']);
     expect(lines.map((line) => (line as VerificationResult & { row: number }).row)).toEqual([2, 3]);
     expect(count).toBe(2);

@@ -45,11 +45,7 @@ async function addressesOf(path: string, column?: string): Promise<string[]> {
 describe('reading a list', () => {
   it('handles a BOM, CRLF, quoted separators and newlines, blank rows, and the column under E-Mail', async () => {
     const path = await file(
-      '\uFEFFid,name,E-Mail,note\r\n' +
-        '1,"Doe, Ann",ann@example.org,"line one\r\nline two"\r\n' +
-        '\r\n' +
-        ',,,\r\n' +
-        '2,Bob,bob@example.org,plain\r\n',
+      '\uFEFFid,name,E-Mail,note\r\n' + '1,"Doe, Ann",ann@example.org,"line one\r\nline two"\r\n' + '\r\n' + ',,,\r\n' + '2,Bob,bob@example.org,plain\r\n',
     );
     const source = await openListSource(path);
     expect(source.dialect).toEqual({ kind: 'csv', delimiter: ',', crlf: true, bom: true });
@@ -111,9 +107,7 @@ describe('reading a list', () => {
 
   it('reports an unterminated quote with the file and the line it opens on', async () => {
     const path = await file('email,name\na@example.org,Ann\nb@example.org,"Bob\nc@example.org,Cy\n');
-    await expect(openListSource(path, { label: 'list.csv' })).rejects.toThrow(
-      /^list\.csv: line 3: unterminated quote/,
-    );
+    await expect(openListSource(path, { label: 'list.csv' })).rejects.toThrow(/^list\.csv: line 3: unterminated quote/);
   });
 
   it('reports an unterminated quote far past the sample during the full read', async () => {
@@ -150,9 +144,7 @@ describe('reading a list', () => {
 
 describe('readAddressList', () => {
   it('de-duplicates ignoring case and spaces, and holds back rows that fail the syntax check', async () => {
-    const path = await file(
-      'email,n\nAnn@Example.org,1\nann@example.org ,2\nnot-an-address,3\n,4\nbob@example.org,5\nNOT-AN-ADDRESS,6\n',
-    );
+    const path = await file('email,n\nAnn@Example.org,1\nann@example.org ,2\nnot-an-address,3\n,4\nbob@example.org,5\nNOT-AN-ADDRESS,6\n');
     const list = await readAddressList(await openListSource(path), { precheck: true });
     expect(list.addresses).toEqual(['Ann@Example.org', 'bob@example.org']);
     expect(list).toMatchObject({ rows: 6, duplicates: 2, invalid: 2 });

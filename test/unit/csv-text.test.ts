@@ -51,18 +51,33 @@ describe('resultCellsEncoder', () => {
 
   it('tells apart shapes whose values only differ outside the booleans', () => {
     const toText = resultCellsEncoder(encode, ',');
-    const withStatus = (smtpStatus: string) => toText({ email: 'a@example.org', result: 'unknown', reason: '', reasonCode: 'timeout', checks: { ...NOTHING_CHECKED, smtpStatus } as Checks });
+    const withStatus = (smtpStatus: string) =>
+      toText({ email: 'a@example.org', result: 'unknown', reason: '', reasonCode: 'timeout', checks: { ...NOTHING_CHECKED, smtpStatus } as Checks });
     expect(withStatus('valid')).toContain(',valid,');
     expect(withStatus('odd, "status"')).toContain(',"odd, ""status""",');
     expect(withStatus('unknown')).toContain(',unknown,');
   });
 
   it('writes the cells the columns name', () => {
-    expect(cellsOf({ email: 'a@example.org', result: 'invalid', reason: '550 5.1.1 <a@example.org>: no', reasonCode: 'mailbox_not_found', checks: NOTHING_CHECKED })[0]).toHaveLength(RESULT_COLUMNS.length);
+    expect(
+      cellsOf({
+        email: 'a@example.org',
+        result: 'invalid',
+        reason: '550 5.1.1 <a@example.org>: no',
+        reasonCode: 'mailbox_not_found',
+        checks: NOTHING_CHECKED,
+      })[0],
+    ).toHaveLength(RESULT_COLUMNS.length);
   });
 
   it('puts the suggestion last, empty when there is none', () => {
-    const typo = { email: 'ann@gmial.com', result: 'invalid' as const, reason: 'the domain does not exist (NXDOMAIN)', reasonCode: 'domain_not_found' as const, checks: NOTHING_CHECKED };
+    const typo = {
+      email: 'ann@gmial.com',
+      result: 'invalid' as const,
+      reason: 'the domain does not exist (NXDOMAIN)',
+      reasonCode: 'domain_not_found' as const,
+      checks: NOTHING_CHECKED,
+    };
     expect(RESULT_COLUMNS.at(-1)).toBe('suggestion');
     expect(cellsOf({ ...typo, suggestion: 'ann@gmail.com' })[0]!.at(-1)).toBe('ann@gmail.com');
     expect(cellsOf(typo)[0]!.at(-1)).toBe('');
@@ -73,7 +88,15 @@ describe('merge-back of a CRLF list with a line break inside a cell', () => {
   it('keeps the cell whole: the break is quoted, the row stays one row', async () => {
     const path = join(dir, 'excel.csv');
     await writeFile(path, 'email,note\r\nann@example.org,"first line\nsecond line"\r\nbob@example.org,plain\r\n');
-    const results = new ResultIndex().add(['ann@example.org', 'bob@example.org'].map((email) => ({ email, result: 'valid' as const, reason: '', reasonCode: 'accepted' as const, checks: NOTHING_CHECKED })));
+    const results = new ResultIndex().add(
+      ['ann@example.org', 'bob@example.org'].map((email) => ({
+        email,
+        result: 'valid' as const,
+        reason: '',
+        reasonCode: 'accepted' as const,
+        checks: NOTHING_CHECKED,
+      })),
+    );
     const out = new PassThrough();
     const written = text(out);
     await writeResults(out, { format: 'csv', results, source: await openListSource(path) });

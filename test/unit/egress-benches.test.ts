@@ -43,7 +43,7 @@ describe('BenchBoard', () => {
     return { store, time };
   }
 
-  it('knows its own benches at once, and another process\'s within 5 s, asking the store once meanwhile', async () => {
+  it("knows its own benches at once, and another process's within 5 s, asking the store once meanwhile", async () => {
     const { store, time } = sharedStore();
     const errors: unknown[] = [];
     const board = new BenchBoard(store, (error) => errors.push(error), time.now);

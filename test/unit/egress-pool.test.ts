@@ -83,7 +83,9 @@ describe('the pool flags', () => {
   });
 
   it('refuse a bad entry by the flag or variable that carried it', async () => {
-    expect(() => resolved(['--source-address', '127.0.0.76', '--source-address', 'eth0'])).toThrow(/--source-address must be an IP address of this host, got "eth0"/);
+    expect(() => resolved(['--source-address', '127.0.0.76', '--source-address', 'eth0'])).toThrow(
+      /--source-address must be an IP address of this host, got "eth0"/,
+    );
     await expect(resolved([], { MAILVERIFY_SOURCE_ADDRESS: '127.0.0.76,eth0' })).rejects.toThrow(/MAILVERIFY_SOURCE_ADDRESS must be an IP address/);
     expect(() => resolved(['--proxy', 'socks5://127.0.0.1:1080', '--proxy', 'socks5://u:pw@127.0.0.2:1080'])).toThrow(/--proxy must not carry a password/);
   });

@@ -58,8 +58,14 @@ describe('--proxy and --source-address flags', () => {
   };
 
   it('take the flag, else the environment', () => {
-    expect(parsed(['--proxy', 'socks5://127.0.0.1:1080', '--source-address', '127.0.0.5'])).toMatchObject({ proxies: ['socks5://127.0.0.1:1080'], sourceAddresses: ['127.0.0.5'] });
-    expect(parsed([], { MAILVERIFY_PROXY: 'socks5://u:p@127.0.0.1:1080', MAILVERIFY_SOURCE_ADDRESS: '::1' })).toMatchObject({ proxies: ['socks5://u:p@127.0.0.1:1080'], sourceAddresses: ['::1'] });
+    expect(parsed(['--proxy', 'socks5://127.0.0.1:1080', '--source-address', '127.0.0.5'])).toMatchObject({
+      proxies: ['socks5://127.0.0.1:1080'],
+      sourceAddresses: ['127.0.0.5'],
+    });
+    expect(parsed([], { MAILVERIFY_PROXY: 'socks5://u:p@127.0.0.1:1080', MAILVERIFY_SOURCE_ADDRESS: '::1' })).toMatchObject({
+      proxies: ['socks5://u:p@127.0.0.1:1080'],
+      sourceAddresses: ['::1'],
+    });
   });
 
   it('refuse a password on the command line, where every user of the machine can read it', () => {

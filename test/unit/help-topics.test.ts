@@ -51,7 +51,9 @@ describe('help environment', () => {
 
   it('finds the variables the code reads (the scan itself works)', () => {
     // One of each kind of read: env.X, a table's name, the engine flags' table.
-    expect([...code.keys()]).toEqual(expect.arrayContaining(['MAILVERIFY_TOKEN', 'MAILVERIFY_RETRY_MAX_ATTEMPTS', 'MAILVERIFY_DNS_SERVERS', 'MAILVERIFY_WEB_CHECK']));
+    expect([...code.keys()]).toEqual(
+      expect.arrayContaining(['MAILVERIFY_TOKEN', 'MAILVERIFY_RETRY_MAX_ATTEMPTS', 'MAILVERIFY_DNS_SERVERS', 'MAILVERIFY_WEB_CHECK']),
+    );
     expect(code.size).toBeGreaterThan(40);
   });
 

@@ -27,7 +27,9 @@ describe('local run records', () => {
     const script = `import { recordRun } from ${JSON.stringify(new URL('../../dist/cli/commands/bulk/support/local-runs.js', import.meta.url).href)};
       await Promise.all(Array.from({ length: 10 }, (_, i) => recordRun(process.argv[1], process.argv[2] + '-' + i, { digest: 'd', jobId: 'j' })));`;
     const run = (name: string) =>
-      new Promise<number | null>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir, name], { stdio: 'inherit' }).on('close', resolve));
+      new Promise<number | null>((resolve) =>
+        spawn(process.execPath, ['--input-type=module', '-e', script, dir, name], { stdio: 'inherit' }).on('close', resolve),
+      );
     expect(await Promise.all(['a', 'b', 'c'].map(run))).toEqual([0, 0, 0]);
     expect(Object.keys(await readRuns(dir))).toHaveLength(30);
   });

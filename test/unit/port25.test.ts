@@ -36,7 +36,11 @@ function setUp(answer: (address: string) => Answer, options: { checkHosts?: () =
   return { clock, board, changes, calls, checkCalls, checks, watch };
 }
 
-const attempt = (dial: Dialer, address: string) => dial(address, 25, 1_000).then(() => 'ok', (error: Error) => error.message);
+const attempt = (dial: Dialer, address: string) =>
+  dial(address, 25, 1_000).then(
+    () => 'ok',
+    (error: Error) => error.message,
+  );
 const customerHosts = (first: number, count: number) => Array.from({ length: count }, (_, index) => `192.0.2.${first + index}`);
 
 describe('Port25Watch', () => {
@@ -59,7 +63,9 @@ describe('Port25Watch', () => {
     await watch.confirm();
     expect(board.status().port25.state).toBe('blocked');
     // The operator's reason names the check hosts, and no customer's host.
-    expect(board.status().port25.reason).toMatch(/^outbound port 25 appears blocked on this network: none of the check hosts answered \(gmail-smtp-in\.l\.google\.com \(198\.51\.100\.1\), mx\.outlook\.test \(198\.51\.100\.2\) all timed out\)/);
+    expect(board.status().port25.reason).toMatch(
+      /^outbound port 25 appears blocked on this network: none of the check hosts answered \(gmail-smtp-in\.l\.google\.com \(198\.51\.100\.1\), mx\.outlook\.test \(198\.51\.100\.2\) all timed out\)/,
+    );
     expect(board.status().port25.reason).not.toMatch(/192\.0\.2\./);
     const dialled = calls.length;
     expect(await attempt(watch.dial, '192.0.2.9')).toMatch(/^outbound port 25 appears blocked/);
@@ -120,7 +126,7 @@ describe('Port25Watch', () => {
     expect(await attempt(watch.dial, '192.0.2.9')).toBe('timeout 192.0.2.9');
   });
 
-  it('takes a refused connection at a check host as an answer, and does not count refusals at customers\' hosts', async () => {
+  it("takes a refused connection at a check host as an answer, and does not count refusals at customers' hosts", async () => {
     const { board, watch } = setUp((address) => (address === '192.0.2.8' ? 'refused' : 'timeout'), { checkHosts: () => 'refused' });
     for (const address of ['192.0.2.8', '192.0.2.1', '192.0.2.2']) await attempt(watch.dial, address);
     expect(board.status().port25.state).toBe('unknown');
@@ -166,12 +172,32 @@ describe('poolPort25: the node made of its egresses', () => {
     expect(poolPort25([{ key: 'default', status: blocked }])).toEqual(blocked);
   });
   it('is blocked only when every egress is, and suspect (naming them) while some are', () => {
-    expect(poolPort25([{ key: '192.0.2.1', status: blocked }, { key: '192.0.2.2', status: { state: 'open' } }])).toEqual({
+    expect(
+      poolPort25([
+        { key: '192.0.2.1', status: blocked },
+        { key: '192.0.2.2', status: { state: 'open' } },
+      ]),
+    ).toEqual({
       state: 'suspect',
       reason: 'egress 192.0.2.1: blocked (outbound port 25 appears blocked)',
     });
-    expect(poolPort25([{ key: '192.0.2.1', status: blocked }, { key: '192.0.2.2', status: blocked }]).state).toBe('blocked');
-    expect(poolPort25([{ key: '192.0.2.1', status: { state: 'unknown' } }, { key: '192.0.2.2', status: { state: 'open' } }])).toEqual({ state: 'open' });
-    expect(poolPort25([{ key: '192.0.2.1', status: { state: 'unknown' } }, { key: '192.0.2.2', status: { state: 'unknown' } }])).toEqual({ state: 'unknown' });
+    expect(
+      poolPort25([
+        { key: '192.0.2.1', status: blocked },
+        { key: '192.0.2.2', status: blocked },
+      ]).state,
+    ).toBe('blocked');
+    expect(
+      poolPort25([
+        { key: '192.0.2.1', status: { state: 'unknown' } },
+        { key: '192.0.2.2', status: { state: 'open' } },
+      ]),
+    ).toEqual({ state: 'open' });
+    expect(
+      poolPort25([
+        { key: '192.0.2.1', status: { state: 'unknown' } },
+        { key: '192.0.2.2', status: { state: 'unknown' } },
+      ]),
+    ).toEqual({ state: 'unknown' });
   });
 });

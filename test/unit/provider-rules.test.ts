@@ -21,7 +21,9 @@ function failure(text: string): ProviderRulesError {
 describe('the built-in provider rules (data/provider-rules.json)', () => {
   it('pass the checks, and every rule says where it comes from', () => {
     const table = parseProviderRules('data/provider-rules.json', BUILT_IN);
-    expect(Object.keys(table)).toEqual(expect.arrayContaining(['google.com', 'olc.protection.outlook.com', 'mail.protection.outlook.com', 'yahoodns.net', 'pphosted.com']));
+    expect(Object.keys(table)).toEqual(
+      expect.arrayContaining(['google.com', 'olc.protection.outlook.com', 'mail.protection.outlook.com', 'yahoodns.net', 'pphosted.com']),
+    );
     for (const rule of Object.values(table)) expect(rule.source.length).toBeGreaterThan(10);
   });
 
@@ -97,7 +99,10 @@ describe('loadProviderRules: the operator file over the built-in one', () => {
   it('adds suffixes and replaces a built-in rule whole', () => {
     const dir = testTempDir('rules');
     const file = join(dir, 'rules.json');
-    writeFileSync(file, JSON.stringify({ 'google.com': { sessionLimit: 1, source: 'our contract' }, 'corp.example': { acceptProvesMailbox: false, source: 'observed' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ 'google.com': { sessionLimit: 1, source: 'our contract' }, 'corp.example': { acceptProvesMailbox: false, source: 'observed' } }),
+    );
     const rules = loadProviderRules(file);
     expect(rules.of('aspmx.l.google.com')).toEqual({ suffix: 'google.com', sessionLimit: 1, source: 'our contract' });
     expect(rules.of('mx1.corp.example')?.acceptProvesMailbox).toBe(false);

@@ -13,7 +13,7 @@ describe('the webhook and retention flags of serve and worker', () => {
     expect(policy.retentionMs).toBeUndefined();
   });
 
-  it('opens private receivers only with their own flag or variable, never with the engine\'s', () => {
+  it("opens private receivers only with their own flag or variable, never with the engine's", () => {
     expect(parseServicePolicy({}, { MAILVERIFY_ALLOW_PRIVATE_NETWORKS: '1' }).webhooks.allowPrivateWebhooks).toBe(false);
     expect(parseServicePolicy({ allowPrivateWebhooks: true }, {}).webhooks.allowPrivateWebhooks).toBe(true);
     expect(parseServicePolicy({}, { MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS: '1' }).webhooks.allowPrivateWebhooks).toBe(true);
@@ -21,9 +21,20 @@ describe('the webhook and retention flags of serve and worker', () => {
   });
 
   it('reads limits and retentions from flags before the environment', () => {
-    const env = { MAILVERIFY_WEBHOOK_ENDPOINTS: '3', MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE: '100', MAILVERIFY_WEBHOOK_RETENTION: '7d', MAILVERIFY_RETENTION: '12h' };
-    expect(parseServicePolicy({}, env)).toMatchObject({ webhooks: { maxEndpoints: 3, testsPerMinute: 100, retentionMs: 7 * 86_400_000 }, retentionMs: 12 * 3_600_000 });
-    expect(parseServicePolicy({ webhookEndpoints: '20', retention: '30d' }, env)).toMatchObject({ webhooks: { maxEndpoints: 20 }, retentionMs: 30 * 86_400_000 });
+    const env = {
+      MAILVERIFY_WEBHOOK_ENDPOINTS: '3',
+      MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE: '100',
+      MAILVERIFY_WEBHOOK_RETENTION: '7d',
+      MAILVERIFY_RETENTION: '12h',
+    };
+    expect(parseServicePolicy({}, env)).toMatchObject({
+      webhooks: { maxEndpoints: 3, testsPerMinute: 100, retentionMs: 7 * 86_400_000 },
+      retentionMs: 12 * 3_600_000,
+    });
+    expect(parseServicePolicy({ webhookEndpoints: '20', retention: '30d' }, env)).toMatchObject({
+      webhooks: { maxEndpoints: 20 },
+      retentionMs: 30 * 86_400_000,
+    });
     // 0 keeps finished jobs, as no flag does.
     expect(parseServicePolicy({ retention: '0' }, env).retentionMs).toBeUndefined();
   });

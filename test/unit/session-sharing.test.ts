@@ -6,7 +6,14 @@ const OTHER_HOST = { hostname: 'mx.other.test', address: '192.0.2.26' };
 
 /** A domain's stand-in: queued work at one host, some sessions already asking it. */
 function taker(name: string, sessions: number, at = HOST): SessionTaker & { name: string; queued: boolean } {
-  return { name, sessions, queued: true, wantsSessionAt(target) { return this.queued && target.address === at.address && target.hostname === at.hostname; } };
+  return {
+    name,
+    sessions,
+    queued: true,
+    wantsSessionAt(target) {
+      return this.queued && target.address === at.address && target.hostname === at.hostname;
+    },
+  };
 }
 
 describe('SessionSharing', () => {

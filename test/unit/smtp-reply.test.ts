@@ -111,13 +111,21 @@ describe('the table against real replies', () => {
 
   // The patterns issue 11 names, by what each must mean: the text overrides the code both ways.
   it.each([
-    ['550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'rate-limited', 'unknown'],
+    [
+      '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.',
+      'rate-limited',
+      'unknown',
+    ],
     ['552 5.1.1 Boite du destinataire pleine.', 'mailbox-full', 'unknown'],
     ['550 5.1.0 <bounce@mailer.example.com> sender rejected. Refer to Error Codes section', 'sender-rejected', 'unknown'],
     ['550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.135#rcp Refused due to recipient preferences', 'policy', 'unknown'],
     ['550 5.7.1 550 User Unknown: sabineko@example.org', 'no-such-mailbox', 'invalid'],
     ['550 5.7.1 <a@b.test>: Recipient address rejected: User unknown', 'no-such-mailbox', 'invalid'],
-    ['554 delivery error: dd Sorry your message to a@yahoo.com cannot be delivered. This account has been disabled or discontinued [#102].', 'mailbox-disabled', 'invalid'],
+    [
+      '554 delivery error: dd Sorry your message to a@yahoo.com cannot be delivered. This account has been disabled or discontinued [#102].',
+      'mailbox-disabled',
+      'invalid',
+    ],
     ['551 not our user', 'no-such-mailbox', 'invalid'],
     ['525 5.7.13 <a@example.org>: Recipient address rejected: Disabled recipient address', 'mailbox-disabled', 'invalid'],
     ['550 #5.1.0 Address rejected.', 'no-such-mailbox', 'invalid'],
@@ -133,7 +141,10 @@ describe('the table against real replies', () => {
     ['451 Temporary local problem - please try later', 'temporary', 'unknown'],
   ] as const)('%s → %s, %s', (line, kind, status) => {
     const row = ruleOf(reply(line));
-    expect(CORPUS.some((entry) => ruleOf(reply(entry.reply)) === row), 'a real reply of the corpus decided by the same row').toBe(true);
+    expect(
+      CORPUS.some((entry) => ruleOf(reply(entry.reply)) === row),
+      'a real reply of the corpus decided by the same row',
+    ).toBe(true);
     expect(replyKind(reply(line))).toBe(kind);
     expect(statusOfKind(kind)).toBe(status);
   });

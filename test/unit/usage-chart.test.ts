@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { creditsChart, monthOfUsage, USAGE_DAYS, usageSince, verdictsChart } from '../../src/server/dashboard/common/usage-chart.js';
 
-describe('the overview\'s month of usage', () => {
+describe("the overview's month of usage", () => {
   const now = new Date('2030-03-31T18:00:00.000Z');
 
   it('starts at midnight UTC 29 days before today and lays out every day, zero where nothing happened', () => {
@@ -21,11 +21,15 @@ describe('the overview\'s month of usage', () => {
     expect(days.at(-1)).toMatchObject({ spent: 0, results: 4, verdicts: { valid: 3, invalid: 1, risky: 0, catch_all: 0, unknown: 0 } });
   });
 
-  it('scales bars to a round top and stacks a day\'s verdicts from the bottom up', () => {
-    const days = monthOfUsage([{ day: '2030-03-31', charged: 7, refunded: 0, granted: 0 }], [
-      { day: '2030-03-31', verdict: 'valid', count: 3 },
-      { day: '2030-03-31', verdict: 'invalid', count: 1 },
-    ], now);
+  it("scales bars to a round top and stacks a day's verdicts from the bottom up", () => {
+    const days = monthOfUsage(
+      [{ day: '2030-03-31', charged: 7, refunded: 0, granted: 0 }],
+      [
+        { day: '2030-03-31', verdict: 'valid', count: 3 },
+        { day: '2030-03-31', verdict: 'invalid', count: 1 },
+      ],
+      now,
+    );
     const credits = creditsChart(days);
     expect(credits.max).toBe(10);
     expect(credits.bars).toHaveLength(1);

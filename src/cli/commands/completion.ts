@@ -44,7 +44,9 @@ interface CommandSpec {
 }
 
 const flagsOf = (options: readonly Option[]) =>
-  options.filter((option) => option.long !== undefined).map((option) => ({ name: option.long!, takesValue: option.required || option.optional, description: option.description }));
+  options
+    .filter((option) => option.long !== undefined)
+    .map((option) => ({ name: option.long!, takesValue: option.required || option.optional, description: option.description }));
 
 /** Every command of the program, its subcommands and flags (the program's own apply everywhere). */
 function commandSpecs(program: Command): CommandSpec[] {
@@ -135,7 +137,10 @@ function zshScript(specs: CommandSpec[]): string {
   return `#compdef mailverify
 # mailverify completion for zsh. Load it now:   source <(mailverify completion zsh)
 autoload -U +X bashcompinit && bashcompinit
-${bashScript(specs).split('\n').filter((line) => !line.startsWith('# mailverify completion') && !line.startsWith('# or for every shell')).join('\n')}`;
+${bashScript(specs)
+  .split('\n')
+  .filter((line) => !line.startsWith('# mailverify completion') && !line.startsWith('# or for every shell'))
+  .join('\n')}`;
 }
 
 const fishQuote = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;

@@ -29,7 +29,11 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
   const { baseUrl, baseUrlSource, token } = session.settings;
   if (baseUrlSource === 'default' && token === undefined) {
     const why = 'no service set up (no --base-url, MAILVERIFY_BASE_URL, config or token); verify --local needs none';
-    return [{ check: 'service', status: 'skipped', detail: why }, { check: 'token', status: 'skipped', detail: 'no service set up' }, { check: 'clock', status: 'skipped', detail: 'no service set up' }];
+    return [
+      { check: 'service', status: 'skipped', detail: why },
+      { check: 'token', status: 'skipped', detail: 'no service set up' },
+      { check: 'clock', status: 'skipped', detail: 'no service set up' },
+    ];
   }
   const anonymous = session.client({});
   let offsetMs: number | null;
@@ -37,7 +41,11 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
     offsetMs = await anonymous.clockOffset();
   } catch (error) {
     const detail = `${baseUrl} does not answer: ${(error as Error).message}`;
-    return [{ check: 'service', status: 'problem', detail }, { check: 'token', status: 'skipped', detail: 'the service does not answer' }, { check: 'clock', status: 'skipped', detail: 'the service does not answer' }];
+    return [
+      { check: 'service', status: 'problem', detail },
+      { check: 'token', status: 'skipped', detail: 'the service does not answer' },
+      { check: 'clock', status: 'skipped', detail: 'the service does not answer' },
+    ];
   }
   return [await serviceNetwork(anonymous, baseUrl), await diagnoseToken(session), clockDiagnosis(offsetMs)];
 }
@@ -49,18 +57,28 @@ async function diagnoseService(session: Session): Promise<Diagnosis[]> {
 async function serviceNetwork(client: ReturnType<Session['client']>, baseUrl: string): Promise<Diagnosis> {
   const details = (await client.health().catch(() => undefined))?.details;
   if (details?.canVerify === false) {
-    return { check: 'service', status: 'problem', detail: `${baseUrl} answers but cannot verify now (its outbound SMTP or its resolver fails); its operator must fix that (the node's log and \`mailverify doctor\` there say why)` };
+    return {
+      check: 'service',
+      status: 'problem',
+      detail: `${baseUrl} answers but cannot verify now (its outbound SMTP or its resolver fails); its operator must fix that (the node's log and \`mailverify doctor\` there say why)`,
+    };
   }
   return { check: 'service', status: 'ok', detail: `${baseUrl} answers` };
 }
 
 async function diagnoseToken(session: Session): Promise<Diagnosis> {
   const { profile, token, tokenUnavailable } = session.settings;
-  if (tokenUnavailable !== undefined) return { check: 'token', status: 'problem', detail: `the token of profile ${profile} is in the OS keyring, which does not answer: ${tokenUnavailable}` };
-  if (token === undefined) return { check: 'token', status: 'skipped', detail: `not logged in (profile ${profile}; run \`mailverify login\` to use the service)` };
+  if (tokenUnavailable !== undefined)
+    return { check: 'token', status: 'problem', detail: `the token of profile ${profile} is in the OS keyring, which does not answer: ${tokenUnavailable}` };
+  if (token === undefined)
+    return { check: 'token', status: 'skipped', detail: `not logged in (profile ${profile}; run \`mailverify login\` to use the service)` };
   try {
     const { email, balance } = await session.authenticatedClient().account();
-    return { check: 'token', status: 'ok', detail: `signed in as ${email}, balance ${balance} (profile ${profile}, token from ${tokenOrigin(session.settings)})` };
+    return {
+      check: 'token',
+      status: 'ok',
+      detail: `signed in as ${email}, balance ${balance} (profile ${profile}, token from ${tokenOrigin(session.settings)})`,
+    };
   } catch (error) {
     return { check: 'token', status: 'problem', detail: `the service refuses the token: ${(error as Error).message} (run \`mailverify login\`)` };
   }
@@ -70,7 +88,8 @@ function clockDiagnosis(offsetMs: number | null): Diagnosis {
   if (offsetMs === null) return { check: 'clock', status: 'skipped', detail: 'the service sends no Date header' };
   const seconds = Math.round(offsetMs / 1000);
   const detail = `the service's clock is ${Math.abs(seconds)} s ${seconds >= 0 ? 'ahead of' : 'behind'} ours`;
-  if (Math.abs(offsetMs) > CLOCK_SKEW_LIMIT_MS) return { check: 'clock', status: 'problem', detail: `${detail}: logins expire early or late; set the clock right (NTP)` };
+  if (Math.abs(offsetMs) > CLOCK_SKEW_LIMIT_MS)
+    return { check: 'clock', status: 'problem', detail: `${detail}: logins expire early or late; set the clock right (NTP)` };
   return { check: 'clock', status: 'ok', detail };
 }
 
@@ -92,12 +111,19 @@ export async function run({ program, engine, mxHosts }: DoctorOptions, io: Io): 
     const options = await resolvedEngineOptions(engine, session.env);
     const { checkStanding } = await import('../../engine/standing.js');
     // Our own standing per egress (blocklists, reverse DNS, HELO), asked of the same mail hosts as port 25.
-    const [network, standing, service] = await Promise.all([diagnoseNetwork(options, { mailHosts: mxHosts }), checkStanding(options, mxHosts), diagnoseService(session)]);
+    const [network, standing, service] = await Promise.all([
+      diagnoseNetwork(options, { mailHosts: mxHosts }),
+      checkStanding(options, mxHosts),
+      diagnoseService(session),
+    ]);
     const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];
     const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
     session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
     if (problems.length > 0) {
-      throw new CliError(`doctor found ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((each) => each.check).join(', ')}`, ExitCode.failure);
+      throw new CliError(
+        `doctor found ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((each) => each.check).join(', ')}`,
+        ExitCode.failure,
+      );
     }
   } finally {
     await session.close();

@@ -107,7 +107,8 @@ export async function run(flags: LoginOptions, io: Io): Promise<void> {
     const stored = saveLogin(session.config, profile, { baseUrl, token: credential.token, tokenId: credential.tokenId }, { insecure: flags.insecureStorage });
     const where = stored.in === 'keyring' ? 'the OS keyring' : configPath;
     // Said even with --quiet: the user chose the keyring by not choosing, and it is not there.
-    if (stored.in === 'file' && stored.fallback !== undefined) session.warn(`no OS keyring (${stored.fallback}), so the token is stored in ${configPath}, readable only by you`);
+    if (stored.in === 'file' && stored.fallback !== undefined)
+      session.warn(`no OS keyring (${stored.fallback}), so the token is stored in ${configPath}, readable only by you`);
     session.notice(`Logged in to ${baseUrl} as ${account.email} (profile ${profile}); the token is stored in ${where}`);
     if (session.settings.tokenSource === 'environment') session.warn('MAILVERIFY_TOKEN is set and is used instead of the stored token until you unset it');
   } finally {

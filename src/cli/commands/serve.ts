@@ -5,7 +5,17 @@ import type { Io } from '../output/io.js';
 import { textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';
 import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
 import { CliError, ExitCode } from '../output/errors.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../local-service/service-process.js';
+import {
+  firstShutdownSignal,
+  logStrayRejections,
+  parseLeaseMs,
+  parseLogLevel,
+  parseMetricsListener,
+  parseStandingIntervalMs,
+  runUntilSignal,
+  warnAboutNetwork,
+  warnAboutStanding,
+} from '../local-service/service-process.js';
 import { parseServicePolicy } from '../local-service/service-policy.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 import { parseTrustProxy } from '../local-service/trust-proxy.js';
@@ -71,7 +81,14 @@ export function parse(parsed: ParsedCommand): ServeOptions {
   const { flags } = parsed;
   const text = (key: string) => textFlag(flags, key);
   // --host and --port have defaults: always there.
-  const serve = { host: text('host')!, headersTimeout: text('headersTimeout'), requestTimeout: text('requestTimeout'), keepAliveTimeout: text('keepAliveTimeout'), trustProxy: text('trustProxy'), worker: unlessNegated(flags, 'worker') };
+  const serve = {
+    host: text('host')!,
+    headersTimeout: text('headersTimeout'),
+    requestTimeout: text('requestTimeout'),
+    keepAliveTimeout: text('keepAliveTimeout'),
+    trustProxy: text('trustProxy'),
+    worker: unlessNegated(flags, 'worker'),
+  };
   return { port: parsePort(text('port')!), serve, flags: serviceProcessFlags(flags), engine: engineFlags(parsed) };
 }
 
@@ -89,7 +106,20 @@ export async function run({ port, serve, flags, engine: given }: ServeOptions, {
   logStrayRejections();
   const store = await storeLocationFrom(flags, env);
   const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
-  const options = { host: serve.host, port, ...store, ...policy, engine, logLevel, httpTimeouts, trustProxy, worker: serve.worker, leaseMs, metrics, standingIntervalMs };
+  const options = {
+    host: serve.host,
+    port,
+    ...store,
+    ...policy,
+    engine,
+    logLevel,
+    httpTimeouts,
+    trustProxy,
+    worker: serve.worker,
+    leaseMs,
+    metrics,
+    standingIntervalMs,
+  };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);

@@ -93,7 +93,9 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
   const emails = await collectAddresses(options.args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const source = options.local ? await localSource(options.engine, out.env, explain) : await remoteSource(options.program, out, { fresh: options.fresh, explain });
+  const source = options.local
+    ? await localSource(options.engine, out.env, explain)
+    : await remoteSource(options.program, out, { fresh: options.fresh, explain });
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;
@@ -110,7 +112,9 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
   if (unverifiableCount > 0) {
     throw new CannotVerifyError(
       `${unverifiableCount} result${unverifiableCount === 1 ? ' is' : 's are'} unknown because the verifier cannot verify (${[...unverifiable].join(', ')}), not because of the addresses`,
-      options.local ? 'fix this machine\'s network: `mailverify doctor` names what fails' : 'the service\'s network fails: tell its operator (`mailverify doctor` shows the service\'s state)',
+      options.local
+        ? "fix this machine's network: `mailverify doctor` names what fails"
+        : "the service's network fails: tell its operator (`mailverify doctor` shows the service's state)",
     );
   }
   if (matched.size > 0) throw new VerdictMatchedError([...matched]);

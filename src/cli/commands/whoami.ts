@@ -23,7 +23,9 @@ export async function run({ program }: ProgramOnly, io: Io): Promise<void> {
       ['balance', counted(balance, 'token')],
       ['rate limit', ratePhrase(limit, windowSeconds)],
       // Said only by a service that says it: another server of the contract may not.
-      ...(refundUnknown === undefined ? [] : [['unknowns', refundUnknown ? 'refunded (an unknown result costs nothing)' : 'charged like any result'] as [string, string]]),
+      ...(refundUnknown === undefined
+        ? []
+        : [['unknowns', refundUnknown ? 'refunded (an unknown result costs nothing)' : 'charged like any result'] as [string, string]]),
       // Said only by a service that says it (docs/api.md "Token scopes").
       ...(token === undefined
         ? []

@@ -2,7 +2,17 @@ import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../options
 import type { Io } from '../output/io.js';
 import type { ParsedCommand } from '../options/parsed-command.js';
 import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
-import { firstShutdownSignal, logStrayRejections, parseLeaseMs, parseLogLevel, parseMetricsListener, parseStandingIntervalMs, runUntilSignal, warnAboutNetwork, warnAboutStanding } from '../local-service/service-process.js';
+import {
+  firstShutdownSignal,
+  logStrayRejections,
+  parseLeaseMs,
+  parseLogLevel,
+  parseMetricsListener,
+  parseStandingIntervalMs,
+  runUntilSignal,
+  warnAboutNetwork,
+  warnAboutStanding,
+} from '../local-service/service-process.js';
 import { parseServicePolicy } from '../local-service/service-policy.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 

@@ -60,11 +60,7 @@ export async function checkWritable(path: string): Promise<void> {
   await unlink(temp);
 }
 
-export async function writeFileAtomic(
-  path: string,
-  write: (out: NodeJS.WritableStream) => Promise<void>,
-  options: { mode?: number } = {},
-): Promise<void> {
+export async function writeFileAtomic(path: string, write: (out: NodeJS.WritableStream) => Promise<void>, options: { mode?: number } = {}): Promise<void> {
   const target = resolve(path);
   const temp = tempPathFor(target);
   const mode = options.mode ?? (await existingMode(target)) ?? 0o666;

@@ -11,7 +11,11 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify --json verify - < addresses.txt > results.ndjson',
     'mailverify verify --local --fail-on invalid,unknown ops@example.com',
   ],
-  serve: ['mailverify serve', 'mailverify serve --host 0.0.0.0 --port 8025 --data-dir /var/lib/mailverify', 'MAILVERIFY_LOG_LEVEL=info mailverify serve --no-worker'],
+  serve: [
+    'mailverify serve',
+    'mailverify serve --host 0.0.0.0 --port 8025 --data-dir /var/lib/mailverify',
+    'MAILVERIFY_LOG_LEVEL=info mailverify serve --no-worker',
+  ],
   worker: ['mailverify worker --data-dir /var/lib/mailverify', 'mailverify worker --database-url postgres://mv@db/mailverify'],
   doctor: ['mailverify doctor', 'mailverify doctor --dns-server 9.9.9.9'],
   login: [
@@ -41,13 +45,19 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk results <job> --input contacts.csv --format ndjson',
   ],
   webhooks: ['mailverify webhooks add https://example.com/hooks/mailverify', 'mailverify webhooks list'],
-  'webhooks add': ['mailverify webhooks add https://example.com/hooks/mailverify', 'mailverify webhooks add https://example.com/hooks --description "CRM sync"'],
+  'webhooks add': [
+    'mailverify webhooks add https://example.com/hooks/mailverify',
+    'mailverify webhooks add https://example.com/hooks --description "CRM sync"',
+  ],
   'webhooks list': ['mailverify webhooks list', 'mailverify --json webhooks list'],
   'webhooks remove': ['mailverify webhooks remove <id>'],
   'webhooks test': ['mailverify webhooks test <id>'],
   admin: ['mailverify admin user add alice@example.com --credits 1000', 'mailverify admin token create alice@example.com --name ci'],
   'admin user': ['mailverify admin user add alice@example.com --credits 1000', 'mailverify admin user list --json'],
-  'admin user add': ['mailverify admin user add alice@example.com --credits 1000', 'mailverify admin user add bob@example.com --rate-limit 50 --password-stdin < password.txt'],
+  'admin user add': [
+    'mailverify admin user add alice@example.com --credits 1000',
+    'mailverify admin user add bob@example.com --rate-limit 50 --password-stdin < password.txt',
+  ],
   'admin user list': ['mailverify admin user list', 'mailverify --json admin user list'],
   'admin user delete': ['mailverify admin user delete alice@example.com'],
   'admin credits': ['mailverify admin credits add alice@example.com 500'],
@@ -56,7 +66,11 @@ const EXAMPLES: Record<string, string[]> = {
   'admin rate-limit set': ['mailverify admin rate-limit set alice@example.com 100', 'mailverify admin rate-limit set alice@example.com 1000 --window 60'],
   'admin token': ['mailverify admin token create alice@example.com --name ci'],
   'admin token create': ['mailverify admin token create alice@example.com', 'MAILVERIFY_TOKEN=$(mailverify admin token create ci@example.com --name ci)'],
-  completion: ['source <(mailverify completion bash)', 'mailverify completion zsh > "${fpath[1]}/_mailverify"', 'mailverify completion fish > ~/.config/fish/completions/mailverify.fish'],
+  completion: [
+    'source <(mailverify completion bash)',
+    'mailverify completion zsh > "${fpath[1]}/_mailverify"',
+    'mailverify completion fish > ~/.config/fish/completions/mailverify.fish',
+  ],
   help: ['mailverify help exit-codes', 'mailverify help csv', 'mailverify help bulk submit'],
 };
 

@@ -50,7 +50,10 @@ export async function privateLocalDataDir(flag: string | undefined, env: NodeJS.
   try {
     await chmod(dir, 0o700);
   } catch (error) {
-    throw new UsageError(`the data directory ${dir} can be opened by other users (mode ${mode.toString(8)}) and cannot be made private: ${fsErrorText(error)}`, `run chmod 700 ${dir}, or ${fix}`);
+    throw new UsageError(
+      `the data directory ${dir} can be opened by other users (mode ${mode.toString(8)}) and cannot be made private: ${fsErrorText(error)}`,
+      `run chmod 700 ${dir}, or ${fix}`,
+    );
   }
   notice(`made ${dir} private (mode 700 from ${mode.toString(8)}): it holds the addresses of the lists you clean`);
   return dir;

@@ -21,7 +21,10 @@ const SHUTDOWN_GRACE_MS = 3_000;
 const MAX_LEASE_SECONDS = 86_400;
 
 /** Where `--metrics-port`/`--metrics-host` (or their environment) put the metrics listener; none unless a port is given. */
-export function parseMetricsListener(flags: { metricsPort?: string; metricsHost?: string }, env: NodeJS.ProcessEnv): { host: string; port: number } | undefined {
+export function parseMetricsListener(
+  flags: { metricsPort?: string; metricsHost?: string },
+  env: NodeJS.ProcessEnv,
+): { host: string; port: number } | undefined {
   const port = flags.metricsPort ?? (env.MAILVERIFY_METRICS_PORT?.trim() || undefined);
   if (port === undefined) return undefined;
   return { host: flags.metricsHost ?? (env.MAILVERIFY_METRICS_HOST?.trim() || '127.0.0.1'), port: integer(0, 65_535)(port, '--metrics-port') };
@@ -113,7 +116,10 @@ export function firstShutdownSignal(): Promise<NodeJS.Signals> {
  * are verified again by whichever runner claims them, charged only once, at submission. This is
  * the one place the service ends the process itself.
  */
-export async function runUntilSignal(shutdown: Promise<NodeJS.Signals>, running: { close(): Promise<void> } | Promise<{ close(): Promise<void> }>): Promise<void> {
+export async function runUntilSignal(
+  shutdown: Promise<NodeJS.Signals>,
+  running: { close(): Promise<void> } | Promise<{ close(): Promise<void> }>,
+): Promise<void> {
   const signal = await shutdown;
   process.stderr.write(`mailverify: ${signal} received, shutting down\n`);
   const overdue = setTimeout(() => {

@@ -6,7 +6,6 @@ import { integer } from '../options/engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../output/errors.js';
 import type { StoreFlags } from '../options/store-flags.js';
 
-
 const PASSWORD_HINT = 'put the URL in MAILVERIFY_DATABASE_URL, or the password in PGPASSWORD or ~/.pgpass';
 
 /**
@@ -28,7 +27,8 @@ export function databaseUrlFrom({ databaseUrl: flag }: StoreFlags, env: NodeJS.P
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new UsageError(`${source} must be a postgres:// URL, got a ${url.protocol}// one`);
   }
-  if (fromFlag && url.password !== '') throw new UsageError('--database-url must not carry a password: other users of this machine can read a command line', PASSWORD_HINT);
+  if (fromFlag && url.password !== '')
+    throw new UsageError('--database-url must not carry a password: other users of this machine can read a command line', PASSWORD_HINT);
   return raw;
 }
 

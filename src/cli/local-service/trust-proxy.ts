@@ -35,7 +35,10 @@ export function parseTrustProxy(flag: string | undefined, env: NodeJS.ProcessEnv
   const entries = raw.split(',').map((entry) => entry.trim());
   const wrong = entries.find((entry) => !isProxyAddress(entry));
   if (wrong !== undefined) {
-    throw new UsageError(`--trust-proxy: "${wrong}" is not an address, a CIDR range or a hop count`, 'e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8,fd00::/8 or --trust-proxy 1');
+    throw new UsageError(
+      `--trust-proxy: "${wrong}" is not an address, a CIDR range or a hop count`,
+      'e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8,fd00::/8 or --trust-proxy 1',
+    );
   }
   return entries;
 }

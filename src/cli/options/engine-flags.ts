@@ -60,24 +60,103 @@ export function durationMs(raw: string, name: string, hint = ''): number {
 
 /** docs/architecture.md "The engine": these flag and environment names are fixed so that scripts can rely on them. */
 const ENGINE_FLAGS: EngineFlag[] = [
-  { key: 'dnsServers', flag: '--dns-server <ip[:port]>', env: 'MAILVERIFY_DNS_SERVERS', description: 'DNS server to ask, repeatable (default: the system resolver)', parse: text, list: true },
+  {
+    key: 'dnsServers',
+    flag: '--dns-server <ip[:port]>',
+    env: 'MAILVERIFY_DNS_SERVERS',
+    description: 'DNS server to ask, repeatable (default: the system resolver)',
+    parse: text,
+    list: true,
+  },
   { key: 'smtpPort', flag: '--smtp-port <n>', env: 'MAILVERIFY_SMTP_PORT', description: 'TCP port of the SMTP servers probed (default 25)', parse: port },
   { key: 'heloName', flag: '--helo <name>', env: 'MAILVERIFY_HELO', description: 'name announced in EHLO (default: this host name)', parse: text },
-  { key: 'mailFrom', flag: '--mail-from <address>', env: 'MAILVERIFY_MAIL_FROM', description: 'envelope sender of the probe (default: verify@<helo name>)', parse: text },
+  {
+    key: 'mailFrom',
+    flag: '--mail-from <address>',
+    env: 'MAILVERIFY_MAIL_FROM',
+    description: 'envelope sender of the probe (default: verify@<helo name>)',
+    parse: text,
+  },
   { key: 'dnsblZones', flag: '--dnsbl-zone <zone>', env: 'MAILVERIFY_DNSBL_ZONES', description: 'DNSBL zone to ask, repeatable', parse: text, list: true },
-  { key: 'webPorts', flag: '--web-port <n>', env: 'MAILVERIFY_WEB_PORT', description: 'port for the web reachability check, repeatable (443 speaks HTTPS)', parse: port, list: true },
+  {
+    key: 'webPorts',
+    flag: '--web-port <n>',
+    env: 'MAILVERIFY_WEB_PORT',
+    description: 'port for the web reachability check, repeatable (443 speaks HTTPS)',
+    parse: port,
+    list: true,
+  },
   { key: 'connectTimeoutMs', flag: '--connect-timeout <ms>', env: 'MAILVERIFY_CONNECT_TIMEOUT', description: 'SMTP connect timeout', parse: milliseconds },
-  { key: 'commandTimeoutMs', flag: '--command-timeout <ms>', env: 'MAILVERIFY_COMMAND_TIMEOUT', description: 'timeout of every SMTP command', parse: milliseconds },
+  {
+    key: 'commandTimeoutMs',
+    flag: '--command-timeout <ms>',
+    env: 'MAILVERIFY_COMMAND_TIMEOUT',
+    description: 'timeout of every SMTP command',
+    parse: milliseconds,
+  },
   { key: 'dnsTimeoutMs', flag: '--dns-timeout <ms>', env: 'MAILVERIFY_DNS_TIMEOUT', description: 'timeout of one DNS query', parse: milliseconds },
-  { key: 'greylistRetryMs', flag: '--greylist-retry <ms>', env: 'MAILVERIFY_GREYLIST_RETRY', description: 'delay before a greylisted address is retried (0 = off)', parse: milliseconds },
-  { key: 'greylistBudgetMs', flag: '--greylist-budget <ms>', env: 'MAILVERIFY_GREYLIST_BUDGET', description: 'total time greylisted addresses may be retried for', parse: milliseconds },
+  {
+    key: 'greylistRetryMs',
+    flag: '--greylist-retry <ms>',
+    env: 'MAILVERIFY_GREYLIST_RETRY',
+    description: 'delay before a greylisted address is retried (0 = off)',
+    parse: milliseconds,
+  },
+  {
+    key: 'greylistBudgetMs',
+    flag: '--greylist-budget <ms>',
+    env: 'MAILVERIFY_GREYLIST_BUDGET',
+    description: 'total time greylisted addresses may be retried for',
+    parse: milliseconds,
+  },
   { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
-  { key: 'proxies', flag: '--proxy <url>', env: 'MAILVERIFY_PROXY', description: 'send SMTP connections through this SOCKS5 proxy, socks5://host:port, repeatable: each proxy is one egress of the pool (credentials only in the environment: socks5://user:pass@host:port)', parse: proxyUrl, list: true },
-  { key: 'sourceAddresses', flag: '--source-address <ip>', env: 'MAILVERIFY_SOURCE_ADDRESS', description: 'make SMTP connections from this local address, repeatable: each address is one egress of the pool (with --proxy: one address, the one proxies are reached from)', parse: ipAddress, list: true },
-  { key: 'port25CheckHosts', flag: '--port25-check-host <host>', env: 'MAILVERIFY_PORT25_CHECK_HOSTS', description: "mail host that confirms a suspected blocked port 25, repeatable (default: the providers' mail hosts; never a customer's)", parse: text, list: true },
-  { key: 'egressCooldownMs', flag: '--egress-cooldown <duration>', env: 'MAILVERIFY_EGRESS_COOLDOWN', description: 'how long an egress a mail provider refused for reputation is not used there while another egress is left, e.g. 30m (default 1h)', parse: durationMs },
-  { key: 'perHostConcurrency', flag: '--per-host-concurrency <n>', env: 'MAILVERIFY_PER_HOST_CONCURRENCY', description: 'SMTP sessions open at once per MX host', parse: integer(1, 1_000) },
-  { key: 'providerRulesFile', flag: '--provider-rules <file>', env: 'MAILVERIFY_PROVIDER_RULES', description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)', parse: text },
+  {
+    key: 'proxies',
+    flag: '--proxy <url>',
+    env: 'MAILVERIFY_PROXY',
+    description:
+      'send SMTP connections through this SOCKS5 proxy, socks5://host:port, repeatable: each proxy is one egress of the pool (credentials only in the environment: socks5://user:pass@host:port)',
+    parse: proxyUrl,
+    list: true,
+  },
+  {
+    key: 'sourceAddresses',
+    flag: '--source-address <ip>',
+    env: 'MAILVERIFY_SOURCE_ADDRESS',
+    description:
+      'make SMTP connections from this local address, repeatable: each address is one egress of the pool (with --proxy: one address, the one proxies are reached from)',
+    parse: ipAddress,
+    list: true,
+  },
+  {
+    key: 'port25CheckHosts',
+    flag: '--port25-check-host <host>',
+    env: 'MAILVERIFY_PORT25_CHECK_HOSTS',
+    description: "mail host that confirms a suspected blocked port 25, repeatable (default: the providers' mail hosts; never a customer's)",
+    parse: text,
+    list: true,
+  },
+  {
+    key: 'egressCooldownMs',
+    flag: '--egress-cooldown <duration>',
+    env: 'MAILVERIFY_EGRESS_COOLDOWN',
+    description: 'how long an egress a mail provider refused for reputation is not used there while another egress is left, e.g. 30m (default 1h)',
+    parse: durationMs,
+  },
+  {
+    key: 'perHostConcurrency',
+    flag: '--per-host-concurrency <n>',
+    env: 'MAILVERIFY_PER_HOST_CONCURRENCY',
+    description: 'SMTP sessions open at once per MX host',
+    parse: integer(1, 1_000),
+  },
+  {
+    key: 'providerRulesFile',
+    flag: '--provider-rules <file>',
+    env: 'MAILVERIFY_PROVIDER_RULES',
+    description: 'provider rules JSON by MX host suffix, over the built-in ones (session limits, pauses, what a 250 proves)',
+    parse: text,
+  },
 ];
 
 const BOOLEAN_ENV = { allowPrivateNetworks: 'MAILVERIFY_ALLOW_PRIVATE_NETWORKS', webCheck: 'MAILVERIFY_WEB_CHECK' } as const;
@@ -160,7 +239,12 @@ export function engineOptionsFrom(flags: EngineFlags, env: NodeJS.ProcessEnv = p
   for (const def of ENGINE_FLAGS) {
     const raw = env[def.env];
     if (options[def.key] === undefined && raw !== undefined && raw.trim() !== '') {
-      const parts = def.list ? raw.split(',').map((part) => part.trim()).filter(Boolean) : [raw];
+      const parts = def.list
+        ? raw
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean)
+        : [raw];
       const values = parts.map((part) => def.parse(part, def.env));
       options[def.key] = def.list ? values : values[0];
     }

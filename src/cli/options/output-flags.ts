@@ -30,5 +30,11 @@ export function addForceFlag(command: Command): Command {
 
 /** The output flags as the command line gave them (checked by planOutput). */
 export function outputFlags(flags: RawFlags): OutputFlags {
-  return { output: textFlag(flags, 'output'), format: textFlag(flags, 'format'), only: textFlag(flags, 'only'), waitTimeout: textFlag(flags, 'waitTimeout'), force: switchFlag(flags, 'force') };
+  return {
+    output: textFlag(flags, 'output'),
+    format: textFlag(flags, 'format'),
+    only: textFlag(flags, 'only'),
+    waitTimeout: textFlag(flags, 'waitTimeout'),
+    force: switchFlag(flags, 'force'),
+  };
 }

@@ -31,7 +31,11 @@ export function parsedCommand(args: readonly unknown[], command: Command): Parse
   // A command of its own, with no program above it (as in tests), has flags and no program-wide ones.
   const [program, ...below] = lineage(command);
   const commands = command.parent ? below : [command];
-  const given = new Set(command.options.filter((option) => option.long !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long!));
+  const given = new Set(
+    command.options
+      .filter((option) => option.long !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli')
+      .map((option) => option.long!),
+  );
   const flags = commands.reduce<Record<string, unknown>>((all, each) => ({ ...all, ...each.opts() }), {});
   return { args, flags, program: command.parent ? program!.opts() : {}, given, tree: program! };
 }

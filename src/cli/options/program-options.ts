@@ -11,12 +11,22 @@ export interface ProgramOptions {
 }
 
 export function programOptions(program: RawFlags): ProgramOptions {
-  return { baseUrl: textFlag(program, 'baseUrl'), profile: textFlag(program, 'profile'), timeout: numberFlag(program, 'timeout'), debug: switchFlag(program, 'debug') };
+  return {
+    baseUrl: textFlag(program, 'baseUrl'),
+    profile: textFlag(program, 'profile'),
+    timeout: numberFlag(program, 'timeout'),
+    debug: switchFlag(program, 'debug'),
+  };
 }
 
 /** The program-wide flags that say how output looks (src/cli/output/io.ts). */
 export function ioFlags(program: RawFlags): GlobalFlags {
-  return { json: switchFlag(program, 'json'), quiet: switchFlag(program, 'quiet'), color: unlessNegated(program, 'color'), input: unlessNegated(program, 'input') };
+  return {
+    json: switchFlag(program, 'json'),
+    quiet: switchFlag(program, 'quiet'),
+    color: unlessNegated(program, 'color'),
+    input: unlessNegated(program, 'input'),
+  };
 }
 
 /** The options of a command with no arguments or flags of its own: the program-wide ones alone. */

@@ -16,7 +16,10 @@ export function addStoreFlags(command: Command, dataDirDescription: string): Com
       '--database-url <url>',
       'keep everything in this PostgreSQL database instead of SQLite in the data dir, shared by every node given it (postgres://user@host/db; no password here, see PGPASSWORD) [env MAILVERIFY_DATABASE_URL]',
     )
-    .option('--store-timeout <ms>', 'the time limit of every call to the database (a statement, a connection, a lock wait) [env MAILVERIFY_STORE_TIMEOUT] (default 4000)');
+    .option(
+      '--store-timeout <ms>',
+      'the time limit of every call to the database (a statement, a connection, a lock wait) [env MAILVERIFY_STORE_TIMEOUT] (default 4000)',
+    );
 }
 
 export function storeFlags(flags: RawFlags): StoreFlags {

@@ -12,7 +12,10 @@ export function explanationText(details: Explanation, color: ChalkInstance): str
   const hosts = details.mxHosts.map(({ host, address }) => `${host} (${address})`).join(', ');
   const lines = [`  mail hosts: ${terminalSafe(hosts || 'none tried')}`];
   const events = [
-    ...details.connections.map((attempt) => ({ ms: attempt.ms, text: `connect ${attempt.host} (${attempt.address}) via ${attempt.egress}: ${attempt.outcome}` })),
+    ...details.connections.map((attempt) => ({
+      ms: attempt.ms,
+      text: `connect ${attempt.host} (${attempt.address}) via ${attempt.egress}: ${attempt.outcome}`,
+    })),
     ...details.transcript.map((line) => ({ ms: line.ms, text: `${line.dir === 'sent' ? '>' : '<'} ${line.line}` })),
   ];
   // A stable sort: lines of one millisecond keep the order they were recorded in.

@@ -49,7 +49,10 @@ export function ratePhrase(limit: number, windowSeconds: number): string {
  * and reason codes, in any case (`Valid` is `valid`).
  */
 export function parseSelectorList(raw: string, flag: string): ResultSelector[] {
-  const items = raw.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+  const items = raw
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
   const wrong = items.filter((item) => !isResultSelector(item));
   if (items.length === 0 || wrong.length > 0) {
     const unknown = wrong.length > 0 ? `"${wrong[0]}" is neither` : 'it names none';

@@ -50,7 +50,6 @@ export function colorLevel(flags: GlobalFlags, env: NodeJS.ProcessEnv, isTty: bo
   return isTty ? 1 : 0;
 }
 
-
 export type Streams = Pick<Io, 'stdin' | 'stdout' | 'stderr'>;
 
 export function createIo(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env, streams: Streams = process): Io {
@@ -82,7 +81,10 @@ export function canAsk(io: Io): boolean {
 export function announceStdinRead(io: Io): void {
   if (io.stdin.isTTY !== true) return;
   if (io.noInput) {
-    throw new UsageError('- reads stdin, which is a terminal, and --no-input (or CI) says nobody will type there', 'pipe or redirect the list in: … - < list.txt');
+    throw new UsageError(
+      '- reads stdin, which is a terminal, and --no-input (or CI) says nobody will type there',
+      'pipe or redirect the list in: … - < list.txt',
+    );
   }
   io.stderr.write('reading addresses from stdin, one per line; Ctrl-D to end\n');
 }

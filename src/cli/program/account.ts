@@ -19,7 +19,6 @@ export function addLoginCommands(program: Command): void {
     .command('whoami')
     .description('show the account, balance, rate limit, service and where the token comes from')
     .action(lazy(() => import('../commands/whoami.js')));
-
 }
 
 /** `profile list|use|remove`. */
@@ -39,5 +38,4 @@ export function addProfileCommands(program: Command): void {
     .description('forget a profile and its token (revoked when this CLI created it)')
     .argument('<name>', 'the profile')
     .action(lazy(() => import('../commands/profile/remove.js')));
-
 }

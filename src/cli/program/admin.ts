@@ -20,7 +20,7 @@ export function addAdminCommands(program: Command): void {
     .action(lazy(() => import('../commands/admin/user-add.js')));
   adminUser
     .command('delete')
-    .description("delete a user and all their data: tokens, jobs with their addresses and results, webhooks, cached verdicts, ledger")
+    .description('delete a user and all their data: tokens, jobs with their addresses and results, webhooks, cached verdicts, ledger')
     .argument('<email>', 'the account address')
     .action(lazy(() => import('../commands/admin/user-delete.js')));
   adminUser
@@ -52,5 +52,4 @@ export function addAdminCommands(program: Command): void {
     .argument('<email>', 'the account address')
     .option('--name <name>', 'a label for the token (default "admin")')
     .action(lazy(() => import('../commands/admin/token-create.js')));
-
 }

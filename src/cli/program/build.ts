@@ -34,7 +34,6 @@ export function buildProgram(): Command {
     .configureHelp({ showGlobalOptions: true })
     .helpCommand(false);
 
-
   addVerifyCommand(program);
   addServiceCommands(program);
   addDoctorCommand(program);

@@ -11,13 +11,18 @@ function addSubmit(bulk: Command): void {
     .option('--column <name|number>', 'the column holding the addresses (default: found by header name or content)')
     .option('--no-precheck', 'send addresses that fail the syntax check too (they are charged)')
     .option('--wait', 'wait for the jobs, showing progress, then write the results');
-  addResultOutputFlags(submit, 'with --wait or --local')
-    .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)');
+  addResultOutputFlags(submit, 'with --wait or --local').option(
+    '--wait-timeout <duration>',
+    'with --wait: how long to keep trying a service that does not answer, e.g. 90s, 10m, 1h (default 10m)',
+  );
   addForceFlag(submit)
     .option('--fresh', 'ask every address again: the service reuses no recent verdict; --local starts a new job, resuming nothing')
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
-    .option('--data-dir <dir>', 'with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service\'s)');
+    .option(
+      '--data-dir <dir>',
+      "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
+    );
   addEngineFlags(submit).action(lazy(() => import('../commands/bulk/submit.js')));
 }
 

@@ -24,7 +24,6 @@ export function addWebhooksCommands(program: Command): void {
     .description('send a webhook.test event to an endpoint and print its webhook-id')
     .argument('<id>', 'the endpoint id (see webhooks list)')
     .action(lazy(() => import('../commands/webhooks/test.js')));
-
 }
 
 /** `tokens create|list|revoke`. */
@@ -46,5 +45,4 @@ export function addTokensCommands(program: Command): void {
     .description('revoke a token: it is refused from the next request')
     .argument('<id>', 'the token id (see tokens list)')
     .action(lazy(() => import('../commands/tokens/revoke.js')));
-
 }

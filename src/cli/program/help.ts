@@ -13,5 +13,4 @@ export function addHelpCommands(program: Command): void {
     .description('help on a topic (exit-codes, environment, csv) or a command')
     .argument('[topic...]', 'exit-codes, environment, csv, or a command such as "bulk submit"')
     .action(lazy(() => import('../commands/help.js')));
-
 }

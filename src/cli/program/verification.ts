@@ -19,7 +19,13 @@ export function addVerifyCommand(program: Command): void {
 export function addDoctorCommand(program: Command): void {
   const doctor = program
     .command('doctor')
-    .description('check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, each egress\'s standing (blocklists, reverse DNS, HELO), service, token, clock (exit 1 on a problem)')
-    .option('--mx-host <host>', 'a mail host to try SMTP on, repeatable (default: the MX hosts of gmail.com, outlook.com, yahoo.com)', (raw: string, previous: string[] = []) => [...previous, raw.trim()]);
+    .description(
+      "check that this host can verify: resolver, outbound SMTP, HELO and MAIL FROM names, proxy, each egress's standing (blocklists, reverse DNS, HELO), service, token, clock (exit 1 on a problem)",
+    )
+    .option(
+      '--mx-host <host>',
+      'a mail host to try SMTP on, repeatable (default: the MX hosts of gmail.com, outlook.com, yahoo.com)',
+      (raw: string, previous: string[] = []) => [...previous, raw.trim()],
+    );
   addEngineFlags(doctor).action(lazy(() => import('../commands/doctor.js')));
 }

@@ -98,7 +98,8 @@ function checkProfileNamed(flags: ProgramOptions, env: NodeJS.ProcessEnv): void 
 
 /** A profile name from the user (letters, digits, . _ -), or exit 2. */
 export function checkProfileName(name: string, origin = ''): void {
-  if (!PROFILE_NAME.test(name)) throw new UsageError(`${origin}"${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
+  if (!PROFILE_NAME.test(name))
+    throw new UsageError(`${origin}"${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
 }
 
 /** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */

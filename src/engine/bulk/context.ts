@@ -44,9 +44,7 @@ export class VerifierContext {
   private readonly sessionOptions: SessionOptions;
   /** The dialers of the proxies provider rules name, made when first needed. */
   private readonly ruleDialers = new Map<string, Dialer>();
-  readonly catchAll = new PromiseCache<string, CatchAllFinding>(CACHE_ENTRIES, (finding) =>
-    finding.decided ? FACT_TTL_MS : UNSURE_TTL_MS,
-  );
+  readonly catchAll = new PromiseCache<string, CatchAllFinding>(CACHE_ENTRIES, (finding) => (finding.decided ? FACT_TTL_MS : UNSURE_TTL_MS));
   private readonly facts = new PromiseCache<string, DomainFacts>(CACHE_ENTRIES, (facts) =>
     facts.status.kind === 'dns-failure' || facts.status.kind === 'untrusted-dns' ? UNSURE_TTL_MS : FACT_TTL_MS,
   );
@@ -200,7 +198,9 @@ export class VerifierContext {
       leave();
     };
     // Without a shared limit, no extra await: a slot is taken as before the hook existed.
-    const releaseHostSlots = this.sharedHostSlots ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost, egress.key) : releaseHost;
+    const releaseHostSlots = this.sharedHostSlots
+      ? await this.takeSharedSlot(this.sharedHostSlots, address, limit, priority, releaseHost, egress.key)
+      : releaseHost;
     await this.pauses.before(address, pauseMs);
     const claimOf = (pending: number): BulkClaim => ({ group: address, weight: this.expectedSessionMs(address, pending) });
     const releaseGlobal = await this.sessions.acquire(priority, share, claimOf(pending));
@@ -233,7 +233,14 @@ export class VerifierContext {
    * slot: the local one only once the shared one is given back, so that the next session here
    * finds the shared slot free rather than asking while it is still held.
    */
-  private async takeSharedSlot(shared: SharedHostSlots, address: string, limit: number, priority: Priority, releaseHost: () => void, egress: string): Promise<() => void> {
+  private async takeSharedSlot(
+    shared: SharedHostSlots,
+    address: string,
+    limit: number,
+    priority: Priority,
+    releaseHost: () => void,
+    egress: string,
+  ): Promise<() => void> {
     let releaseShared: () => Promise<void>;
     try {
       releaseShared = await shared(address, limit, priority, egress);

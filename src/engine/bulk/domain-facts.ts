@@ -81,7 +81,8 @@ export async function gatherDomainFacts(sources: FactSources, asciiDomain: strin
     isKnownProvider: isKnownProvider(asciiDomain, mailHosts),
     mail,
     suggestedDomain: TAKES_NO_MAIL.has(route.kind) ? suggestDomain(asciiDomain) : null,
-    listings: status.kind === 'routable' && options.dnsblZones.length > 0 ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve(null),
+    listings:
+      status.kind === 'routable' && options.dnsblZones.length > 0 ? findListings(dns, options.dnsblZones, asciiDomain, mail.addresses) : Promise.resolve(null),
     reachable: options.webCheck && domainExists(route) ? webReachable(sources, asciiDomain) : Promise.resolve(null),
   };
 }

@@ -175,8 +175,7 @@ export class DomainProbe {
   }
 
   /** A request the prober drops unasked once the caller's signal is aborted. */
-  private readonly unlessCancelled = (request: ProbeRequest): ProbeRequest =>
-    this.signal ? { ...request, cancelled: () => this.signal!.aborted } : request;
+  private readonly unlessCancelled = (request: ProbeRequest): ProbeRequest => (this.signal ? { ...request, cancelled: () => this.signal!.aborted } : request);
 
   private settleAll(outcome: SmtpOutcome): void {
     for (const settle of this.settlers.values()) settle(outcome);

@@ -37,7 +37,13 @@ export class DomainRun {
     const retryLater = onRetryLater && ((address: string) => this.entries.get(address)?.forEach((entry) => onRetryLater(entry.email)));
     const { transcript } = this;
     transcript?.mxHosts.push(...facts.mail.targets.map(({ hostname, address }) => ({ host: hostname, address })));
-    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), { priority: this.priority, share, signal, retryLater, transcript });
+    const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), {
+      priority: this.priority,
+      share,
+      signal,
+      retryLater,
+      transcript,
+    });
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));
   }
 

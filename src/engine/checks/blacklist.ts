@@ -57,7 +57,8 @@ export type ZoneAnswer = { listed: true; answers: string[] } | { listed: false }
 
 export async function askZone(dns: DnsClient, zone: string, name: string): Promise<ZoneAnswer> {
   const answer = await dns.ipv4(`${name}.${zone}`);
-  if (!answer.ok) return isDefiniteFailure(answer.failure) ? { listed: false } : { listed: null, failure: `DNS ${describeDnsFailure(answer.failure)}`, answers: [] };
+  if (!answer.ok)
+    return isDefiniteFailure(answer.failure) ? { listed: false } : { listed: null, failure: `DNS ${describeDnsFailure(answer.failure)}`, answers: [] };
   const listings = answer.records.filter(isListingAnswer);
   if (listings.length > 0) return { listed: true, answers: listings };
   const errors = answer.records.filter(isErrorAnswer);

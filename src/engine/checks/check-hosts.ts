@@ -17,7 +17,8 @@ async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: bool
     if (!answer.ok) return { host, unusable: `DNS ${describeDnsFailure(answer.failure)}` };
     address = answer.records[0]!;
   }
-  if (!allowPrivateNetworks && isPrivateAddress(address)) return { host, unusable: `${address} is on a private network and private networks are not allowed (--allow-private-networks)` };
+  if (!allowPrivateNetworks && isPrivateAddress(address))
+    return { host, unusable: `${address} is on a private network and private networks are not allowed (--allow-private-networks)` };
   return { host, address };
 }
 
@@ -27,9 +28,15 @@ async function targetOf(dns: DnsClient, host: string, allowPrivateNetworks: bool
  */
 export async function mailTargets(dns: DnsClient, options: EngineOptions, given: readonly string[] | undefined): Promise<CheckTarget[]> {
   const named = given ?? (options.port25CheckHosts.length > 0 ? options.port25CheckHosts : undefined);
-  const hosts = named ?? (await Promise.all(RESOLVER_CANARIES.map(async (domain) => {
-    const route = await findMailRoute(dns, domain);
-    return route.kind === 'mx' ? route.hosts[0]! : null;
-  }))).filter((host): host is string => host !== null);
+  const hosts =
+    named ??
+    (
+      await Promise.all(
+        RESOLVER_CANARIES.map(async (domain) => {
+          const route = await findMailRoute(dns, domain);
+          return route.kind === 'mx' ? route.hosts[0]! : null;
+        }),
+      )
+    ).filter((host): host is string => host !== null);
   return Promise.all(hosts.map((host) => targetOf(dns, host, options.allowPrivateNetworks)));
 }

@@ -141,9 +141,7 @@ function checkHostname(rawDomain: string, asciiDomain: string): string | null {
   if (labels.some((label) => label.slice(2, 4) === '--' && !label.startsWith('xn--'))) return 'reserved domain label ("--" in the third and fourth places)';
   for (const label of labels) {
     if (!LDH_LABEL.test(label)) {
-      return label.startsWith('-') || label.endsWith('-')
-        ? 'domain label starts or ends with a hyphen'
-        : 'invalid character in domain';
+      return label.startsWith('-') || label.endsWith('-') ? 'domain label starts or ends with a hyphen' : 'invalid character in domain';
     }
   }
   return null;

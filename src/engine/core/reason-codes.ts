@@ -6,7 +6,7 @@
  */
 export const REASON_CODES = {
   // valid
-  accepted: 'the recipient\'s server accepted the address at RCPT TO',
+  accepted: "the recipient's server accepted the address at RCPT TO",
   // invalid
   syntax: 'the address is not a well-formed RFC 5321 mailbox',
   domain_not_found: 'the domain does not exist (NXDOMAIN), or its mail server says it does not know it',
@@ -14,7 +14,8 @@ export const REASON_CODES = {
   mailbox_not_found: 'the server says the mailbox does not exist',
   mailbox_disabled: 'the server says the mailbox is disabled, closed or inactive',
   not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied, accepts no mail)",
-  unreadable_refusal: 'a permanent refusal of the address that names no cause, while postmaster at the domain is accepted (or not asked): the refusal is about the address',
+  unreadable_refusal:
+    'a permanent refusal of the address that names no cause, while postmaster at the domain is accepted (or not asked): the refusal is about the address',
   // risky
   disposable: 'the domain is a disposable (temporary) address provider',
   role: 'the local part is a role (admin, info, support, ...), not a person',
@@ -23,7 +24,7 @@ export const REASON_CODES = {
   catch_all: 'the server accepts any address at the domain, so it proves nothing about this one',
   // unknown: the recipient's server answered, but not about the mailbox
   not_verified: 'the server takes mail without saying whether the mailbox exists (252)',
-  accept_unproven: "the server accepted the address, but a provider rule says its hosts accept every address at RCPT TO, so that proves nothing",
+  accept_unproven: 'the server accepted the address, but a provider rule says its hosts accept every address at RCPT TO, so that proves nothing',
   mailbox_full: 'the mailbox exists but is full or over quota',
   greylisted: 'the server greylisted us and the retry budget ran out',
   rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',
@@ -40,9 +41,10 @@ export const REASON_CODES = {
   // unknown: the verifying side's own condition
   dns_failure: 'DNS could not answer (SERVFAIL, timeout, refused)',
   resolver_untruthful: 'the resolver denies well-known domains too, so its denials are not believed',
-  port25_blocked: 'outbound SMTP (port 25) is blocked on the verifying host\'s network',
+  port25_blocked: "outbound SMTP (port 25) is blocked on the verifying host's network",
   proxy_failed: 'the SOCKS proxy gave no connection',
-  egress_benched: "every egress (source address or proxy) is benched at the domain's mail provider, which refused each for reputation; asked again once a cool-down ends",
+  egress_benched:
+    "every egress (source address or proxy) is benched at the domain's mail provider, which refused each for reputation; asked again once a cool-down ends",
   address_literal: 'an address literal (user@[192.0.2.1]) names no domain and is never probed',
   internal_error: 'a fault in the verifier itself',
 } as const;

@@ -44,7 +44,16 @@ export const NOTHING_CHECKED: Readonly<Checks> = Object.freeze({
 export type BooleanCheck = Exclude<keyof Checks, 'smtpStatus'>;
 
 /** Every check beyond the syntax: what a malformed address never gets to. */
-export const BEYOND_FORMAT: readonly BooleanCheck[] = ['domainExists', 'hasMx', 'domainReachable', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'];
+export const BEYOND_FORMAT: readonly BooleanCheck[] = [
+  'domainExists',
+  'hasMx',
+  'domainReachable',
+  'isDisposable',
+  'isRole',
+  'isBlacklisted',
+  'isKnownProvider',
+  'isCatchAll',
+];
 
 /** The interface's verification result (docs/api.md "Resources"), and our additional fields. */
 export interface VerificationResult {
@@ -178,7 +187,12 @@ export interface SmtpObserver {
  * through; resolves once a slot is held, with the function that gives it back (call it once; it
  * resolves, never rejects, once the slot is free for others).
  */
-export type SharedHostSlots = (hostAddress: string, limit: number, priority: NonNullable<VerifyOptions['priority']>, egress: string) => Promise<() => Promise<void>>;
+export type SharedHostSlots = (
+  hostAddress: string,
+  limit: number,
+  priority: NonNullable<VerifyOptions['priority']>,
+  egress: string,
+) => Promise<() => Promise<void>>;
 
 /** One egress benched at one provider (docs/architecture.md "Egress"): it refused that egress for reputation. */
 export interface EgressBench {
@@ -238,9 +252,5 @@ export interface Verifier {
    * Verify many addresses, grouped by domain, streaming each result to `onResult` as it completes.
    * Resolves when every address has had exactly one result.
    */
-  verifyMany(
-    emails: Iterable<string>,
-    onResult: (result: VerificationResult) => void | Promise<void>,
-    options?: VerifyManyOptions,
-  ): Promise<void>;
+  verifyMany(emails: Iterable<string>, onResult: (result: VerificationResult) => void | Promise<void>, options?: VerifyManyOptions): Promise<void>;
 }

@@ -149,6 +149,4 @@ export class DnsClient {
     if (this.options.servers.length > 0) resolver.setServers([...this.options.servers]);
     return resolver;
   }
-
-
 }

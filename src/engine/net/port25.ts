@@ -114,7 +114,12 @@ export class Port25Watch {
             return 'answered' as const;
           },
           // A refusal is an answer (the port gets out); a failing proxy says nothing of the port.
-          (error: unknown) => (error instanceof DialError && error.timedOut ? ('timeout' as const) : error instanceof DialError && error.condition === null ? ('answered' as const) : ('failed' as const)),
+          (error: unknown) =>
+            error instanceof DialError && error.timedOut
+              ? ('timeout' as const)
+              : error instanceof DialError && error.condition === null
+                ? ('answered' as const)
+                : ('failed' as const),
         ),
       ),
     );

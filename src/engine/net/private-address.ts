@@ -67,7 +67,10 @@ function embeddedNat64Ipv4(ipv6: string): string | null {
  * address counts as private too: we never connect to what we cannot classify.
  */
 export function isPrivateAddress(ip: string): boolean {
-  const address = ip.trim().replace(/^\[(.*)\]$/, '$1').split('%')[0]!; // [v6] brackets, fe80::1%eth0 zone
+  const address = ip
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .split('%')[0]!; // [v6] brackets, fe80::1%eth0 zone
   const family = isIP(address);
   if (family === 4) return PRIVATE_RANGES.check(address, 'ipv4');
   if (family !== 6) return true;

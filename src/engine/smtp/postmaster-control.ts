@@ -40,13 +40,23 @@ export function postmasterAnswerOf(reply: SmtpReply, domain: string): Postmaster
  * table's reading (not asked, or no conclusive reply). `host` names where an answer learnt for
  * another domain (or in an earlier session) came from.
  */
-export function controlledOutcome(refusal: SmtpReply, answer: PostmasterAnswer | null, domain: string, host: string): { outcome: SmtpOutcome; kind: ReplyKind } {
+export function controlledOutcome(
+  refusal: SmtpReply,
+  answer: PostmasterAnswer | null,
+  domain: string,
+  host: string,
+): { outcome: SmtpOutcome; kind: ReplyKind } {
   const read = outcomeOfReply(refusal, CONTROLLED_KIND);
   if (answer === null) return { outcome: read, kind: CONTROLLED_KIND };
   const asked = answer.domain === domain ? `${postmasterAt(domain)}` : `${postmasterAt(answer.domain)} at ${host}`;
-  if (answer.accepted) return { outcome: { ...read, reason: `${read.reason}; ${asked} was accepted, so the refusal is about the address` }, kind: CONTROLLED_KIND };
+  if (answer.accepted)
+    return { outcome: { ...read, reason: `${read.reason}; ${asked} was accepted, so the refusal is about the address` }, kind: CONTROLLED_KIND };
   return {
-    outcome: { status: 'unknown', code: 'sender_refused', reason: `refused for the sender, not the address: ${refusal.line}; ${asked} was refused too: ${answer.line}` },
+    outcome: {
+      status: 'unknown',
+      code: 'sender_refused',
+      reason: `refused for the sender, not the address: ${refusal.line}; ${asked} was refused too: ${answer.line}`,
+    },
     kind: 'sender-rejected',
   };
 }

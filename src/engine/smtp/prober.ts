@@ -264,7 +264,9 @@ export class SmtpProber implements SessionTaker {
           if (!this.hasWork() || target !== this.targets[this.targetIndex]) return false;
           this.startWorker(slot);
           const session = await this.open(target, slot);
-          return session ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0, postmasterAsked: new Set() }, target, slot) : false;
+          return session
+            ? this.drain({ session, pace: new SessionPace(), refusals: 0, rcpts: 0, replies: 0, inTransaction: 0, postmasterAsked: new Set() }, target, slot)
+            : false;
         });
       }
     });
@@ -368,7 +370,9 @@ export class SmtpProber implements SessionTaker {
         if (!asked) continue;
         const { reply, kind, slowedDown } = asked;
         const controlled: Controlled =
-          kind === CONTROLLED_KIND ? await this.controlled(live, target, slot, rule, item.address, reply) : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
+          kind === CONTROLLED_KIND
+            ? await this.controlled(live, target, slot, rule, item.address, reply)
+            : { outcome: weighed(outcomeOfReply(reply, kind), target, rule), kind };
         if ('unasked' in controlled) {
           item.refusal = { reply, host: target.address };
           this.putBack(item);
@@ -468,7 +472,14 @@ export class SmtpProber implements SessionTaker {
    * postmaster proves nothing. A session that dies on the question answers with the table's reading.
    * The answer is learnt per egress at the host: a refusal of one egress says nothing of another's.
    */
-  private async controlled(live: LiveSession, target: SessionTarget, slot: SessionSlot, rule: MatchedRule | undefined, address: string, refusal: SmtpReply): Promise<Controlled> {
+  private async controlled(
+    live: LiveSession,
+    target: SessionTarget,
+    slot: SessionSlot,
+    rule: MatchedRule | undefined,
+    address: string,
+    refusal: SmtpReply,
+  ): Promise<Controlled> {
     const { habits } = this.options;
     const domain = domainOf(address);
     const read = (answer: PostmasterAnswer | null): ProbeAnswer => controlledOutcome(refusal, answer, domain, target.hostname);

@@ -146,7 +146,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     ),
     examples: [
       {
-        reply: '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered. For more information, please visit https://support.google.com/mail/?p=ReceivingRate',
+        reply:
+          '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered. For more information, please visit https://support.google.com/mail/?p=ReceivingRate',
         source: 'Gmail (sisimai lhost-postfix-59)',
       },
       {
@@ -158,7 +159,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         source: 'GoDaddy (sisimai rhost-godaddy-03)',
       },
       { reply: '450 4.7.1 Error: too many recipients from 192.0.2.1', source: 'Postfix (smtpd_check.c, smtpd_client_recipient_rate_limit)' },
-      { reply: '550 This message has exceeded the max number of messages per session. Open a new session and try again. IB510', source: 'GoDaddy (sisimai lib/Sisimai/Rhost/GoDaddy.pm)' },
+      {
+        reply: '550 This message has exceeded the max number of messages per session. Open a new session and try again. IB510',
+        source: 'GoDaddy (sisimai lib/Sisimai/Rhost/GoDaddy.pm)',
+      },
       // Tencent documents it as a frequency limit, not a missing mailbox (sisimai Rhost/Tencent.pm: "speeding").
       { reply: '550 Mailbox unavailable or access denied', source: 'Tencent QQ Mail (ActiveCampaign smtp-field-manual data/codes/550.json)' },
     ],
@@ -196,7 +200,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     examples: [
       { reply: '501 5.1.0 Emetteur invalide. Invalid Sender. OFR004_405 [405]', source: 'Orange (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' },
       {
-        reply: '550 5.1.0 <bounce@mailer.example.com> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL',
+        reply:
+          '550 5.1.0 <bounce@mailer.example.com> sender rejected. Refer to Error Codes section at https://www.cox.com/residential/support/email-error-codes.html for more information. AUP#CDRBL',
         source: 'Cox (sisimai rhost-cox-01)',
       },
     ],
@@ -207,7 +212,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     text: /\b(spf|dkim|dmarc)\b|not allowed to send from|authentication checks? failed|unauthenticated/i,
     examples: [
       {
-        reply: "550 5.1.0 192.0.2.222 is not allowed to send from <example.net> per it's SPF Record. Please inspect your SPF settings, and try again. IB508 <http://x.co/srbounce>",
+        reply:
+          "550 5.1.0 192.0.2.222 is not allowed to send from <example.net> per it's SPF Record. Please inspect your SPF settings, and try again. IB508 <http://x.co/srbounce>",
         source: 'GoDaddy (sisimai lhost-office365-03)',
       },
       {
@@ -220,7 +226,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     // The server wants our SMTP AUTH: it takes no mail from strangers, whoever the recipient is.
     kind: 'policy',
     text: /authentication (is )?(required|not allowed)|must (first )?authenticate/i,
-    examples: [{ reply: '550 5.5.0 Authentification requise. Authentication Required. LPN105_402', source: 'La Poste (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' }],
+    examples: [
+      { reply: '550 5.5.0 Authentification requise. Authentication Required. LPN105_402', source: 'La Poste (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' },
+    ],
   },
   {
     // A per-sender rule of the recipient's (members only, moderation): about who sends, not whether the mailbox exists.
@@ -233,15 +241,27 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'blocked',
     text: /\b(helo|ehlo)\b[^.;]{0,30}?\b(rejected|refused|invalid|denied|not)\b|\b(bad|invalid|forged|wrong) (helo|ehlo)\b/i,
     examples: [
-      { reply: '504 5.5.2 <localhost>: Helo command rejected: need fully-qualified hostname', source: 'Postfix (smtpd_check.c, reject_non_fqdn_helo_hostname)' },
+      {
+        reply: '504 5.5.2 <localhost>: Helo command rejected: need fully-qualified hostname',
+        source: 'Postfix (smtpd_check.c, reject_non_fqdn_helo_hostname)',
+      },
     ],
   },
   {
     // Our sending IP's reputation: a score, a private blocklist, whatever the wording around it.
     kind: 'blocked',
-    text: phrases(String.raw`\bsbrs\b`, String.raw`senderbase`, String.raw`score (is )?too low`, String.raw`\b(black|bad|banned) ?ip\b`, String.raw`\bdnsbls?\b`),
+    text: phrases(
+      String.raw`\bsbrs\b`,
+      String.raw`senderbase`,
+      String.raw`score (is )?too low`,
+      String.raw`\b(black|bad|banned) ?ip\b`,
+      String.raw`\bdnsbls?\b`,
+    ),
     examples: [
-      { reply: '554 smtp-fw-9107.amazon.com; SBRS score too low: http://www.senderbase.org/', source: 'Amazon (Reacher core/src/smtp/parser.rs, seen on @amazon.com)' },
+      {
+        reply: '554 smtp-fw-9107.amazon.com; SBRS score too low: http://www.senderbase.org/',
+        source: 'Amazon (Reacher core/src/smtp/parser.rs, seen on @amazon.com)',
+      },
       { reply: '550 black ip.', source: 'issue 28 (a real reply the table had not seen)' },
     ],
   },
@@ -286,13 +306,17 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 relay not permitted', source: 'Exim (configure.default)' },
       { reply: "553 sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)", source: 'qmail' },
       {
-        reply: '501 Rcpt-To validation failed: RCPT TO not accepted: 5.7.1 This system is not configured to relay mail (r) from <nekonyaans@p2.example.com> to <kijitora@example.jp> for 127.0.0.1',
+        reply:
+          '501 Rcpt-To validation failed: RCPT TO not accepted: 5.7.1 This system is not configured to relay mail (r) from <nekonyaans@p2.example.com> to <kijitora@example.jp> for 127.0.0.1',
         source: 'sisimai lhost-postfix-44',
       },
       { reply: '553 Relaying disallowed', source: 'Zoho (ActiveCampaign smtp-field-manual data/codes/553.json)' },
       // sisimai reads both as "notaccept", a hard bounce: the host takes no mail for the domain.
       { reply: '550 Host does not accept mail', source: 'sisimai lhost-sendmail-57' },
-      { reply: '521 5.3.2 <notaccept@libsisimai.net>: Recipient address rejected: System not accepting network messages.', source: 'sisimai lhost-dragonfly-16' },
+      {
+        reply: '521 5.3.2 <notaccept@libsisimai.net>: Recipient address rejected: System not accepting network messages.',
+        source: 'sisimai lhost-dragonfly-16',
+      },
     ],
   },
   {
@@ -324,7 +348,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '552 sorry, mailbox kijitora@example.org is over quota temporarily (#5.1.1)', source: 'MailFoundry (sisimai lhost-mailfoundry-02)' },
       { reply: '552 Error: disk quota exceeded', source: 'qmail (sisimai lhost-qmail-08)' },
       // Quota words under 5.1.1: the mailbox exists.
-      { reply: '552 5.1.1 <example@comcast.net> recipient rejected - extended quota violation', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/552.json)' },
+      {
+        reply: '552 5.1.1 <example@comcast.net> recipient rejected - extended quota violation',
+        source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/552.json)',
+      },
     ],
   },
   {
@@ -343,9 +370,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'mailbox-disabled',
     code: PERMANENT,
     enhanced: /^5\.7\.13$/,
-    examples: [
-      { reply: '525 5.7.13 <neko-nyaan@example.org>: Recipient address rejected: Disabled recipient address', source: 'sisimai lhost-dragonfly-27' },
-    ],
+    examples: [{ reply: '525 5.7.13 <neko-nyaan@example.org>: Recipient address rejected: Disabled recipient address', source: 'sisimai lhost-dragonfly-27' }],
   },
   {
     kind: 'mailbox-disabled',
@@ -367,11 +392,13 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     examples: [
       { reply: '550 5.2.1 The email account that you tried to reach is disabled.', source: 'Gmail (support.google.com/a/answer/3726730)' },
       {
-        reply: '554 delivery error: dd Sorry your message to someone@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta1.mail.gq1.yahoo.com',
+        reply:
+          '554 delivery error: dd Sorry your message to someone@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta1.mail.gq1.yahoo.com',
         source: 'Yahoo',
       },
       {
-        reply: '554 delivery error: dd Sorry your message to mikeneko@example.com cannot be delivered. This account has been disabled or discontinued [#102]. - mta1.mail.example.com',
+        reply:
+          '554 delivery error: dd Sorry your message to mikeneko@example.com cannot be delivered. This account has been disabled or discontinued [#102]. - mta1.mail.example.com',
         source: 'Yahoo (sisimai lhost-x2-02)',
       },
       {
@@ -381,7 +408,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 Mailbox is frozen. See http://mail.i.ua/err/3/', source: 'i.ua (sisimai rhost-iua-01)' },
       { reply: '550 5.1.1 <someone@icloud.com>: inactive email address', source: 'iCloud (sisimai rhost-apple-04)' },
       { reply: '550 account closed - please contact info@pengutronix.de instead', source: 'pengutronix.de (quoted in a Linux kernel list thread)' },
-      { reply: '540 5.7.1 <example@rambler.ru>: recipient address rejected: Inactive', source: 'Rambler (ActiveCampaign smtp-field-manual data/codes/540.json)' },
+      {
+        reply: '540 5.7.1 <example@rambler.ru>: recipient address rejected: Inactive',
+        source: 'Rambler (ActiveCampaign smtp-field-manual data/codes/540.json)',
+      },
       // Yandex's words for an account blocked for breaking its terms (the field manual's note on it).
       { reply: '550 5.7.1 Policy rejection on the target address', source: 'Yandex (ActiveCampaign smtp-field-manual data/codes/550.json)' },
     ],
@@ -452,14 +482,17 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 Unrouteable address', source: 'Exim (smtp_in.c)' },
       { reply: '550 Invalid recipient', source: 'OpenSMTPD (lka_session.c)' },
       { reply: '550 5.7.1 550 User Unknown: sabineko@example.org', source: 'Oracle Messaging Server (sisimai lhost-messagingserver-03)' },
-      { reply: '551 not our user', source: "sisimai t/200-reason.t (a real Diagnostic-Code)" },
+      { reply: '551 not our user', source: 'sisimai t/200-reason.t (a real Diagnostic-Code)' },
       { reply: '551 User not local; please try <forward-path>', source: 'RFC 5321 §3.4' },
       { reply: '550 <kijitora-nyaan@example.co.jp>... User not exist', source: 'McAfee (sisimai lhost-mcafee-05)' },
       { reply: "550 'kijitora@nyaan.example.com' is not a registered gateway user", source: 'sisimai rfc3464-35' },
       { reply: '550 <neko-nyaan@ne.auone-net.jp>: Recipient address rejected.', source: 'au (sisimai lhost-postfix-46)' },
       { reply: '550 5.5.0 Adresse destinataire invalide. Invalid recipient. LPN007_416', source: 'La Poste (sisimai lhost-sendmail-46)' },
       { reply: '550 User not found', source: 'Rakuten (sisimai lhost-postfix-76)' },
-      { reply: '554 5.7.1 <example@example.com>: Recipient address rejected: Invalid-Recipient.', source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)' },
+      {
+        reply: '554 5.7.1 <example@example.com>: Recipient address rejected: Invalid-Recipient.',
+        source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)',
+      },
       { reply: '550 5.1.1 <example@comcast.net> recipient mailbox unallocated', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/550.json)' },
     ],
   },
@@ -471,7 +504,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     examples: [
       { reply: '550 Host unknown', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat dns_unknown)' },
       { reply: '551 5.7.1 Domain not found (#id-5.9.2)', source: 'ImprovMX (ActiveCampaign smtp-field-manual data/codes/551.json)' },
-      { reply: '554 5.7.1 <example@example.com>: Recipient address rejected: NO-DOMAIN.', source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)' },
+      {
+        reply: '554 5.7.1 <example@example.com>: Recipient address rejected: NO-DOMAIN.',
+        source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)',
+      },
     ],
   },
   {
@@ -513,12 +549,14 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         source: 'Gmail (support.google.com/a/answer/3726730)',
       },
       {
-        reply: '550 5.7.606 Access denied, banned sending IP [192.0.2.225]. To request removal from this list please visit https://sender.office.com and follow the directions.',
+        reply:
+          '550 5.7.606 Access denied, banned sending IP [192.0.2.225]. To request removal from this list please visit https://sender.office.com and follow the directions.',
         source: 'Microsoft (sisimai lhost-qmail-09)',
       },
       { reply: '553 http://www.spamhaus.org/query/bl?ip=192.0.2.222', source: 'GoDaddy (sisimai rhost-godaddy-02)' },
       {
-        reply: '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes',
+        reply:
+          '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes',
         source: 'Yahoo (sisimai lhost-opensmtpd-13)',
       },
     ],
@@ -582,7 +620,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     code: PERMANENT,
     text: phrases(String.raw`\bnetwork\b`, String.raw`\bconnections?\b`, String.raw`(?<![=\d.])\b\d{1,3}(\.\d{1,3}){3}\b`),
     examples: [
-      { reply: '554 Host network not allowed - https://community.mimecast.com/docs/DOC-1369#554 [z7qZw5BPd1zlDYHka4589ru.us222]', source: 'Mimecast (sisimai rhost-mimecast-01)' },
+      {
+        reply: '554 Host network not allowed - https://community.mimecast.com/docs/DOC-1369#554 [z7qZw5BPd1zlDYHka4589ru.us222]',
+        source: 'Mimecast (sisimai rhost-mimecast-01)',
+      },
       { reply: '550 domain [example.com] mismatches client ip 192.0.2.225.', source: 'Outlook.com (sisimai lib/Sisimai/Rhost/Microsoft.pm)' },
     ],
   },
@@ -603,14 +644,21 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'sender-rejected',
     code: PERMANENT,
     text: /\bsender\b/i,
-    examples: [{ reply: '501 xxxxx@yourdomain.com Sender email is not in my domain', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat user_reject)' }],
+    examples: [
+      { reply: '501 xxxxx@yourdomain.com Sender email is not in my domain', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat user_reject)' },
+    ],
   },
   {
     // A domain's own mail host speaking of relaying at all is refusing to take the domain.
     kind: 'relay-denied',
     code: PERMANENT,
     text: /\brelay(ing)?\b(?!=| recipient)/i,
-    examples: [{ reply: '550 5.7.0 <norelaying@libsisimai.net>: Recipient address rejected: No relaying. See https://libsisimai.org/en/reason/#norelaying', source: 'DragonFly (sisimai lhost-dragonfly-15)' }],
+    examples: [
+      {
+        reply: '550 5.7.0 <norelaying@libsisimai.net>: Recipient address rejected: No relaying. See https://libsisimai.org/en/reason/#norelaying',
+        source: 'DragonFly (sisimai lhost-dragonfly-15)',
+      },
+    ],
   },
   {
     // RFC 5321 §4.2.2 "bad sequence of commands": our session went wrong (a MAIL FROM not taken, AUTH wanted), not the mailbox.
@@ -631,7 +679,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     enhanced: /^5\.7\.\d+$/,
     text: /recipient address rejected ?: (?!access denied)(?![^.]*(block|\bonly\b|authori[sz]|temporar))/i,
     examples: [
-      { reply: '554 5.7.1 <email@example.com>: Recipient address rejected: Not in recipient list', source: 'ZeroSpam (ActiveCampaign smtp-field-manual data/codes/554.json)' },
+      {
+        reply: '554 5.7.1 <email@example.com>: Recipient address rejected: Not in recipient list',
+        source: 'ZeroSpam (ActiveCampaign smtp-field-manual data/codes/554.json)',
+      },
       {
         reply: '550 5.7.1 <email@example.com>: Recipient address rejected: User email address is marked as invalid.',
         source: 'Proofpoint (ActiveCampaign smtp-field-manual data/codes/550.json)',
@@ -643,7 +694,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'policy',
     code: PERMANENT,
     enhanced: /^5\.7\.\d+$/,
-    examples: [{ reply: '554 5.7.1 <kijitora@example.ch>: Recipient address rejected: Access denied', source: 'Postfix access(5) REJECT (sisimai lhost-exim-30)' }],
+    examples: [
+      { reply: '554 5.7.1 <kijitora@example.ch>: Recipient address rejected: Access denied', source: 'Postfix access(5) REJECT (sisimai lhost-exim-30)' },
+    ],
   },
   {
     // RFC 5321 §4.2.2: 552 is "exceeded storage allocation", whatever language the words are in, under 5.1.1 too.
@@ -688,7 +741,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       // sisimai classifies it "userunknown" (t/734-lhost-messagelabs.t).
       { reply: '542 kijitora@example.com Rejected', source: 'MessageLabs (sisimai lhost-messagelabs-03)' },
       { reply: '550 5.2.0 <example@comcast.net> - Recipient unavailable', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/550.json)' },
-      { reply: '501 Bad address syntax. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000730', source: 'Tencent QQ Mail (ActiveCampaign smtp-field-manual data/codes/501.json)' },
+      {
+        reply: '501 Bad address syntax. http://service.exmail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000730',
+        source: 'Tencent QQ Mail (ActiveCampaign smtp-field-manual data/codes/501.json)',
+      },
     ],
   },
 ];

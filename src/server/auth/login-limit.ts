@@ -43,7 +43,13 @@ export interface LoginAttempt {
  * proxy every client has the proxy's address unless the service trusts it (`--trust-proxy`, which
  * makes the client address the one the proxy read in X-Forwarded-For).
  */
-export async function admitLoginAttempt(limits: LimitStore, email: string, clientAddress: string, reply: FastifyReply, nowMs = Date.now()): Promise<LoginAttempt> {
+export async function admitLoginAttempt(
+  limits: LimitStore,
+  email: string,
+  clientAddress: string,
+  reply: FastifyReply,
+  nowMs = Date.now(),
+): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
   const account = `account:${email.toLowerCase()}`;
   const perAddress = [`${account} from:${clientAddress}`, `from:${clientAddress}`];

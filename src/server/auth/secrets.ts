@@ -45,7 +45,10 @@ export function refuseTokensInQuery(app: FastifyInstance): void {
     for (const [name, value] of query) {
       if (TOKEN_PARAMETERS.has(name.toLowerCase()) || HAS_SECRET.test(value) || HAS_SECRET.test(name)) {
         const shown = redactSecrets(name);
-        throw new ProblemError('invalid_request', `A token in the query string ("${shown}") is refused: send it in the Authorization header (Authorization: Bearer <token>).`);
+        throw new ProblemError(
+          'invalid_request',
+          `A token in the query string ("${shown}") is refused: send it in the Authorization header (Authorization: Bearer <token>).`,
+        );
       }
     }
   });

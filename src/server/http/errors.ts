@@ -69,7 +69,10 @@ export class ProblemError extends Error {
 
 /** A 402: what the request needed and what the balance holds, so a client can say how short it is. */
 export function insufficientTokens({ balance, required }: { balance: number; required: number }): ProblemError {
-  return new ProblemError('insufficient_tokens', `This request costs ${required} token${required === 1 ? '' : 's'}; the balance is ${balance}.`, { balance, required });
+  return new ProblemError('insufficient_tokens', `This request costs ${required} token${required === 1 ? '' : 's'}; the balance is ${balance}.`, {
+    balance,
+    required,
+  });
 }
 
 export function problemStatus(code: ProblemCode): number {
@@ -81,9 +84,7 @@ export function problemBody(code: ProblemCode, detail: string, extras: ProblemEx
   return { type: 'about:blank', title, status, detail, code, ...extras };
 }
 
-const CODE_BY_STATUS: Record<number, ProblemCode> = Object.fromEntries(
-  Object.entries(PROBLEMS).map(([code, { status }]) => [status, code as ProblemCode]),
-);
+const CODE_BY_STATUS: Record<number, ProblemCode> = Object.fromEntries(Object.entries(PROBLEMS).map(([code, { status }]) => [status, code as ProblemCode]));
 
 /**
  * Fastify errors answered with our own words (its messages only repeat the title), or, for an id
@@ -109,7 +110,8 @@ function fromFastifyError(error: FastifyError): ProblemBody | undefined {
   }
   // ajv's own words ("must NOT have additional properties") do not say which field to remove.
   const unknownField = error.validation?.find((failure) => failure.keyword === 'additionalProperties')?.params.additionalProperty;
-  if (typeof unknownField === 'string') return problemBody('invalid_request', `Unknown field "${unknownField}" in the ${error.validationContext ?? 'request'}.`);
+  if (typeof unknownField === 'string')
+    return problemBody('invalid_request', `Unknown field "${unknownField}" in the ${error.validationContext ?? 'request'}.`);
   const status = error.statusCode;
   if (status === undefined || status < 400 || status >= 500) return undefined;
   return { ...problemBody(CODE_BY_STATUS[status] ?? 'invalid_request', error.message), status };

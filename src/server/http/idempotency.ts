@@ -23,7 +23,9 @@ const RUNNING_POLL_MS = 50;
 export function idempotencyKey(request: FastifyRequest, route: string): IdempotencyKey | undefined {
   const key = request.headers['idempotency-key'];
   if (typeof key !== 'string') return undefined;
-  const requestHash = createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify(request.body ?? null))
+    .digest('hex');
   return { key, route, requestHash };
 }
 

@@ -76,7 +76,10 @@ function requestLineOf(error: ClientError): string {
 function clientErrorProblem(error: ClientError, timeouts: HttpTimeouts): [ProblemCode, string] {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return ['request_timeout', `The request was not received in time: headers within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s.`];
+      return [
+        'request_timeout',
+        `The request was not received in time: headers within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s.`,
+      ];
     case 'HPE_HEADER_OVERFLOW':
       return ['header_fields_too_large', `The request line and headers are over ${MAX_HEADER_BYTES / 1024} KiB.`];
     case 'HPE_INVALID_METHOD':

@@ -71,7 +71,15 @@ export class HeldChunks {
 
   /** A chunk just claimed, taken into hand. */
   hold(chunk: WorkChunk): HeldChunk {
-    const entry: HeldChunk = { chunk, unanswered: chunk.items.length, retryingLater: 0, started: false, renewedAt: Date.now(), lost: false, cancel: new AbortController() };
+    const entry: HeldChunk = {
+      chunk,
+      unanswered: chunk.items.length,
+      retryingLater: 0,
+      started: false,
+      renewedAt: Date.now(),
+      lost: false,
+      cancel: new AbortController(),
+    };
     this.byLease.set(chunk.lease, entry);
     this.itemsInFlight += chunk.items.length;
     this.reportInFlight();

@@ -155,7 +155,15 @@ export class ResultBatcher {
   /** True when the batch is out of hand (written, or dropped as not writable); false when the store failed and it was kept. */
   private async write(batch: Waiting[]): Promise<boolean> {
     try {
-      if ((await this.queue.saveResults(batch.map((each) => each.result), this.options.policy)).completedJobs > 0) this.options.onJobCompleted?.();
+      if (
+        (
+          await this.queue.saveResults(
+            batch.map((each) => each.result),
+            this.options.policy,
+          )
+        ).completedJobs > 0
+      )
+        this.options.onJobCompleted?.();
       return true;
     } catch (error) {
       const keep = error instanceof StoreFault;

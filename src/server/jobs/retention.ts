@@ -22,7 +22,8 @@ export function startRetention(jobs: Pick<JobStore, 'deleteFinishedBefore'>, ret
       try {
         const before = new Date(Date.now() - retentionMs).toISOString();
         let deleted = 0;
-        for (let round = JOBS_PER_ROUND; round === JOBS_PER_ROUND && !stopped; deleted += round) round = await jobs.deleteFinishedBefore(before, JOBS_PER_ROUND);
+        for (let round = JOBS_PER_ROUND; round === JOBS_PER_ROUND && !stopped; deleted += round)
+          round = await jobs.deleteFinishedBefore(before, JOBS_PER_ROUND);
         if (deleted > 0) log.info({ deleted }, 'finished jobs past the retention deleted');
       } catch (error) {
         log.error({ err: error }, 'could not delete finished jobs past the retention; trying again later');

@@ -119,7 +119,12 @@ class ClaimingLoop {
       onJobCompleted: options.onJobCompleted,
       onWriteError: (error, kept) => {
         this.troubled = true;
-        log.error({ err: error, kept }, kept ? 'could not write verification results; keeping them to write when the store is back' : 'could not write verification results; those items will be verified again');
+        log.error(
+          { err: error, kept },
+          kept
+            ? 'could not write verification results; keeping them to write when the store is back'
+            : 'could not write verification results; those items will be verified again',
+        );
       },
     });
     this.leases = new LeaseKeeper({ queue, held: this.held, batcher: this.batcher, leaseMs: this.leaseMs, standing: options.standing, metrics, log });
@@ -167,7 +172,14 @@ class ClaimingLoop {
         await new Promise((resolve) => setImmediate(resolve));
         const skipUsers = this.held.usersToSkip();
         if (this.held.full() && skipUsers.length === 0) break;
-        const chunk = await queue.claimWork({ maxItems: this.chunkSize, leaseMs: this.leaseMs, skipDomains: this.held.busyDomains(), skipUsers, onlyJobs, holder });
+        const chunk = await queue.claimWork({
+          maxItems: this.chunkSize,
+          leaseMs: this.leaseMs,
+          skipDomains: this.held.busyDomains(),
+          skipUsers,
+          onlyJobs,
+          holder,
+        });
         if (!chunk) break;
         metrics?.leases('claimed', 1);
         if (this.stopped) {

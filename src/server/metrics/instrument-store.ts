@@ -2,7 +2,21 @@ import { StoreFault, type Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 type Part = Exclude<keyof Store, 'close'>;
-const PARTS: readonly Part[] = ['accounts', 'tokens', 'jobs', 'work', 'idempotency', 'limits', 'dashboard', 'install', 'holders', 'resultCache', 'hostSlots', 'egressBenches', 'webhooks'];
+const PARTS: readonly Part[] = [
+  'accounts',
+  'tokens',
+  'jobs',
+  'work',
+  'idempotency',
+  'limits',
+  'dashboard',
+  'install',
+  'holders',
+  'resultCache',
+  'hostSlots',
+  'egressBenches',
+  'webhooks',
+];
 
 /** Credits moved by a store call, read off its arguments and outcome (the store is where every balance changes). */
 function countCredits(metrics: Metrics, part: Part, method: string, args: unknown[], outcome: unknown): void {

@@ -31,8 +31,16 @@ export class Metrics {
     labelNames: ['event'],
     registers: [this.registry],
   });
-  private readonly chunksInFlight = new Gauge({ name: 'mailverify_runner_chunks_in_flight', help: 'Chunks this runner is working', registers: [this.registry] });
-  private readonly itemsInFlight = new Gauge({ name: 'mailverify_runner_items_in_flight', help: 'Addresses in the chunks this runner is working', registers: [this.registry] });
+  private readonly chunksInFlight = new Gauge({
+    name: 'mailverify_runner_chunks_in_flight',
+    help: 'Chunks this runner is working',
+    registers: [this.registry],
+  });
+  private readonly itemsInFlight = new Gauge({
+    name: 'mailverify_runner_items_in_flight',
+    help: 'Addresses in the chunks this runner is working',
+    registers: [this.registry],
+  });
   private readonly sessionsOpen = new Gauge({
     name: 'mailverify_smtp_sessions_open',
     help: 'SMTP sessions open now, by mail provider',
@@ -64,7 +72,11 @@ export class Metrics {
     labelNames: ['part', 'method', 'kind'],
     registers: [this.registry],
   });
-  readonly creditsCharged = new Counter({ name: 'mailverify_credits_charged_total', help: 'Tokens taken from balances for verification', registers: [this.registry] });
+  readonly creditsCharged = new Counter({
+    name: 'mailverify_credits_charged_total',
+    help: 'Tokens taken from balances for verification',
+    registers: [this.registry],
+  });
   readonly creditsRefunded = new Counter({ name: 'mailverify_credits_refunded_total', help: 'Tokens given back', registers: [this.registry] });
 
   constructor() {
@@ -97,7 +109,7 @@ export class Metrics {
     const registry = this.registry;
     new Gauge({
       name: 'mailverify_port25_state',
-      help: 'Outbound SMTP as the engine found it (1 on the current state; suspect: customers\' hosts timed out, being confirmed against the check hosts)',
+      help: "Outbound SMTP as the engine found it (1 on the current state; suspect: customers' hosts timed out, being confirmed against the check hosts)",
       labelNames: ['state'],
       registers: [registry],
       collect() {
@@ -129,7 +141,8 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const standing of latest()) for (const [zone, listed] of Object.entries(standing.listed)) this.set({ egress: standing.egress, zone }, listed ? 1 : 0);
+        for (const standing of latest())
+          for (const [zone, listed] of Object.entries(standing.listed)) this.set({ egress: standing.egress, zone }, listed ? 1 : 0);
       },
     });
     new Gauge({

@@ -22,7 +22,11 @@ export function watchWebhooks(registry: Registry, store: Pick<WebhookStore, 'bac
   for (const outcome of Object.values(OUTCOMES)) attempts.inc({ outcome }, 0);
   let backlog: Promise<Awaited<ReturnType<WebhookStore['backlog']>> | undefined> | undefined;
   // Both gauges from one read of the store per scrape.
-  const read = () => (backlog ??= store.backlog().catch(() => undefined).finally(() => setTimeout(() => (backlog = undefined), 0)));
+  const read = () =>
+    (backlog ??= store
+      .backlog()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (backlog = undefined), 0)));
   new Gauge({
     name: 'mailverify_webhook_deliveries_due',
     help: 'Webhook deliveries whose time has come and that no node holds yet, across every node',

@@ -25,7 +25,11 @@ export function logNetworkChanges(network: NetworkWatch, log: Logger): () => voi
     const problems = networkProblems(status);
     if (problems.length > 0) log.warn({ network: status }, `network: ${problems.join('; ')}. ${UNTIL_FIXED}`);
     // Customers' hosts timing out prove nothing yet: the check hosts are asked (docs/architecture.md "Egress").
-    else if (status.port25.state === 'suspect') log.warn({ network: status }, `network: port 25 suspected blocked (${status.port25.reason ?? 'mail hosts timed out'}); confirming against the check hosts`);
+    else if (status.port25.state === 'suspect')
+      log.warn(
+        { network: status },
+        `network: port 25 suspected blocked (${status.port25.reason ?? 'mail hosts timed out'}); confirming against the check hosts`,
+      );
     else log.info({ network: status }, 'network: SMTP connections get out and the resolver tells the truth');
   });
 }

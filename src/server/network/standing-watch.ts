@@ -26,7 +26,9 @@ export interface StandingWatch {
 
 /** The findings that are problems, as `<check>: <detail>` sentences that say what to fix. */
 export function standingProblems(standings: readonly EgressStanding[]): string[] {
-  return standings.flatMap((egress) => egress.findings.filter((finding) => finding.status === 'problem').map((finding) => `${finding.check}: ${finding.detail}`));
+  return standings.flatMap((egress) =>
+    egress.findings.filter((finding) => finding.status === 'problem').map((finding) => `${finding.check}: ${finding.detail}`),
+  );
 }
 
 /**

@@ -39,7 +39,9 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     const key = idempotencyKey(request, ROUTE);
     // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
     // repeat of the key finds the first job in there, however close behind it came.
-    const created = await unlessConflicting(() => store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, { name: request.body.name, fresh: request.body.fresh }));
+    const created = await unlessConflicting(() =>
+      store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, { name: request.body.name, fresh: request.body.fresh }),
+    );
     if (!created.ok) throw insufficientTokens(created);
     if (created.replayed) markReplayed(reply);
     else onJobCreated();
@@ -49,7 +51,14 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
   app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
     const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
-    return { job_id: job.id, ...(job.name === null ? {} : { name: job.name }), status: job.status, total: job.total, processed: job.processed, progress_percent: progressPercent(job) };
+    return {
+      job_id: job.id,
+      ...(job.name === null ? {} : { name: job.name }),
+      status: job.status,
+      total: job.total,
+      processed: job.processed,
+      progress_percent: progressPercent(job),
+    };
   });
 
   app.get('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {

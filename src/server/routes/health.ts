@@ -20,7 +20,13 @@ const READY_TIMEOUT_MS = 3_000;
 function answersWithin(ping: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([ping.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    ping.then(
+      () => true,
+      () => false,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -29,14 +35,22 @@ function answersWithin(ping: Promise<void>, ms: number): Promise<boolean> {
  * requests now, i.e. its store answers; 503 problem+json (`store_unavailable`) when not.
  */
 export function healthRoutes(app: FastifyInstance, install: InstallStore, network?: NetworkWatch): void {
-  app.get('/healthz', { schema: healthSchema }, async () => (network ? { status: 'ok' as const, details: { canVerify: canVerify(network.status()) } } : { status: 'ok' as const }));
+  app.get('/healthz', { schema: healthSchema }, async () =>
+    network ? { status: 'ok' as const, details: { canVerify: canVerify(network.status()) } } : { status: 'ok' as const },
+  );
   app.get('/readyz', { schema: readySchema }, async (_request, reply) => {
     reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
     if (!(await answersWithin(install.ping(), READY_TIMEOUT_MS))) {
       return sendProblem(reply, problemBody('store_unavailable', 'The store does not answer; this node cannot serve requests until it does.'));
     }
     if (network && !canVerify(network.status())) {
-      return sendProblem(reply, problemBody('cannot_verify', "This node cannot verify now (its outbound SMTP or its resolver fails); its operator finds why in the node's log, its metrics and `mailverify doctor`."));
+      return sendProblem(
+        reply,
+        problemBody(
+          'cannot_verify',
+          "This node cannot verify now (its outbound SMTP or its resolver fails); its operator finds why in the node's log, its metrics and `mailverify doctor`.",
+        ),
+      );
     }
     reply.removeHeader('retry-after');
     return { status: 'ready' as const };

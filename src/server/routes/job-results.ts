@@ -52,7 +52,7 @@ function decodeCursor(cursor: string): number {
 export function selectionOf(query: ResultsQuery): Selection {
   const paged = query.limit !== undefined || query.cursor !== undefined;
   return {
-    verdicts: query.result === undefined ? undefined : [...new Set(query.result.split(','))] as Verdict[],
+    verdicts: query.result === undefined ? undefined : ([...new Set(query.result.split(','))] as Verdict[]),
     limit: paged ? Number(query.limit ?? DEFAULT_PAGE_RESULTS) : undefined,
     after: query.cursor === undefined ? -1 : decodeCursor(query.cursor),
   };

@@ -74,7 +74,11 @@ export function openApiDocument(routes: RouteOptions[]) {
     info: { title: 'mailverify', version: VERSION, description: 'Email deliverability verification.' },
     components: {
       securitySchemes: {
-        [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A JWT from POST /v1/auth/login (every scope) or an `mv_` API token, limited to its scopes: each operation lists the one it needs.' },
+        [BEARER_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A JWT from POST /v1/auth/login (every scope) or an `mv_` API token, limited to its scopes: each operation lists the one it needs.',
+        },
       },
     },
     paths,

@@ -13,7 +13,9 @@ export function webhookRoutes(scope: FastifyInstance, { store, webhooks: policy 
   app.post('/v1/webhooks', { schema: createWebhookSchema }, async (request, reply) => {
     const endpoint = await registerEndpoint(store.webhooks, currentUser(request).id, request.body, policy);
     // The only answer that shows the secret; the list never does.
-    return reply.code(201).send({ id: endpoint.id, url: endpoint.url, description: endpoint.description, secret: endpoint.secret, createdAt: endpoint.createdAt });
+    return reply
+      .code(201)
+      .send({ id: endpoint.id, url: endpoint.url, description: endpoint.description, secret: endpoint.secret, createdAt: endpoint.createdAt });
   });
 
   app.get('/v1/webhooks', { schema: listWebhooksSchema }, async (request) => ({

@@ -71,7 +71,8 @@ export const jobSchema = {
 } as const;
 
 export const deleteJobSchema = {
-  summary: 'Delete a bulk job: its addresses and results are gone (the ledger keeps its amounts); a job still processing stops and its unverified addresses are refunded',
+  summary:
+    'Delete a bulk job: its addresses and results are gone (the ledger keeps its amounts); a job still processing stops and its unverified addresses are refunded',
   params: jobParamsSchema,
   response: {
     204: { type: 'null', description: 'Deleted.' },

@@ -9,7 +9,8 @@ export const healthSchema = {
         status: { type: 'string', enum: ['ok'] },
         details: {
           type: 'object',
-          description: "Whether this node can verify now: its outbound SMTP is not confirmed blocked and its resolver tells the truth. Which hosts and why are the operator's (log, metrics, doctor), never said here.",
+          description:
+            "Whether this node can verify now: its outbound SMTP is not confirmed blocked and its resolver tells the truth. Which hosts and why are the operator's (log, metrics, doctor), never said here.",
           required: ['canVerify'],
           additionalProperties: false,
           properties: { canVerify: { type: 'boolean' } },
@@ -20,7 +21,8 @@ export const healthSchema = {
 } as const;
 
 export const readySchema = {
-  summary: 'Readiness: 200 while the store answers and this node can verify; 503 problem+json (store_unavailable, or cannot_verify while its port 25 or resolver fails) otherwise',
+  summary:
+    'Readiness: 200 while the store answers and this node can verify; 503 problem+json (store_unavailable, or cannot_verify while its port 25 or resolver fails) otherwise',
   response: {
     200: {
       type: 'object',

@@ -4,7 +4,7 @@ import { errorResponses } from './problem.js';
 const webhookParamsSchema = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, description: 'The endpoint\'s `id`.' } },
+  properties: { id: { type: 'string', minLength: 1, description: "The endpoint's `id`." } },
 } as const;
 
 export const createWebhookSchema = {

@@ -60,7 +60,14 @@ export async function prepareDataDir(dir: string, { createParents }: { createPar
     await mkdir(dir, { recursive: createParents, mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
       // Another process (a second local run started at the same moment) may have made it since
       // the stat above: a directory there now is as good as one made here.
-      if (error.code === 'EEXIST' && (await stat(dir).then((made) => made.isDirectory(), () => false))) return;
+      if (
+        error.code === 'EEXIST' &&
+        (await stat(dir).then(
+          (made) => made.isDirectory(),
+          () => false,
+        ))
+      )
+        return;
       throw new DataDirError(`cannot create the data directory ${dir}: ${fsErrorText(error)}`);
     });
   } else if (!info.isDirectory()) {

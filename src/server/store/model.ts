@@ -207,7 +207,6 @@ export interface LeasedResult {
   result: VerificationResult;
 }
 
-
 export interface ResultPageRequest {
   after: number;
   limit: number;
@@ -284,7 +283,6 @@ export interface NewUser {
   rateLimit: number;
   rateWindowSeconds: number;
 }
-
 
 /** How many results of a job have one verdict. */
 export interface VerdictCount {

@@ -34,7 +34,15 @@ import type {
   WorkChunk,
 } from './model.js';
 import type { EgressBench, EgressBenches, VerificationResult } from '../../engine/core/types.js';
-import type { AttemptOutcome, DeliveryBacklog, DeliveryClaim, DueDelivery, WebhookEndpoint, WebhookEndpointWithAttempts, WebhookEvent } from './webhook-model.js';
+import type {
+  AttemptOutcome,
+  DeliveryBacklog,
+  DeliveryClaim,
+  DueDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithAttempts,
+  WebhookEvent,
+} from './webhook-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';

@@ -66,6 +66,14 @@ const reusedExplanation = (verifiedAt: string): Explanation => ({
   notes: [`reused: a verdict found ${verifiedAt} (the result cache); no mail host was asked now; ask with "fresh": true to see the dialogue`],
 });
 
+/** The entry to keep for a fresh result, if its verdict is reused at all. */
+function entryFor(result: VerificationResult, owner: number | undefined, policy: ReusePolicy): CacheEntry | undefined {
+  const freshFor = policy.freshness[result.result];
+  if (owner === undefined || freshFor <= 0 || VERIFIER_CONDITIONS.has(result.reasonCode)) return undefined;
+  const now = Date.now();
+  return { addressKey: addressKey(result.email), userId: owner, result, verifiedAt: new Date(now).toISOString(), freshUntil: now + freshFor };
+}
+
 /**
  * The verifier with a result cache in the store before it: a verdict found lately (within its
  * freshness) for the same address is answered without asking the mail host, across jobs, accounts
@@ -73,7 +81,12 @@ const reusedExplanation = (verifiedAt: string): Explanation => ({
  * the callers' and does not change. The cache is a help, never a condition: when the store cannot
  * recall or keep verdicts, the engine is asked and the trouble reported to `onError`.
  */
-export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCacheStore, policy: ReusePolicy, onError: (error: unknown) => void): V & ServiceVerifier {
+export function reusingResults<V extends Verifier>(
+  verifier: V,
+  cache: ResultCacheStore,
+  policy: ReusePolicy,
+  onError: (error: unknown) => void,
+): V & ServiceVerifier {
   let prunedAt = 0;
 
   async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<Map<string, CachedResult>> {
@@ -86,14 +99,6 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
       onError(error);
       return new Map();
     }
-  }
-
-  /** The entry to keep for a fresh result, if its verdict is reused at all. */
-  function entryFor(result: VerificationResult, owner: number | undefined): CacheEntry | undefined {
-    const freshFor = policy.freshness[result.result];
-    if (owner === undefined || freshFor <= 0 || VERIFIER_CONDITIONS.has(result.reasonCode)) return undefined;
-    const now = Date.now();
-    return { addressKey: addressKey(result.email), userId: owner, result, verifiedAt: new Date(now).toISOString(), freshUntil: now + freshFor };
   }
 
   async function keep(entries: readonly CacheEntry[]): Promise<void> {
@@ -118,7 +123,7 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
         return options.explain ? { ...result, details: reusedExplanation(result.verifiedAt!) } : result;
       }
       const result = await verifier.verify(email, options);
-      const entry = entryFor(result, options.owner);
+      const entry = entryFor(result, options.owner, policy);
       if (entry) await keep([entry]);
       return result;
     },
@@ -137,7 +142,7 @@ export function reusingResults<V extends Verifier>(verifier: V, cache: ResultCac
         await verifier.verifyMany(
           rest,
           (result) => {
-            const entry = entryFor(result, options.owner);
+            const entry = entryFor(result, options.owner, policy);
             if (entry) found.push(entry);
             return onResult(result);
           },

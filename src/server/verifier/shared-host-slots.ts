@@ -29,10 +29,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * full host is asked again after a pause with jitter, so waiting processes do not ask in step. A store that does not answer is asked again the same way: a
  * session waits rather than open beyond the limit.
  */
-export function shareHostSlots(
-  store: HostSlotStore,
-  { holder, standing = ALWAYS_STANDING }: { holder: string; standing?: HolderStanding },
-): HostSlotSharing {
+export function shareHostSlots(store: HostSlotStore, { holder, standing = ALWAYS_STANDING }: { holder: string; standing?: HolderStanding }): HostSlotSharing {
   // Renewed by id, not by holder: a slot whose release failed, or whose take committed but whose
   // answer was lost, is no one's to renew and runs out with its lease.
   const held = new Set<string>();

@@ -148,7 +148,9 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
   function start(delivery: DueDelivery): void {
     const cancel = new AbortController();
     const done = attempt(delivery, cancel)
-      .catch((error: unknown) => log.error({ err: error, eventId: delivery.event.id }, 'could not record a webhook attempt; it is tried again when its lease runs out'))
+      .catch((error: unknown) =>
+        log.error({ err: error, eventId: delivery.event.id }, 'could not record a webhook attempt; it is tried again when its lease runs out'),
+      )
       .finally(() => {
         inFlight.delete(delivery.lease);
         sleep.wake();

@@ -30,7 +30,10 @@ NEVER_REACHED.addSubnet('fe80::', 10, 'ipv6'); // link-local
 
 /** True for an address no webhook is sent to, whatever the flags (IPv4-mapped and NAT64 forms included). */
 export function isNeverReached(ip: string): boolean {
-  const address = ip.trim().replace(/^\[(.*)\]$/, '$1').split('%')[0]!;
+  const address = ip
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .split('%')[0]!;
   const family = isIP(address);
   if (family === 4) return NEVER_REACHED.check(address, 'ipv4');
   if (family !== 6) return true;

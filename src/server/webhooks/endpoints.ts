@@ -41,13 +41,25 @@ export const TEST_LIMIT_RETRY_AFTER_SECONDS = 60;
  * another user's endpoint; a 400 for a disabled one (nothing is sent to it, so nothing is queued);
  * a 429 `webhook_test_limit` beyond the account's test events per minute.
  */
-export async function sendTestEvent(store: WebhookStore, userId: number, endpointId: string, { testsPerMinute }: Pick<WebhookPolicy, 'testsPerMinute'>): Promise<string> {
+export async function sendTestEvent(
+  store: WebhookStore,
+  userId: number,
+  endpointId: string,
+  { testsPerMinute }: Pick<WebhookPolicy, 'testsPerMinute'>,
+): Promise<string> {
   const endpoint = await store.findEndpoint(userId, endpointId);
   if (!endpoint) throw new ProblemError('not_found', `No webhook endpoint ${endpointId}.`);
-  if (endpoint.disabledAt !== null) throw new ProblemError('invalid_request', `The endpoint is disabled: ${endpoint.disabledReason ?? 'it answered 410 Gone.'} Remove it and add it again to receive events.`);
+  if (endpoint.disabledAt !== null)
+    throw new ProblemError(
+      'invalid_request',
+      `The endpoint is disabled: ${endpoint.disabledReason ?? 'it answered 410 Gone.'} Remove it and add it again to receive events.`,
+    );
   const event = testEvent(endpoint.id, new Date());
   if (!(await store.enqueue(endpoint.id, event, testsPerMinute))) {
-    throw new ProblemError('webhook_test_limit', `An account may send ${testsPerMinute} test events a minute; try again in ${TEST_LIMIT_RETRY_AFTER_SECONDS} s.`);
+    throw new ProblemError(
+      'webhook_test_limit',
+      `An account may send ${testsPerMinute} test events a minute; try again in ${TEST_LIMIT_RETRY_AFTER_SECONDS} s.`,
+    );
   }
   return event.id;
 }

@@ -59,7 +59,7 @@ async function sourceFor({ jobIds, ...flags }: ResultsOptions, session: Session)
   if (records.some((record) => record === undefined)) return {};
   const submissions = new Map(records.map((record) => [record!.id, record!]));
   if (new Set([...submissions.values()].map((each) => each.source)).size > 1) {
-    throw new UsageError('these jobs come from different lists', 'fetch each list\'s jobs separately, or name one list with --input');
+    throw new UsageError('these jobs come from different lists', "fetch each list's jobs separately, or name one list with --input");
   }
   const submission = records[0]!;
   const allJobs = [...submissions.values()].flatMap((each) => each.chunks.flatMap((chunk) => (chunk.jobId ? [chunk.jobId] : [])));

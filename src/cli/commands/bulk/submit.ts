@@ -55,7 +55,8 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const plan = await planOutput(output);
   const engine = engineFlags(parsed);
   if (!local) refuseEngineFlagsWithoutLocal(engine);
-  if (!local && failOn !== undefined) throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
+  if (!local && failOn !== undefined)
+    throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
     throw new UsageError('--output, --format and --only need --wait (or --local)', 'or fetch the results later with `mailverify bulk results <job>`');
   }
@@ -140,7 +141,11 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
   if (chunks.length > 1) await checkBalance(client, addresses.length);
   const digests = chunks.map((chunk) => createHash('sha256').update(chunk.join('\n')).digest('hex'));
   const earlierKeys = await state.unansweredKeys(source.path, digests);
-  const records: ChunkRecord[] = chunks.map((chunk, index) => ({ idempotencyKey: earlierKeys[index] ?? randomUUID(), digest: digests[index]!, count: chunk.length }));
+  const records: ChunkRecord[] = chunks.map((chunk, index) => ({
+    idempotencyKey: earlierKeys[index] ?? randomUUID(),
+    digest: digests[index]!,
+    count: chunk.length,
+  }));
   const submission = { id: randomUUID(), createdAt: new Date().toISOString(), source: source.path, label: source.label, column, fingerprint, chunks: records };
   await state.addSubmission(submission);
 
@@ -186,12 +191,26 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
       const { engine, dataDir, failOn, fresh } = options;
-      return await runLocalSubmit({ session, engine, dataDir, plan, source, file, addresses: list.addresses, failOn, fresh, argv: ['mailverify', ...process.argv.slice(2)] });
+      return await runLocalSubmit({
+        session,
+        engine,
+        dataDir,
+        plan,
+        source,
+        file,
+        addresses: list.addresses,
+        failOn,
+        fresh,
+        argv: ['mailverify', ...process.argv.slice(2)],
+      });
     }
     const client = session.authenticatedClient();
 
     if (list.addresses.length > 0) stdinCopy?.keep();
-    const jobs = list.addresses.length === 0 ? [] : await submitJobs(client, session, { source, fingerprint, column: options.column, addresses: list.addresses, fresh: options.fresh });
+    const jobs =
+      list.addresses.length === 0
+        ? []
+        : await submitJobs(client, session, { source, fingerprint, column: options.column, addresses: list.addresses, fresh: options.fresh });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.

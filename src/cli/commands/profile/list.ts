@@ -19,8 +19,15 @@ export async function run({ program }: ProgramOnly, io: Io): Promise<void> {
   const session = createSession(program, io);
   const { settings } = session;
   const { profiles } = session.config.read();
-  const names = [...new Set([...Object.keys(profiles), settings.profile])].sort((a, b) => (a === DEFAULT_PROFILE ? -1 : b === DEFAULT_PROFILE ? 1 : a.localeCompare(b)));
-  const rows = names.map((name) => ({ name, current: name === settings.profile, baseUrl: profiles[name]?.baseUrl ?? null, tokenIn: tokenPlace(profiles[name]) }));
+  const names = [...new Set([...Object.keys(profiles), settings.profile])].sort((a, b) =>
+    a === DEFAULT_PROFILE ? -1 : b === DEFAULT_PROFILE ? 1 : a.localeCompare(b),
+  );
+  const rows = names.map((name) => ({
+    name,
+    current: name === settings.profile,
+    baseUrl: profiles[name]?.baseUrl ?? null,
+    tokenIn: tokenPlace(profiles[name]),
+  }));
   if (io.json) {
     io.stdout.write(`${toSafeJson(rows)}\n`);
     return;

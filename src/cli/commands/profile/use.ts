@@ -20,5 +20,7 @@ export async function run({ program, name }: ProfileOptions, io: Io): Promise<vo
   // default is always there to go back to, logged in or not.
   if (name !== DEFAULT_PROFILE) knownProfile(session.config, name);
   session.config.useProfile(name);
-  session.notice(`Now using profile ${name}${session.settings.profileSource === 'environment' ? ' (but MAILVERIFY_PROFILE still chooses another while it is set)' : ''}`);
+  session.notice(
+    `Now using profile ${name}${session.settings.profileSource === 'environment' ? ' (but MAILVERIFY_PROFILE still chooses another while it is set)' : ''}`,
+  );
 }

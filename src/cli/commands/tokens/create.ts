@@ -22,7 +22,10 @@ export interface CreateOptions {
 /** `--scope`, repeatable or comma-separated; none: every scope (the service's default). */
 function scopesOf(given: string[] | undefined): ApiScope[] | undefined {
   if (given === undefined) return undefined;
-  const scopes = given.flatMap((each) => each.split(',')).map((each) => each.trim()).filter(Boolean);
+  const scopes = given
+    .flatMap((each) => each.split(','))
+    .map((each) => each.trim())
+    .filter(Boolean);
   const unknown = scopes.find((scope) => !(API_SCOPES as readonly string[]).includes(scope));
   if (unknown !== undefined) throw new UsageError(`--scope: "${unknown}" is no scope; the scopes are ${API_SCOPES.join(', ')}`);
   return [...new Set(scopes)] as ApiScope[];

@@ -58,7 +58,10 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
 export async function renderError(error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply): Promise<string> {
   if (error.statusCode === undefined && !request.formRead && request.isMultipart()) {
     reply.code(400);
-    return renderPage(request, reply, 'error', { title: 'That did not work', message: 'The form could not be read: it was cut short or malformed. Send it again.' });
+    return renderPage(request, reply, 'error', {
+      title: 'That did not work',
+      message: 'The form could not be read: it was cut short or malformed. Send it again.',
+    });
   }
   let status = error.statusCode ?? 500;
   let message = error instanceof ProblemError ? error.message : (FRAMEWORK_MESSAGES[error.code] ?? error.message);

@@ -27,7 +27,11 @@ function breakdown(counts: readonly VerdictCount[]): VerdictCount[] {
 
 /** A file name for the download: the upload's, with a suffix, reduced to what every browser and shell takes. */
 function downloadName(fileName: string | null, only: Verdict | undefined): string {
-  const base = (fileName ?? 'results').replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'results';
+  const base =
+    (fileName ?? 'results')
+      .replace(/\.[^.]*$/, '')
+      .replace(/[^\w.-]+/g, '_')
+      .slice(0, 80) || 'results';
   return `${base}-${only ?? 'verified'}.csv`;
 }
 

@@ -84,9 +84,13 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
       const upload = await uploadOf(userId, request.params.id);
       const { column } = request.body;
       const { list } = await asListProblem(() => readUploadedList(upload, column));
-      if (list.addresses.length === 0) throw new ProblemError('invalid_request', `${upload.fileName}: no address in this column passes the syntax check; nothing to verify.`);
+      if (list.addresses.length === 0)
+        throw new ProblemError('invalid_request', `${upload.fileName}: no address in this column passes the syntax check; nothing to verify.`);
       if (list.addresses.length > MAX_BULK_EMAILS) {
-        throw new ProblemError('payload_too_large', `${upload.fileName} holds ${list.addresses.length} distinct addresses; at most ${MAX_BULK_EMAILS} fit in one job. Split the file.`);
+        throw new ProblemError(
+          'payload_too_large',
+          `${upload.fileName} holds ${list.addresses.length} distinct addresses; at most ${MAX_BULK_EMAILS} fit in one job. Split the file.`,
+        );
       }
       const key = { key: `upload:${upload.id}`, route: 'dashboard list', requestHash: createHash('sha256').update(column).digest('hex') };
       const created = await unlessConflicting(() => store.jobs.createJob(userId, list.addresses, key));

@@ -24,7 +24,9 @@ export function verifyPages(app: FastifyInstance, { store, verifier, refundUnkno
     const userId = signedIn(request).user.id;
     const email = request.body.email.trim();
     const charge = await chargeForVerify(store.accounts, userId);
-    const result = await verifyPaid({ accounts: store.accounts, idempotency: store.idempotency, verifier, log: request.log, refundUnknown }, userId, email, { charge });
+    const result = await verifyPaid({ accounts: store.accounts, idempotency: store.idempotency, verifier, log: request.log, refundUnknown }, userId, email, {
+      charge,
+    });
     return renderPage(request, reply, 'verify', { title: 'Verify an address', result, checks: checkRows(result), email });
   });
 }

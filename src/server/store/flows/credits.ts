@@ -25,7 +25,12 @@ export interface CreditSteps {
   /** The balance, or undefined when there is no such user. */
   balanceOf(userId: number): Awaitable<number | undefined>;
   /** The new balance and the charge's ledger row, or undefined (and nothing written) when the balance does not cover `amount`. */
-  takeCredits(userId: number, amount: number, reason: LedgerEntry['reason'], jobId: string | null): Awaitable<{ balance: number; chargeId: number } | undefined>;
+  takeCredits(
+    userId: number,
+    amount: number,
+    reason: LedgerEntry['reason'],
+    jobId: string | null,
+  ): Awaitable<{ balance: number; chargeId: number } | undefined>;
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
   keyRecord(userId: number, key: IdempotencyKey): Awaitable<KeyedResponse | undefined>;
   /** Writes a claim or a response for a key, replacing what held it. */
@@ -44,7 +49,15 @@ export interface RefundSteps extends CreditSteps {
 
 /** The statements of creating a job, beyond those of moving credits. */
 export interface JobSteps extends CreditSteps {
-  insertJob(job: { id: string; userId: number; name: string | null; fresh: boolean; total: number; createdAt: string; completedAt: string | null }): Awaitable<void>;
+  insertJob(job: {
+    id: string;
+    userId: number;
+    name: string | null;
+    fresh: boolean;
+    total: number;
+    createdAt: string;
+    completedAt: string | null;
+  }): Awaitable<void>;
   /** The job's items, positions following the list's order, each with its domain. */
   insertItems(jobId: string, emails: readonly string[], domains: readonly string[]): Awaitable<void>;
   /** Prunes records past their 24 h, then writes this response for its key. */
@@ -130,7 +143,17 @@ export function* createJob(steps: JobSteps, job: NewJob): Flow<JobCreation> {
   }
   if ((yield* step(steps.takeCredits(userId, emails.length, 'bulk', id))) === undefined) return yield* shortOf(steps, userId, emails.length);
   const completedAt = emails.length === 0 ? job.createdAt : null;
-  yield* step(steps.insertJob({ id, userId, name: job.details?.name ?? null, fresh: job.details?.fresh ?? false, total: emails.length, createdAt: job.createdAt, completedAt }));
+  yield* step(
+    steps.insertJob({
+      id,
+      userId,
+      name: job.details?.name ?? null,
+      fresh: job.details?.fresh ?? false,
+      total: emails.length,
+      createdAt: job.createdAt,
+      completedAt,
+    }),
+  );
   yield* step(steps.insertItems(id, emails, job.domains));
   if (idempotency) {
     yield* step(steps.saveKey({ userId, ...idempotency, statusCode: 200, body: JSON.stringify({ jobId: id, queued: emails.length }) }));

@@ -1,4 +1,12 @@
-import { ENDPOINT_FAILING_DISABLES_AFTER_MS, GONE_REASON, type AttemptOutcome, type DueDelivery, type VerdictCount, type WebhookAttempt, type WebhookEvent } from '../store.js';
+import {
+  ENDPOINT_FAILING_DISABLES_AFTER_MS,
+  GONE_REASON,
+  type AttemptOutcome,
+  type DueDelivery,
+  type VerdictCount,
+  type WebhookAttempt,
+  type WebhookEvent,
+} from '../store.js';
 import { jobCompletedEvent } from '../webhook-events.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 

@@ -36,7 +36,11 @@ function* firstDomain(steps: ClaimSteps, jobId: string, now: number, skip: reado
 }
 
 /** See WorkQueue.claimWork: the fair order decides whose job, the first claimable domain of it the chunk. */
-export function* claimWork(steps: ClaimSteps, { maxItems, leaseMs, skipDomains = [], skipUsers = [], onlyJobs, holder }: ClaimRequest, now: number): Flow<WorkChunk | undefined> {
+export function* claimWork(
+  steps: ClaimSteps,
+  { maxItems, leaseMs, skipDomains = [], skipUsers = [], onlyJobs, holder }: ClaimRequest,
+  now: number,
+): Flow<WorkChunk | undefined> {
   for (const job of fairOrder(yield* step(steps.candidates(now)))) {
     if (skipUsers.includes(job.user_id) || (onlyJobs && !onlyJobs.includes(job.id))) continue;
     const domain = yield* firstDomain(steps, job.id, now, skipDomains);

@@ -107,10 +107,10 @@ export class PostgresAccounts {
       lockUser: async (userId) => void (await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId])),
       balanceOf: async (userId) => (await this.findUserById(userId, sql))?.balance,
       takeCredits: async (userId, amount, reason, jobId) => {
-        const taken = await sql.row<{ balance: number }>(
-          'UPDATE users SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance',
-          [amount, userId],
-        );
+        const taken = await sql.row<{ balance: number }>('UPDATE users SET balance = balance - $1 WHERE id = $2 AND balance >= $1 RETURNING balance', [
+          amount,
+          userId,
+        ]);
         if (!taken) return undefined;
         return { balance: taken.balance, chargeId: await this.writeLedger(sql, userId, -amount, taken.balance, reason, jobId) };
       },
@@ -142,10 +142,10 @@ export class PostgresAccounts {
 
   /** Adds `delta` unless that would take the balance below zero; the new balance, or undefined. */
   private async moveCredits(sql: Statements, userId: number, delta: number): Promise<number | undefined> {
-    const moved = await sql.row<{ balance: number }>(
-      'UPDATE users SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance',
-      [delta, userId],
-    );
+    const moved = await sql.row<{ balance: number }>('UPDATE users SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0 RETURNING balance', [
+      delta,
+      userId,
+    ]);
     return moved?.balance;
   }
 

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../rows/dashboard.js';
+import {
+  dailyCreditsSql,
+  dailyVerdictsSql,
+  toDailyCredits,
+  toSession,
+  toUpload,
+  type DailyCreditsRow,
+  type SessionRow,
+  type UploadRow,
+} from '../rows/dashboard.js';
 import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Database } from './database.js';
 
@@ -12,7 +21,11 @@ export class PostgresDashboard {
     // Signing in is rare next to requests: the moment to forget every session past its expiry.
     await this.db.sql.run('DELETE FROM sessions WHERE expires_at <= $1', [now]);
     await this.db.sql.run('INSERT INTO sessions (id_hash, user_id, csrf_secret, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      session.idHash, session.userId, session.csrfSecret, now, session.expiresAt.toISOString(),
+      session.idHash,
+      session.userId,
+      session.csrfSecret,
+      now,
+      session.expiresAt.toISOString(),
     ]);
   }
 
@@ -28,7 +41,11 @@ export class PostgresDashboard {
   async createUpload(userId: number, fileName: string, content: Buffer): Promise<string> {
     const id = randomUUID();
     await this.db.sql.run('INSERT INTO list_uploads (id, user_id, file_name, content, created_at) VALUES ($1, $2, $3, $4, $5)', [
-      id, userId, fileName, content, this.db.timestamp(),
+      id,
+      userId,
+      fileName,
+      content,
+      this.db.timestamp(),
     ]);
     return id;
   }
@@ -45,7 +62,10 @@ export class PostgresDashboard {
 
   async attachUploadToJob(userId: number, uploadId: string, jobId: string, column: string): Promise<void> {
     await this.db.sql.run('UPDATE list_uploads SET job_id = $1, column_spec = $2 WHERE id = $3 AND user_id = $4 AND job_id IS NULL', [
-      jobId, column, uploadId, userId,
+      jobId,
+      column,
+      uploadId,
+      userId,
     ]);
   }
 

@@ -145,7 +145,8 @@ export class Database {
  */
 const UNAVAILABLE_STATES = /^(08|57P|53)|^57014$/;
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOENT']);
-const UNAVAILABLE_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|connection error|not queryable|Connection is closed/i;
+const UNAVAILABLE_MESSAGES =
+  /connection terminated|timeout exceeded when trying to connect|query read timeout|connection error|not queryable|Connection is closed/i;
 
 export function asStoreFault(error: unknown): unknown {
   if (error instanceof StoreFault || error instanceof StoreError) return error;

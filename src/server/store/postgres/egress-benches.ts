@@ -20,12 +20,18 @@ export class PostgresEgressBenches implements EgressBenchStore {
 
   async benched(provider: string): Promise<string[]> {
     const now = await this.db.leaseClock(this.db.sql);
-    const rows = await this.db.sql.rows<{ egress: string }>('SELECT egress FROM egress_benches WHERE provider = $1 AND benched_until > $2 ORDER BY egress', [provider, now]);
+    const rows = await this.db.sql.rows<{ egress: string }>('SELECT egress FROM egress_benches WHERE provider = $1 AND benched_until > $2 ORDER BY egress', [
+      provider,
+      now,
+    ]);
     return rows.map((row) => row.egress);
   }
 
   async inForce(): Promise<BenchInForce[]> {
     const now = await this.db.leaseClock(this.db.sql);
-    return this.db.sql.rows<BenchInForce>('SELECT egress, provider, benched_until AS "until", reason FROM egress_benches WHERE benched_until > $1 ORDER BY provider, egress', [now]);
+    return this.db.sql.rows<BenchInForce>(
+      'SELECT egress, provider, benched_until AS "until", reason FROM egress_benches WHERE benched_until > $1 ORDER BY provider, egress',
+      [now],
+    );
   }
 }

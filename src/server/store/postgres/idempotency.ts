@@ -13,10 +13,12 @@ export class PostgresIdempotency {
 
   /** The claim or response holding this key within its 24 h, whatever request it was for. */
   async liveKey(sql: Statements, userId: number, { key, route }: IdempotencyKey): Promise<KeyedResponse | undefined> {
-    const row = await sql.row<IdempotencyRow>(
-      'SELECT * FROM idempotency WHERE user_id = $1 AND key = $2 AND route = $3 AND created_at >= $4',
-      [userId, key, route, idempotencyCutoff(this.db.now())],
-    );
+    const row = await sql.row<IdempotencyRow>('SELECT * FROM idempotency WHERE user_id = $1 AND key = $2 AND route = $3 AND created_at >= $4', [
+      userId,
+      key,
+      route,
+      idempotencyCutoff(this.db.now()),
+    ]);
     return row && toIdempotency(row);
   }
 

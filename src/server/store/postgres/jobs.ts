@@ -40,7 +40,13 @@ export class PostgresJobs {
       ...this.users.steps(sql),
       insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt }) =>
         void (await sql.run('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-          id, userId, name, fresh, total, createdAt, completedAt,
+          id,
+          userId,
+          name,
+          fresh,
+          total,
+          createdAt,
+          completedAt,
         ])),
       // One statement for the whole list, its order giving the positions.
       insertItems: async (jobId, emails, domains) => {
@@ -66,10 +72,7 @@ export class PostgresJobs {
     return this.db.transaction(async (sql) => {
       const job = await this.getJob(userId, jobId, sql);
       if (!job) return undefined;
-      const rows = await sql.rows<{ result: string }>(
-        'SELECT result FROM job_items WHERE job_id = $1 AND result IS NOT NULL ORDER BY position',
-        [jobId],
-      );
+      const rows = await sql.rows<{ result: string }>('SELECT result FROM job_items WHERE job_id = $1 AND result IS NOT NULL ORDER BY position', [jobId]);
       return { job, results: rows.map((row) => JSON.parse(row.result) as VerificationResult) };
     }, 'repeatable read');
   }
@@ -101,7 +104,8 @@ export class PostgresJobs {
     return {
       deleteItems: async (jobId) => void (await sql.run('DELETE FROM job_items WHERE job_id = $1', [jobId])),
       emailsOf: async (jobId) => (await sql.rows<{ email: string }>('SELECT email FROM job_items WHERE job_id = $1', [jobId])).map((row) => row.email),
-      forgetCached: async (userId, keys) => void (await sql.run('DELETE FROM result_cache WHERE user_id = $1 AND address_key = ANY ($2::text[])', [userId, keys])),
+      forgetCached: async (userId, keys) =>
+        void (await sql.run('DELETE FROM result_cache WHERE user_id = $1 AND address_key = ANY ($2::text[])', [userId, keys])),
       jobOf: (userId, jobId) =>
         sql.row<{ total: number; processed: number; completed: boolean }>(
           'SELECT total, processed, completed_at IS NOT NULL AS completed FROM jobs WHERE id = $1 AND user_id = $2',

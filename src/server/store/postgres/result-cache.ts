@@ -25,7 +25,13 @@ export class PostgresResultCache {
        SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::bigint[])
        ON CONFLICT (address_key, user_id) DO UPDATE
          SET result = excluded.result, verified_at = excluded.verified_at, fresh_until = excluded.fresh_until`,
-      [rows.map((row) => row.addressKey), rows.map((row) => row.userId), rows.map((row) => resultJson(row.result)), rows.map((row) => row.verifiedAt), rows.map((row) => row.freshUntil)],
+      [
+        rows.map((row) => row.addressKey),
+        rows.map((row) => row.userId),
+        rows.map((row) => resultJson(row.result)),
+        rows.map((row) => row.verifiedAt),
+        rows.map((row) => row.freshUntil),
+      ],
     );
   }
 

@@ -37,10 +37,11 @@ export class PostgresTokens {
   }
 
   async revokeApiToken(userId: number, tokenId: string): Promise<boolean> {
-    const revoked = await this.db.sql.run(
-      'UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL',
-      [this.db.timestamp(), tokenId, userId],
-    );
+    const revoked = await this.db.sql.run('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL', [
+      this.db.timestamp(),
+      tokenId,
+      userId,
+    ]);
     return revoked > 0;
   }
 }

@@ -2,8 +2,35 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runAwaiting } from '../flows/flow.js';
-import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptOutcome, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../rows/webhooks.js';
+import {
+  DELIVERIES_IN_FLIGHT_PER_ACCOUNT,
+  WEBHOOK_ATTEMPTS_LISTED,
+  type AttemptOutcome,
+  type DeliveryBacklog,
+  type DeliveryClaim,
+  type DueDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointWithAttempts,
+  type WebhookEvent,
+} from '../webhook-model.js';
+import {
+  ATTEMPTS_KEPT,
+  backlogQuery,
+  dueEndpointsQuery,
+  dueOfQuery,
+  inFlightQuery,
+  pruneStatements,
+  recentTestsQuery,
+  unheldDue,
+  settled,
+  toDueDelivery,
+  toEndpoint,
+  withAttempts,
+  type AttemptRow,
+  type DueRow,
+  type EndpointRow,
+  type SettledRow,
+} from '../rows/webhooks.js';
 import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { PostgresJobs } from './jobs.js';
 
@@ -61,10 +88,14 @@ export class PostgresWebhooks {
           ),
         ),
       logAttempt: async (endpointId, { eventId, attemptedAt, status, latencyMs, error }) => {
-        await sql.run(
-          'INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)',
-          [endpointId, eventId, attemptedAt, status, latencyMs, error],
-        );
+        await sql.run('INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)', [
+          endpointId,
+          eventId,
+          attemptedAt,
+          status,
+          latencyMs,
+          error,
+        ]);
         await sql.run(
           `DELETE FROM webhook_attempts WHERE endpoint_id = $1
            AND id NOT IN (SELECT id FROM webhook_attempts WHERE endpoint_id = $1 ORDER BY id DESC LIMIT ${ATTEMPTS_KEPT})`,
@@ -76,10 +107,10 @@ export class PostgresWebhooks {
         await sql.run(STOP_DELIVERIES, [at, 'disabled', endpointId]);
       },
       noteFailure: async (endpointId, at) =>
-        (await sql.row<{ failing_since: string }>('UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $1) WHERE id = $2 RETURNING failing_since', [
-          at,
-          endpointId,
-        ]))!.failing_since,
+        (await sql.row<{ failing_since: string }>(
+          'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $1) WHERE id = $2 RETURNING failing_since',
+          [at, endpointId],
+        ))!.failing_since,
       noteSuccess: async (endpointId) => void (await sql.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1', [endpointId])),
     };
   }
@@ -93,7 +124,9 @@ export class PostgresWebhooks {
       return await this.db.transaction(async (sql) => {
         // The user's row held: of two registrations at once, the second counts the first's endpoint.
         await sql.run('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
-        const { count } = (await sql.row<{ count: number }>('SELECT count(*)::int AS count FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL', [userId]))!;
+        const { count } = (await sql.row<{ count: number }>('SELECT count(*)::int AS count FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL', [
+          userId,
+        ]))!;
         if (count >= limit) return undefined;
         const row = await sql.row<EndpointRow>(
           'INSERT INTO webhook_endpoints (id, user_id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
@@ -109,7 +142,9 @@ export class PostgresWebhooks {
 
   listEndpoints(userId: number): Promise<WebhookEndpointWithAttempts[]> {
     return this.db.transaction(async (sql) => {
-      const endpoints = await sql.rows<EndpointRow>('SELECT * FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL ORDER BY created_at, id', [userId]);
+      const endpoints = await sql.rows<EndpointRow>('SELECT * FROM webhook_endpoints WHERE user_id = $1 AND removed_at IS NULL ORDER BY created_at, id', [
+        userId,
+      ]);
       const attempts = await sql.rows<AttemptRow>(
         `SELECT a.* FROM webhook_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
          WHERE e.user_id = $1 AND e.removed_at IS NULL ORDER BY a.id DESC`,
@@ -120,14 +155,21 @@ export class PostgresWebhooks {
   }
 
   async findEndpoint(userId: number, endpointId: string): Promise<WebhookEndpoint | undefined> {
-    const row = await this.db.sql.row<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = $1 AND user_id = $2 AND removed_at IS NULL', [endpointId, userId]);
+    const row = await this.db.sql.row<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = $1 AND user_id = $2 AND removed_at IS NULL', [
+      endpointId,
+      userId,
+    ]);
     return row && toEndpoint(row);
   }
 
   removeEndpoint(userId: number, endpointId: string): Promise<boolean> {
     return this.db.transaction(async (sql) => {
       const at = this.db.timestamp();
-      const removed = await sql.run('UPDATE webhook_endpoints SET removed_at = $1 WHERE id = $2 AND user_id = $3 AND removed_at IS NULL', [at, endpointId, userId]);
+      const removed = await sql.run('UPDATE webhook_endpoints SET removed_at = $1 WHERE id = $2 AND user_id = $3 AND removed_at IS NULL', [
+        at,
+        endpointId,
+        userId,
+      ]);
       if (removed === 0) return false;
       await sql.run(STOP_DELIVERIES, [at, 'removed', endpointId]);
       return true;
@@ -154,7 +196,11 @@ export class PostgresWebhooks {
    */
   private claimSteps(sql: Statements, { holder, expiresAt }: { holder: string; expiresAt: number }): ClaimSteps {
     return {
-      inFlight: async (now) => (await sql.rows<{ userId: string; count: string }>(inFlightQuery('$1'), [now])).map((row) => ({ userId: Number(row.userId), count: Number(row.count) })),
+      inFlight: async (now) =>
+        (await sql.rows<{ userId: string; count: string }>(inFlightQuery('$1'), [now])).map((row) => ({
+          userId: Number(row.userId),
+          count: Number(row.count),
+        })),
       dueEndpoints: async (now) =>
         (await sql.rows<{ endpointId: string; userId: string; oldest: string }>(dueEndpointsQuery('$1::bigint'), [now])).map((row) => ({
           endpointId: row.endpointId,
@@ -162,7 +208,10 @@ export class PostgresWebhooks {
           oldest: Number(row.oldest),
         })),
       dueOf: async (endpointId, now, limit) =>
-        (await sql.rows<{ id: string; due: string }>(dueOfQuery('$1', '$2::bigint', '$3'), [endpointId, now, limit])).map((row) => ({ id: row.id, due: Number(row.due) })),
+        (await sql.rows<{ id: string; due: string }>(dueOfQuery('$1', '$2::bigint', '$3'), [endpointId, now, limit])).map((row) => ({
+          id: row.id,
+          due: Number(row.due),
+        })),
       lease: async (ids, now) =>
         (
           await sql.rows<DueRow>(
@@ -208,6 +257,8 @@ export class PostgresWebhooks {
 
   /** Frees the deliveries leased to these holders (gone: see PostgresWork.rescue), on the rescue's connection; returns how many. */
   releaseHeldBy(sql: Statements, holders: readonly string[]): Promise<number> {
-    return sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`, [holders]);
+    return sql.run(`UPDATE webhook_deliveries SET ${FREE_LEASE} WHERE done_at IS NULL AND lease_token IS NOT NULL AND lease_holder = ANY ($1::text[])`, [
+      holders,
+    ]);
   }
 }

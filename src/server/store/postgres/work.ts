@@ -140,7 +140,7 @@ export class PostgresWork {
       // `result IS NULL`: an item keeps its first result; `lease_token = batch.lease`: only the lease holding it may write it.
       writeResults: async (results) => {
         const written = await sql.rows<{ job_id: string; position: number }>(
-            `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
+          `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
              FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[]) AS batch (lease, job_id, position, result)
              WHERE job_items.job_id = batch.job_id AND job_items.position = batch.position
                AND job_items.result IS NULL AND job_items.lease_token = batch.lease

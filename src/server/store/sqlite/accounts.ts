@@ -40,15 +40,9 @@ export class SqliteAccounts {
       allUsers: prepare<UserRow>('SELECT * FROM users ORDER BY id'),
       setRateLimit: prepare('UPDATE users SET rate_limit = ?, rate_window_seconds = ? WHERE id = ?'),
       // The balance moves only through these two conditional updates: neither can take it below zero.
-      addCredits: prepare<{ balance: number }>(
-        'UPDATE users SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance',
-      ),
-      takeCredits: prepare<{ balance: number }>(
-        'UPDATE users SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance',
-      ),
-      insertLedger: prepare(
-        'INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at, refund_of) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
+      addCredits: prepare<{ balance: number }>('UPDATE users SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance'),
+      takeCredits: prepare<{ balance: number }>('UPDATE users SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
+      insertLedger: prepare('INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at, refund_of) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       refundOf: prepare<{ id: number }>('SELECT id FROM ledger WHERE refund_of = ?'),
       ledgerOf: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? ORDER BY id'),
     };
@@ -73,18 +67,14 @@ export class SqliteAccounts {
   }
 
   createUser(user: NewUser): User {
-    return this.connection.db.transaction(() => {
-      if (this.findUserByEmail(user.email)) throw new StoreError('user_exists', `a user ${user.email} exists already`);
-      const row = this.sql.insertUser.get(
-        user.email,
-        user.passwordHash,
-        user.rateLimit,
-        user.rateWindowSeconds,
-        this.connection.timestamp(),
-      )!;
-      if (user.balance === 0) return toUser(row);
-      return { ...toUser(row), balance: this.grantCredits(row.id, user.balance) };
-    }).immediate();
+    return this.connection.db
+      .transaction(() => {
+        if (this.findUserByEmail(user.email)) throw new StoreError('user_exists', `a user ${user.email} exists already`);
+        const row = this.sql.insertUser.get(user.email, user.passwordHash, user.rateLimit, user.rateWindowSeconds, this.connection.timestamp())!;
+        if (user.balance === 0) return toUser(row);
+        return { ...toUser(row), balance: this.grantCredits(row.id, user.balance) };
+      })
+      .immediate();
   }
 
   findUserByEmail(email: string): User | undefined {
@@ -107,16 +97,18 @@ export class SqliteAccounts {
   }
 
   grantCredits(userId: number, delta: number): number {
-    return this.connection.db.transaction(() => {
-      const moved = this.sql.addCredits.get(delta, userId, delta);
-      if (!moved) {
-        const user = this.findUserById(userId);
-        if (!user) throw new StoreError('user_not_found', `no user with id ${userId}`);
-        throw new StoreError('negative_balance', `the balance is ${user.balance}; removing ${-delta} would take it below zero`);
-      }
-      this.writeLedger(userId, delta, moved.balance, 'grant', null);
-      return moved.balance;
-    }).immediate();
+    return this.connection.db
+      .transaction(() => {
+        const moved = this.sql.addCredits.get(delta, userId, delta);
+        if (!moved) {
+          const user = this.findUserById(userId);
+          if (!user) throw new StoreError('user_not_found', `no user with id ${userId}`);
+          throw new StoreError('negative_balance', `the balance is ${user.balance}; removing ${-delta} would take it below zero`);
+        }
+        this.writeLedger(userId, delta, moved.balance, 'grant', null);
+        return moved.balance;
+      })
+      .immediate();
   }
 
   charge(userId: number, amount: number, reason: 'verify', jobId: string | null = null): ChargeOutcome {
@@ -124,9 +116,7 @@ export class SqliteAccounts {
   }
 
   chargeWithKey(userId: number, amount: number, reason: 'verify', key: IdempotencyKey): KeyedCharge {
-    return this.connection.db
-      .transaction(() => runNow(flows.chargeWithKey(this.steps, userId, amount, reason, key, this.connection.now())))
-      .immediate();
+    return this.connection.db.transaction(() => runNow(flows.chargeWithKey(this.steps, userId, amount, reason, key, this.connection.now()))).immediate();
   }
 
   refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Refund {
@@ -157,7 +147,14 @@ export class SqliteAccounts {
   }
 
   /** Writes a ledger row; its id. */
-  private writeLedger(userId: number, delta: number, balanceAfter: number, reason: LedgerEntry['reason'], jobId: string | null, refundOf: number | null = null): number {
+  private writeLedger(
+    userId: number,
+    delta: number,
+    balanceAfter: number,
+    reason: LedgerEntry['reason'],
+    jobId: string | null,
+    refundOf: number | null = null,
+  ): number {
     return Number(this.sql.insertLedger.run(userId, delta, balanceAfter, reason, jobId, this.connection.timestamp(), refundOf).lastInsertRowid);
   }
 }

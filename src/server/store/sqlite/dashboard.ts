@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { dailyCreditsSql, dailyVerdictsSql, toDailyCredits, toSession, toUpload, type DailyCreditsRow, type SessionRow, type UploadRow } from '../rows/dashboard.js';
+import {
+  dailyCreditsSql,
+  dailyVerdictsSql,
+  toDailyCredits,
+  toSession,
+  toUpload,
+  type DailyCreditsRow,
+  type SessionRow,
+  type UploadRow,
+} from '../rows/dashboard.js';
 import type { DailyCredits, DailyVerdicts, DashboardSession, ListUpload, NewSession } from '../model.js';
 import type { Connection } from './database.js';
 

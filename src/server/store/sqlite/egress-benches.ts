@@ -15,7 +15,9 @@ export class SqliteEgressBenches {
          ON CONFLICT (egress, provider) DO UPDATE SET benched_until = MAX(benched_until, excluded.benched_until), reason = excluded.reason`,
       ),
       benched: prepare<{ egress: string }>('SELECT egress FROM egress_benches WHERE provider = ? AND benched_until > ? ORDER BY egress'),
-      inForce: prepare<BenchInForce>('SELECT egress, provider, benched_until AS "until", reason FROM egress_benches WHERE benched_until > ? ORDER BY provider, egress'),
+      inForce: prepare<BenchInForce>(
+        'SELECT egress, provider, benched_until AS "until", reason FROM egress_benches WHERE benched_until > ? ORDER BY provider, egress',
+      ),
     };
   }
 

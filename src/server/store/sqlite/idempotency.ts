@@ -10,9 +10,7 @@ export class SqliteIdempotency {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
       // A claim or a recorded response: whatever holds the key.
-      idempotencyOf: prepare<IdempotencyRow>(
-        'SELECT * FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND created_at >= ?',
-      ),
+      idempotencyOf: prepare<IdempotencyRow>('SELECT * FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND created_at >= ?'),
       releaseClaim: prepare(`DELETE FROM idempotency WHERE user_id = ? AND key = ? AND route = ? AND status_code = ${CLAIMED}`),
       upsertIdempotency: prepare(
         `INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, charge_id, created_at)
@@ -26,10 +24,12 @@ export class SqliteIdempotency {
   }
 
   saveIdempotency(record: Omit<KeyedResponse, 'createdAt'>): void {
-    this.connection.db.transaction(() => {
-      this.sql.pruneIdempotency.run(idempotencyCutoff(this.connection.now()));
-      this.writeIdempotency(record);
-    }).immediate();
+    this.connection.db
+      .transaction(() => {
+        this.sql.pruneIdempotency.run(idempotencyCutoff(this.connection.now()));
+        this.writeIdempotency(record);
+      })
+      .immediate();
   }
 
   /** The claim or response holding this key within its 24 h, whatever request it was for. */

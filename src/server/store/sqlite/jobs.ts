@@ -35,9 +35,7 @@ export class SqliteJobs {
     this.sql = {
       insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
-      insertItems: prepare(
-        "INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)",
-      ),
+      insertItems: prepare('INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)'),
       verdictCounts: prepare<VerdictCount>(
         `SELECT result ->> '$.result' AS verdict, count(*) AS count FROM job_items
          WHERE job_id = ? AND result IS NOT NULL GROUP BY 1`,
@@ -47,9 +45,7 @@ export class SqliteJobs {
          WHERE jobs.user_id = ? ORDER BY jobs.created_at DESC, jobs.id LIMIT ?`,
       ),
       jobOf: prepare<JobRow>('SELECT * FROM jobs WHERE id = ? AND user_id = ?'),
-      resultsOf: prepare<{ result: string }>(
-        'SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position',
-      ),
+      resultsOf: prepare<{ result: string }>('SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position'),
       // A page of results: a range of the primary key; the verdict is read from the stored JSON.
       resultPage: prepare<StoredResult>(
         'SELECT position, result AS json FROM job_items WHERE job_id = ? AND position > ? AND result IS NOT NULL ORDER BY position LIMIT ?',
@@ -70,7 +66,9 @@ export class SqliteJobs {
       deleteFinishedItems: prepare(
         'DELETE FROM job_items WHERE job_id IN (SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < ? ORDER BY completed_at LIMIT ?)',
       ),
-      deleteFinished: prepare('DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < ? ORDER BY completed_at LIMIT ?)'),
+      deleteFinished: prepare(
+        'DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE completed_at IS NOT NULL AND completed_at < ? ORDER BY completed_at LIMIT ?)',
+      ),
     };
     this.deletionSteps = {
       deleteItems: (jobId) => void this.sql.deleteItems.run(jobId),

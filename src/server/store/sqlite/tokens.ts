@@ -19,12 +19,8 @@ export class SqliteTokens {
       ),
       liveTokenByHash: prepare<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL'),
       touchToken: prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
-      liveTokensOf: prepare<TokenRow>(
-        'SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, id',
-      ),
-      revokeToken: prepare(
-        'UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL',
-      ),
+      liveTokensOf: prepare<TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
+      revokeToken: prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL'),
     };
   }
 

@@ -2,8 +2,35 @@ import { randomUUID } from 'node:crypto';
 import * as flows from '../flows/webhooks.js';
 import type { AnnounceSteps, AttemptSteps, ClaimSteps } from '../flows/webhooks.js';
 import { runNow } from '../flows/flow.js';
-import { DELIVERIES_IN_FLIGHT_PER_ACCOUNT, WEBHOOK_ATTEMPTS_LISTED, type AttemptOutcome, type DeliveryBacklog, type DeliveryClaim, type DueDelivery, type WebhookEndpoint, type WebhookEndpointWithAttempts, type WebhookEvent } from '../webhook-model.js';
-import { ATTEMPTS_KEPT, backlogQuery, dueEndpointsQuery, dueOfQuery, inFlightQuery, pruneStatements, recentTestsQuery, unheldDue, settled, toDueDelivery, toEndpoint, withAttempts, type AttemptRow, type DueRow, type EndpointRow, type SettledRow } from '../rows/webhooks.js';
+import {
+  DELIVERIES_IN_FLIGHT_PER_ACCOUNT,
+  WEBHOOK_ATTEMPTS_LISTED,
+  type AttemptOutcome,
+  type DeliveryBacklog,
+  type DeliveryClaim,
+  type DueDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointWithAttempts,
+  type WebhookEvent,
+} from '../webhook-model.js';
+import {
+  ATTEMPTS_KEPT,
+  backlogQuery,
+  dueEndpointsQuery,
+  dueOfQuery,
+  inFlightQuery,
+  pruneStatements,
+  recentTestsQuery,
+  unheldDue,
+  settled,
+  toDueDelivery,
+  toEndpoint,
+  withAttempts,
+  type AttemptRow,
+  type DueRow,
+  type EndpointRow,
+  type SettledRow,
+} from '../rows/webhooks.js';
 import type { Connection } from './database.js';
 import type { SqliteJobs } from './jobs.js';
 
@@ -59,7 +86,9 @@ export class SqliteWebhooks {
          WHERE id IN (SELECT value FROM json_each(@ids)) AND ${unheldDue('@now')}
          RETURNING lease_token, id, event_id, event_type, payload, attempts, endpoint_id`,
       ),
-      endpointsById: prepare<{ id: string; url: string; secret: string }>('SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))'),
+      endpointsById: prepare<{ id: string; url: string; secret: string }>(
+        'SELECT id, url, secret FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))',
+      ),
       retry: prepare<SettledRow>(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, ${freeLease}
          WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
@@ -68,9 +97,7 @@ export class SqliteWebhooks {
         `UPDATE webhook_deliveries SET attempts = attempts + 1, done_at = ?, outcome = ?, ${freeLease}
          WHERE lease_token = ? AND done_at IS NULL RETURNING event_id, endpoint_id`,
       ),
-      logAttempt: prepare(
-        'INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
+      logAttempt: prepare('INSERT INTO webhook_attempts (endpoint_id, event_id, attempted_at, status, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)'),
       pruneAttempts: prepare(
         `DELETE FROM webhook_attempts WHERE endpoint_id = ?
          AND id NOT IN (SELECT id FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ${ATTEMPTS_KEPT})`,
@@ -118,7 +145,11 @@ export class SqliteWebhooks {
     return this.connection.now().getTime();
   }
 
-  createEndpoint(userId: number, { url, description, secret }: { url: string; description: string | null; secret: string }, limit = Infinity): WebhookEndpoint | undefined {
+  createEndpoint(
+    userId: number,
+    { url, description, secret }: { url: string; description: string | null; secret: string },
+    limit = Infinity,
+  ): WebhookEndpoint | undefined {
     return this.connection.db
       .transaction(() => {
         if (this.sql.countEndpoints.get(userId)!.count >= limit) return undefined;

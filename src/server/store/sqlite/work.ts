@@ -111,7 +111,8 @@ export class SqliteWork {
       releaseDeliveriesHeldBy: (holders) => webhooks.releaseHeldBy(holders),
     };
     this.resultSteps = {
-      writeResults: (results) => results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
+      writeResults: (results) =>
+        results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
       ...webhooks.announceSteps,
       // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,

@@ -36,7 +36,10 @@ async function storeLocation(flags: AdminStore, env: NodeJS.ProcessEnv): Promise
   const dir = resolveDataDir(flags.dataDir, env);
   const file = join(dir, DATABASE_FILE);
   if (!existsSync(file)) {
-    throw new UsageError(`no mailverify database in ${dir} (looked for ${file})`, 'check --data-dir or MAILVERIFY_DATA_DIR, or add --create to make a new one there');
+    throw new UsageError(
+      `no mailverify database in ${dir} (looked for ${file})`,
+      'check --data-dir or MAILVERIFY_DATA_DIR, or add --create to make a new one there',
+    );
   }
   return { dataDir: dir };
 }

@@ -41,7 +41,10 @@ export async function deliverResults({ session, client, interruption, jobIds, pl
       if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
       else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
       const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
-      return { results, written: await writeOutput(plan, io, { results, source, signal: interruption.signal, strict: strict && source !== undefined && !partial }) };
+      return {
+        results,
+        written: await writeOutput(plan, io, { results, source, signal: interruption.signal, strict: strict && source !== undefined && !partial }),
+      };
     },
     () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
   );

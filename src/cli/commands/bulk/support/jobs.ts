@@ -106,7 +106,11 @@ async function throughOutages<T>(work: () => Promise<T>, client: ApiClient, opti
       const left = since + options.outageMs - Date.now();
       const reason = (error as Error).message;
       if (left <= 0) {
-        throw new CliError(`gave up waiting after ${duration(options.outageMs)} without an answer: ${reason}`, ExitCode.failure, `resume with: ${options.resume}`);
+        throw new CliError(
+          `gave up waiting after ${duration(options.outageMs)} without an answer: ${reason}`,
+          ExitCode.failure,
+          `resume with: ${options.resume}`,
+        );
       }
       const wait = Math.min(delay, left);
       note(`no answer (${reason}); trying again in ${duration(wait)}, for ${duration(left)} more (--wait-timeout)`);
@@ -139,7 +143,12 @@ export async function waitForJobs(
     let delay = FIRST_POLL_MS;
     let previous: number | undefined;
     for (;;) {
-      const progresses = await throughOutages(() => progressOf(client, jobIds), client, options, (message) => progress.note(message));
+      const progresses = await throughOutages(
+        () => progressOf(client, jobIds),
+        client,
+        options,
+        (message) => progress.note(message),
+      );
       const { processed, total } = sumProgress(progresses);
       progress.update(processed, total);
       options.onPoll?.(progresses);

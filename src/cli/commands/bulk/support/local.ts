@@ -128,7 +128,14 @@ async function askAgain(
 }
 
 /** Waits for the jobs with a progress line; none when they are done already (`quietWhenDone`), as a resumed finished run is. */
-async function waitForJobs(store: Store, jobIds: string[], session: Session, resumed: boolean, signal: AbortSignal, { quietWhenDone = false } = {}): Promise<void> {
+async function waitForJobs(
+  store: Store,
+  jobIds: string[],
+  session: Session,
+  resumed: boolean,
+  signal: AbortSignal,
+  { quietWhenDone = false } = {},
+): Promise<void> {
   const user = (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
   const done = async () => (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id)))).every((job) => job?.status === 'completed');
   if (quietWhenDone && (await done())) return;
@@ -154,7 +161,7 @@ async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
   const index = new ResultIndex();
   for (const jobId of jobIds) {
     const results: VerificationResult[] = [];
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
       for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
       if (page.length < PAGE) break;

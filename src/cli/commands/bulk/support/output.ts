@@ -71,11 +71,18 @@ export async function writeOutput(
   const unverifiable = [...content.results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).length;
   const replacing = unverifiable > 0 && plan.path !== undefined && existsSync(plan.path);
   if (replacing && !plan.flags.force) {
-    throw cannotVerify(unverifiable, content.results, `${plan.path} is left as it was`, 'fix the verifier\'s network (`mailverify doctor`), or replace the file anyway with --force');
+    throw cannotVerify(
+      unverifiable,
+      content.results,
+      `${plan.path} is left as it was`,
+      "fix the verifier's network (`mailverify doctor`), or replace the file anyway with --force",
+    );
   }
   const refuseUnmatched = (summary: WriteSummary) => {
     if (content.strict && summary.unmatched > 0) {
-      throw new UsageError(`--strict: ${summary.unmatched} row(s) of ${content.source?.label ?? 'the list'} are in none of the jobs${plan.path ? `; ${plan.path} is left as it was` : ''}`);
+      throw new UsageError(
+        `--strict: ${summary.unmatched} row(s) of ${content.source?.label ?? 'the list'} are in none of the jobs${plan.path ? `; ${plan.path} is left as it was` : ''}`,
+      );
     }
   };
   if (plan.path === undefined) {
@@ -98,7 +105,7 @@ export function cannotVerify(count: number, results: ResultIndex, outcome: strin
   const causes = [...new Set([...results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).map((result) => result.reasonCode))];
   return new CannotVerifyError(
     `${count} result${count === 1 ? ' is' : 's are'} unknown because the verifier cannot verify (${causes.join(', ')}), not because of the addresses; ${outcome}`,
-    hint ?? 'fix the verifier\'s network: `mailverify doctor` (or the service operator) names what fails',
+    hint ?? "fix the verifier's network: `mailverify doctor` (or the service operator) names what fails",
   );
 }
 
