@@ -42,6 +42,8 @@ const LEGACY_KEYS = ['baseUrl', 'token', 'tokenId'] as const;
 
 /** Profile names are also keyring account names and appear in messages: kept plain. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** PROFILE_NAME in words, for the messages that refuse a name. */
+export const PROFILE_NAME_RULE = 'letters, digits, . _ and -, at most 64, starting with a letter or digit';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

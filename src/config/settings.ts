@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, openConfigStore, PROFILE_NAME, type ConfigStore, type ProfileConfig } from './config-store.js';
+import { DEFAULT_PROFILE, openConfigStore, PROFILE_NAME, PROFILE_NAME_RULE, type ConfigStore, type ProfileConfig } from './config-store.js';
 import { readToken, type OpenKeyring } from './credentials.js';
 import { ConfigError } from './errors.js';
 
@@ -40,7 +40,7 @@ export function normaliseBaseUrl(url: string): string {
 /** A profile name: checked here too, as it names keyring entries. */
 function checkProfileName(name: string, origin: string, path: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new ConfigError(`${origin}: "${name}" is not a profile name (letters, digits, . _ -, at most 64, starting with a letter or digit)`, path);
+    throw new ConfigError(`${origin}: "${name}" is not a profile name (${PROFILE_NAME_RULE})`, path);
   }
   return name;
 }

@@ -2,7 +2,7 @@ import { createApiClient, type ApiClient } from '../../client/api-client.js';
 import { ApiError, RateLimitedError } from '../../client/errors.js';
 import type { RetryPolicy } from '../../client/retry.js';
 import { openConfigStore, type ConfigStore } from '../../config/config-store.js';
-import { PROFILE_NAME, type ProfileConfig } from '../../config/config-store.js';
+import { PROFILE_NAME, PROFILE_NAME_RULE, type ProfileConfig } from '../../config/config-store.js';
 import { loadSettings, type Settings, type TokenSource } from '../../config/settings.js';
 import { terminalSafe } from '../../text/sanitize.js';
 import { NotAuthenticatedError, UsageError } from '../output/errors.js';
@@ -98,8 +98,7 @@ function checkProfileNamed(flags: ProgramOptions, env: NodeJS.ProcessEnv): void 
 
 /** A profile name from the user (letters, digits, . _ -), or exit 2. */
 export function checkProfileName(name: string, origin = ''): void {
-  if (!PROFILE_NAME.test(name))
-    throw new UsageError(`${origin}"${name}" is not a profile name`, 'letters, digits, . _ and -, at most 64, starting with a letter or digit');
+  if (!PROFILE_NAME.test(name)) throw new UsageError(`${origin}"${name}" is not a profile name`, PROFILE_NAME_RULE);
 }
 
 /** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */
