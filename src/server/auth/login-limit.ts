@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyReply } from 'fastify';
 import { fixedWindow, rateLimited } from './rate-limit.js';
 import type { LimitStore } from '../store/store.js';
 
@@ -43,19 +42,13 @@ export interface LoginAttempt {
  * proxy every client has the proxy's address unless the service trusts it (`--trust-proxy`, which
  * makes the client address the one the proxy read in X-Forwarded-For).
  */
-export async function admitLoginAttempt(
-  limits: LimitStore,
-  email: string,
-  clientAddress: string,
-  reply: FastifyReply,
-  nowMs = Date.now(),
-): Promise<LoginAttempt> {
+export async function admitLoginAttempt(limits: LimitStore, email: string, clientAddress: string, nowMs = Date.now()): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
   const account = `account:${email.toLowerCase()}`;
   const perAddress = [`${account} from:${clientAddress}`, `from:${clientAddress}`];
   const [pair, address] = await Promise.all(perAddress.map((key) => limits.addToLoginCount(key, windowStart, 1)));
   if (pair! > LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS || address! > LOGIN_FAILURES_PER_ADDRESS) {
-    throw rateLimited(reply, resetSeconds, `Too many failed logins from this address; retry in ${resetSeconds} s.`);
+    throw rateLimited(resetSeconds, `Too many failed logins from this address; retry in ${resetSeconds} s.`);
   }
   const accountWindow = fixedWindow(nowMs, ACCOUNT_WINDOW_SECONDS).windowStart;
   await sleep(loginDelayMs(await limits.addToLoginCount(account, accountWindow, 0)));

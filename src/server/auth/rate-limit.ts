@@ -10,10 +10,9 @@ export function fixedWindow(nowMs: number, windowSeconds: number): { windowStart
   return { windowStart, resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - now)) };
 }
 
-/** The 429 of docs/api.md, with `Retry-After` set on the reply. */
-export function rateLimited(reply: FastifyReply, resetSeconds: number, detail: string): ProblemError {
-  reply.header('Retry-After', resetSeconds);
-  return new ProblemError('rate_limited', detail);
+/** The 429 of docs/api.md, answered with `Retry-After`. */
+export function rateLimited(resetSeconds: number, detail: string): ProblemError {
+  return new ProblemError('rate_limited', detail, {}, resetSeconds);
 }
 
 /**
@@ -80,7 +79,7 @@ export function createRateLimiter(limits: LimitStore): RateLimiter {
       reply.header('RateLimit-Remaining', Math.max(0, caller.rateLimit - used));
       reply.header('RateLimit-Reset', resetSeconds);
       if (!admitted) {
-        throw rateLimited(reply, resetSeconds, `At most ${caller.rateLimit} requests per ${caller.rateWindowSeconds} s; retry in ${resetSeconds} s.`);
+        throw rateLimited(resetSeconds, `At most ${caller.rateLimit} requests per ${caller.rateWindowSeconds} s; retry in ${resetSeconds} s.`);
       }
     },
   };

@@ -60,6 +60,8 @@ export class ProblemError extends Error {
     readonly code: ProblemCode,
     detail: string,
     readonly extras: ProblemExtras = {},
+    /** Sent as Retry-After (not in the body): when trying again can succeed. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = 'ProblemError';
@@ -121,12 +123,18 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
+/** The headers a problem brings beside its body (Retry-After), on the API's answers and the dashboard's pages alike. */
+export function setProblemHeaders(reply: FastifyReply, error: ProblemError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply;
+}
+
 /** How soon a client should try again while the store does not answer (a database restart takes seconds). */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /** The one error handler of the app; server faults are logged and answered without internals. */
 export function handleError(error: FastifyError | ProblemError | StoreFault, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ProblemError) return sendProblem(reply, problemBody(error.code, error.message, error.extras));
+  if (error instanceof ProblemError) return sendProblem(setProblemHeaders(reply, error), problemBody(error.code, error.message, error.extras));
   if (error instanceof StoreFault) {
     // A condition, not a bug: said as such, and logged without a stack at each request.
     request.log.warn({ cause: error.message }, 'the store does not answer');

@@ -6,8 +6,8 @@ import { loginSchema } from '../schemas/auth.js';
 
 export function authRoutes(scope: FastifyInstance, { jwt }: AppConfig, checkCredentials: CredentialCheck): void {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
-  app.post('/v1/auth/login', { schema: loginSchema }, async (request, reply) => {
-    const user = await checkCredentials(request.body.email, request.body.password, request.ip, reply);
+  app.post('/v1/auth/login', { schema: loginSchema }, async (request) => {
+    const user = await checkCredentials(request.body.email, request.body.password, request.ip);
     const { token, expiresAt } = await jwt.issue(user.id);
     return { token, tokenType: 'Bearer' as const, expiresAt: expiresAt.toISOString() };
   });

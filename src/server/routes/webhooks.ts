@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { createWebhookSchema, listWebhooksSchema, removeWebhookSchema, testWebhookSchema } from '../schemas/webhooks.js';
-import { ProblemError } from '../http/errors.js';
-import { registerEndpoint, removeEndpoint, sendTestEvent, TEST_LIMIT_RETRY_AFTER_SECONDS } from '../webhooks/endpoints.js';
+import { registerEndpoint, removeEndpoint, sendTestEvent } from '../webhooks/endpoints.js';
 import { DEFAULT_WEBHOOK_POLICY } from '../webhooks/policy.js';
 
 /** `/v1/webhooks` (docs/api.md "Webhooks"): an account's endpoints; the deliveries are the runners' (webhooks/deliverer.ts). */
@@ -36,12 +35,6 @@ export function webhookRoutes(scope: FastifyInstance, { store, webhooks: policy 
   });
 
   app.post('/v1/webhooks/:id/test', { schema: testWebhookSchema }, async (request, reply) => {
-    try {
-      return reply.code(202).send({ eventId: await sendTestEvent(store.webhooks, currentUser(request).id, request.params.id, policy) });
-    } catch (error) {
-      // Clients that honour Retry-After (ours does) wait the minute out rather than retry at once.
-      if (error instanceof ProblemError && error.code === 'webhook_test_limit') reply.header('retry-after', String(TEST_LIMIT_RETRY_AFTER_SECONDS));
-      throw error;
-    }
+    return reply.code(202).send({ eventId: await sendTestEvent(store.webhooks, currentUser(request).id, request.params.id, policy) });
   });
 }

@@ -34,7 +34,7 @@ export async function registerEndpoint(
 }
 
 /** How long a client is told to wait (Retry-After) once its test events of the minute are spent: at most the minute. */
-export const TEST_LIMIT_RETRY_AFTER_SECONDS = 60;
+const TEST_LIMIT_RETRY_AFTER_SECONDS = 60;
 
 /**
  * Enqueues a `webhook.test` event for one of the user's endpoints; its id. A 404 for an unknown or
@@ -56,9 +56,12 @@ export async function sendTestEvent(
     );
   const event = testEvent(endpoint.id, new Date());
   if (!(await store.enqueue(endpoint.id, event, testsPerMinute))) {
+    // Clients that honour Retry-After (ours does) wait the minute out rather than retry at once.
     throw new ProblemError(
       'webhook_test_limit',
       `An account may send ${testsPerMinute} test events a minute; try again in ${TEST_LIMIT_RETRY_AFTER_SECONDS} s.`,
+      {},
+      TEST_LIMIT_RETRY_AFTER_SECONDS,
     );
   }
   return event.id;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../../http/errors.js';
+import { ProblemError, setProblemHeaders } from '../../http/errors.js';
 import { MAX_UPLOAD_BYTES } from './upload.js';
 
 /**
@@ -63,6 +63,7 @@ export async function renderError(error: FastifyError | ProblemError, request: F
       message: 'The form could not be read: it was cut short or malformed. Send it again.',
     });
   }
+  if (error instanceof ProblemError) setProblemHeaders(reply, error);
   let status = error.statusCode ?? 500;
   let message = error instanceof ProblemError ? error.message : (FRAMEWORK_MESSAGES[error.code] ?? error.message);
   if (status < 400 || status >= 500) {

@@ -29,7 +29,7 @@ export function signInPages(app: FastifyInstance, { store, checkCredentials }: D
     const token = cookieValue(request, hostCookie(request, SIGN_IN_CSRF_COOKIE));
     checkCsrf(request, token);
     try {
-      const user = await checkCredentials(request.body.email, request.body.password, request.ip, reply);
+      const user = await checkCredentials(request.body.email, request.body.password, request.ip);
       await startSession(store, request, reply, user.id);
       return reply.redirect('/', 303);
     } catch (error) {
