@@ -113,23 +113,31 @@ export class HeldChunks {
   }
 
   /**
-   * When full, the users holding their share of the runner or more are not claimed for: of its
-   * starting chunks or of its items in flight, split evenly between the users with work in it (see
-   * MAX_STARTING_CHUNKS). A user's chunks waiting for a session at busy hosts then fill that user's
-   * share, never another's: a small job's chunks at idle hosts are all claimed at once, not one each
-   * time one of the large job's chunks gets its first answer.
+   * When full, the users holding their share of the runner or more are not claimed for: of the
+   * addresses in its starting chunks, or of its items in flight, split evenly between the users with
+   * work in it (see MAX_STARTING_CHUNKS); and a user holding MAX_STARTING_CHUNKS starting chunks on
+   * its own. Starting work is counted in addresses, not chunks: another user's large chunks waiting
+   * for a session at busy hosts then fill that user's share, never another's, and a small job's
+   * one-address chunks at idle hosts are all claimed at once, however many users share the runner.
    */
   usersToSkip(): number[] {
     if (!this.full()) return [];
-    const byUser = new Map<number, { starting: number; items: number }>();
+    const byUser = new Map<number, { startingChunks: number; startingItems: number; items: number }>();
+    let startingItems = 0;
     for (const entry of this.byLease.values()) {
-      const user = byUser.get(entry.chunk.userId) ?? { starting: 0, items: 0 };
-      if (!entry.started) user.starting += 1;
+      const user = byUser.get(entry.chunk.userId) ?? { startingChunks: 0, startingItems: 0, items: 0 };
+      if (!entry.started) {
+        user.startingChunks += 1;
+        user.startingItems += entry.chunk.items.length;
+        startingItems += entry.chunk.items.length;
+      }
       user.items += entry.chunk.items.length;
       byUser.set(entry.chunk.userId, user);
     }
-    const [startingShare, itemsShare] = [MAX_STARTING_CHUNKS / byUser.size, this.maxItemsInFlight / byUser.size];
-    return [...byUser].filter(([, user]) => user.starting >= startingShare || user.items >= itemsShare).map(([userId]) => userId);
+    const [startingShare, itemsShare] = [startingItems / byUser.size, this.maxItemsInFlight / byUser.size];
+    const holdsShare = (user: { startingChunks: number; startingItems: number; items: number }) =>
+      user.startingItems >= startingShare || user.startingChunks >= MAX_STARTING_CHUNKS || user.items >= itemsShare;
+    return [...byUser].filter(([, user]) => holdsShare(user)).map(([userId]) => userId);
   }
 
   private starting(): number {
