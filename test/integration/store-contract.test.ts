@@ -365,6 +365,25 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.jobs.getJob(user.id, jobId)).toMatchObject({ status: 'completed', processed: 3 });
     });
 
+    it("reads the last lines of a ledger from its end, a job's refunds that run over a page joined whole", async () => {
+      const user = await addUser('recent@example.test', 200);
+      for (let grant = 0; grant < 150; grant += 1) await store.accounts.grantCredits(user.id, 1);
+      // 120 refund rows of one job, one batch each (port25_blocked is given back as it is written).
+      const emails = Array.from({ length: 120 }, (_, index) => `r${index}@x.test`);
+      const created = await store.jobs.createJob(user.id, emails);
+      if (!created.ok) throw new Error('expected a job');
+      const chunk = (await store.work.claimWork({ maxItems: 120, leaseMs: 60_000 }))!;
+      for (const item of chunk.items) {
+        const result: VerificationResult = { ...resultFor(item.email), result: 'unknown', reasonCode: 'port25_blocked' };
+        await store.work.saveResults([{ lease: chunk.lease, jobId: created.jobId, position: item.position, result }]);
+      }
+      await store.accounts.grantCredits(user.id, 2);
+      await store.accounts.grantCredits(user.id, 3);
+      const whole = await store.accounts.ledger(user.id);
+      expect(whole.at(-3)).toMatchObject({ reason: 'refund', delta: 120, jobId: created.jobId });
+      for (const last of [1, 2, 3, 4, 10, 500]) expect(await store.accounts.ledger(user.id, last)).toEqual(whole.slice(-last));
+    });
+
     it('with refundUnknown gives back the unknowns of a job once, in the batch that completes it, beside the verifier-condition refunds', async () => {
       const user = await addUser('unknowns@example.test', 10);
       const created = await store.jobs.createJob(user.id, ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test', 'e@x.test']);

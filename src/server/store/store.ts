@@ -160,7 +160,8 @@ export interface AccountStore {
    * written in the same transaction (KeyedEnd): a refunded request's retry never runs free.
    */
   refund(userId: number, charge: PaidCharge, end?: KeyedEnd): Promise<Refund>;
-  ledger(userId: number): Promise<LedgerEntry[]>;
+  /** The user's ledger lines (ledger-lines.ts), oldest first; with `last`, only the last so many, read from the end. */
+  ledger(userId: number, last?: number): Promise<LedgerEntry[]>;
   /**
    * Deletes the user and everything of theirs, in one transaction: tokens, sessions, jobs with
    * their addresses and results, webhook endpoints and deliveries, idempotency records, the

@@ -5,16 +5,19 @@ import { renderPage } from '../common/render.js';
 import { signedIn } from '../common/signed-in.js';
 import { creditsChart, monthOfUsage, usageSince, verdictsChart } from '../common/usage-chart.js';
 
+/** Ledger lines the overview shows, newest first. */
+const RECENT_LINES = 10;
+
 export function overviewPages(app: FastifyInstance, { store, refundUnknown = false }: DashboardConfig): void {
   app.get('/', async (request, reply) => {
     const { user } = signedIn(request);
     const now = new Date();
     const since = usageSince(now);
     // Two sums by day, over the window only (docs/architecture.md "The dashboard").
-    const [credits, verdicts, ledger] = await Promise.all([
+    const [credits, verdicts, recent] = await Promise.all([
       store.dashboard.dailyCredits(user.id, since),
       store.dashboard.dailyVerdicts(user.id, since),
-      store.accounts.ledger(user.id),
+      store.accounts.ledger(user.id, RECENT_LINES),
     ]);
     const usage = monthOfUsage(credits, verdicts, now);
     return renderPage(request, reply, 'overview', {
@@ -27,7 +30,7 @@ export function overviewPages(app: FastifyInstance, { store, refundUnknown = fal
       creditsChart: creditsChart(usage),
       verdictsChart: verdictsChart(usage),
       verdictNames: VERDICTS,
-      recent: ledger.slice(-10).reverse(),
+      recent: recent.reverse(),
     });
   });
 }

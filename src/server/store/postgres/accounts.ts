@@ -1,6 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runAwaiting } from '../flows/flow.js';
+import { recentLedger, type LedgerPage } from '../flows/ledger.js';
 import { toLedger, toUser, type LedgerRow, type UserRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
@@ -89,8 +90,17 @@ export class PostgresAccounts {
     return moved;
   }
 
-  async ledger(userId: number): Promise<LedgerEntry[]> {
-    return joinJobRefunds((await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger));
+  async ledger(userId: number, last?: number): Promise<LedgerEntry[]> {
+    if (last === undefined) {
+      return joinJobRefunds((await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger));
+    }
+    const page: LedgerPage = (user, beforeId, limit) =>
+      this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3', [
+        user,
+        beforeId ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      ]);
+    return runAwaiting(recentLedger(page, userId, last));
   }
 
   deleteUser(userId: number): Promise<boolean> {

@@ -13,6 +13,7 @@ export interface UserRow {
 }
 
 export interface LedgerRow {
+  id: number;
   user_id: number;
   delta: number;
   balance_after: number;

@@ -1,6 +1,7 @@
 import * as flows from '../flows/credits.js';
 import type { CreditSteps, RefundSteps } from '../flows/credits.js';
 import { runNow } from '../flows/flow.js';
+import { recentLedger } from '../flows/ledger.js';
 import { toLedger, toUser, type UserRow, type LedgerRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
@@ -45,6 +46,7 @@ export class SqliteAccounts {
       insertLedger: prepare('INSERT INTO ledger (user_id, delta, balance_after, reason, job_id, created_at, refund_of) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       refundOf: prepare<{ id: number }>('SELECT id FROM ledger WHERE refund_of = ?'),
       ledgerOf: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? ORDER BY id'),
+      ledgerBefore: prepare<LedgerRow>('SELECT * FROM ledger WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
     };
     this.steps = {
       // The IMMEDIATE transaction every flow runs in holds the whole file already.
@@ -131,8 +133,9 @@ export class SqliteAccounts {
     return moved.balance;
   }
 
-  ledger(userId: number): LedgerEntry[] {
-    return joinJobRefunds(this.sql.ledgerOf.all(userId).map(toLedger));
+  ledger(userId: number, last?: number): LedgerEntry[] {
+    if (last === undefined) return joinJobRefunds(this.sql.ledgerOf.all(userId).map(toLedger));
+    return runNow(recentLedger((user, beforeId, limit) => this.sql.ledgerBefore.all(user, beforeId ?? Number.MAX_SAFE_INTEGER, limit), userId, last));
   }
 
   deleteUser(userId: number): boolean {
