@@ -204,7 +204,7 @@ function resultEntries(options: WriteResultsOptions, format: TextFormat, summary
 }
 
 /** The output's text for every source row, in file order, chunk by chunk. */
-async function* sourceText(source: ListSource, options: WriteResultsOptions, format: TextFormat, summary: WriteSummary): AsyncGenerator<string> {
+async function* textOfRows(source: ListSource, options: WriteResultsOptions, format: TextFormat, summary: WriteSummary): AsyncGenerator<string> {
   const text = new TextChunks(format.head);
   const entry = rowEntries(options, format, summary);
   const onRow = (row: SourceRow) => {
@@ -216,7 +216,7 @@ async function* sourceText(source: ListSource, options: WriteResultsOptions, for
 }
 
 /** The output's text for every result, chunk by chunk. */
-function* resultText(options: WriteResultsOptions, format: TextFormat, summary: WriteSummary): Generator<string> {
+function* textOfResults(options: WriteResultsOptions, format: TextFormat, summary: WriteSummary): Generator<string> {
   const text = new TextChunks(format.head);
   const entry = resultEntries(options, format, summary);
   for (const result of options.results.values()) {
@@ -235,7 +235,7 @@ function* resultText(options: WriteResultsOptions, format: TextFormat, summary: 
 export async function writeResults(out: NodeJS.WritableStream, options: WriteResultsOptions): Promise<WriteSummary> {
   const summary: WriteSummary = { written: 0, unmatched: 0, unmatchedLines: [] };
   const format = options.format === 'csv' ? csvFormat(options.source) : jsonFormat(options.format);
-  const text = options.source ? sourceText(options.source, options, format, summary) : resultText(options, format, summary);
+  const text = options.source ? textOfRows(options.source, options, format, summary) : textOfResults(options, format, summary);
   await pipeline([Readable.from(text, { highWaterMark: QUEUED_CHUNKS }), out], { signal: options.signal });
   return summary;
 }

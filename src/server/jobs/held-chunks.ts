@@ -35,6 +35,15 @@ export interface HeldChunk {
   readonly cancel: AbortController;
 }
 
+/** What one user holds in a runner: the measure of its share. */
+interface UserHolding {
+  /** Chunks without a first answer yet, and the addresses in them. */
+  startingChunks: number;
+  startingItems: number;
+  /** Addresses in all its chunks. */
+  items: number;
+}
+
 /** Addresses of the chunk the engine is asking now (not answered, not waiting for a retry). */
 const asking = (entry: HeldChunk) => entry.unanswered - entry.retryingLater;
 
@@ -122,22 +131,22 @@ export class HeldChunks {
    */
   usersToSkip(): number[] {
     if (!this.full()) return [];
-    const byUser = new Map<number, { startingChunks: number; startingItems: number; items: number }>();
-    let startingItems = 0;
+    const byUser = new Map<number, UserHolding>();
     for (const entry of this.byLease.values()) {
       const user = byUser.get(entry.chunk.userId) ?? { startingChunks: 0, startingItems: 0, items: 0 };
       if (!entry.started) {
         user.startingChunks += 1;
         user.startingItems += entry.chunk.items.length;
-        startingItems += entry.chunk.items.length;
       }
       user.items += entry.chunk.items.length;
       byUser.set(entry.chunk.userId, user);
     }
-    const [startingShare, itemsShare] = [startingItems / byUser.size, this.maxItemsInFlight / byUser.size];
-    const holdsShare = (user: { startingChunks: number; startingItems: number; items: number }) =>
-      user.startingItems >= startingShare || user.startingChunks >= MAX_STARTING_CHUNKS || user.items >= itemsShare;
-    return [...byUser].filter(([, user]) => holdsShare(user)).map(([userId]) => userId);
+    const holdings = [...byUser.values()];
+    const startingShare = holdings.reduce((sum, user) => sum + user.startingItems, 0) / byUser.size;
+    const itemsShare = this.maxItemsInFlight / byUser.size;
+    return [...byUser]
+      .filter(([, user]) => user.startingItems >= startingShare || user.startingChunks >= MAX_STARTING_CHUNKS || user.items >= itemsShare)
+      .map(([userId]) => userId);
   }
 
   private starting(): number {
