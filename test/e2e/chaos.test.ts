@@ -33,6 +33,8 @@ const API_RESTART_AT = 0.4;
 /** Past this, nothing more is broken: a kill in the instant between a job's completion and its webhook would send it twice, as at-least-once allows. */
 const CALM_FROM = 0.95;
 const DATABASE_DOWN_MS = 2_000;
+/** No worker is killed this soon after the database is back (see the loop). */
+const AFTER_RESTART_MS = 2_000;
 /** The issue's bound on addresses asked again. */
 const ASKED_TWICE_AT_MOST = 0.05;
 /**
@@ -149,10 +151,10 @@ describe.skipIf(missing('test/e2e/chaos.test.ts', "PostgreSQL's server programs"
         await sleep(DATABASE_DOWN_MS);
         cluster.resume();
         done.databaseRestarts += 1;
-        // The results finished while the database was away are held in the workers' memory until it
-        // answers (the runner's maxBufferedResults); a worker killed in that moment loses
-        // them all, hundreds at this pace. The next kill comes a whole interval after the restart.
-        nextKillAt = Date.now() + KILL_EVERY_MS;
+        // The results finished while the database was away are held in the workers' memory until they
+        // are written (the runner's maxBufferedResults); a worker killed in that moment loses them all,
+        // hundreds at this pace. A kill due then waits until they are written, a couple of seconds.
+        nextKillAt = Math.max(nextKillAt, Date.now() + AFTER_RESTART_MS);
       } else if (done.apiRestarts === 0 && share >= API_RESTART_AT) {
         const port = Number(new URL(api.baseUrl).port);
         await api.kill('SIGKILL');
