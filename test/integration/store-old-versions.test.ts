@@ -184,8 +184,11 @@ describe('a PostgreSQL database from before the numbered migrations', () => {
     await makeOld(url, steps.length, OLD_ROWS);
     await expectOldRows(await open(url));
     const applied = await query<{ version: number; applied_at: string }>(url, 'SELECT version, applied_at FROM schema_migrations ORDER BY version');
-    // Old step 1 made what 001 to 004 make; old step 2 is 005.
+    // Old step 1 made what 001 to 004 make; every later old step N is N + 3; newer files run now.
     expect(applied.slice(0, 5).map((row) => row.applied_at)).toEqual([1, 1, 1, 1, 2].map((step) => `2025-01-01T00:00:0${step}.000Z`));
-    expect(applied.at(-1)).toEqual({ version: PG_MIGRATIONS.length, applied_at: `2025-01-01T00:00:${steps.length}.000Z` });
+    const lastOld = steps.length + 3;
+    expect(applied[lastOld - 1]).toEqual({ version: lastOld, applied_at: `2025-01-01T00:00:${steps.length}.000Z` });
+    expect(applied.slice(lastOld).map((row) => row.version)).toEqual(PG_MIGRATIONS.slice(lastOld).map((migration) => migration.version));
+    for (const row of applied.slice(lastOld)) expect(row.applied_at.startsWith('2025-01-01')).toBe(false);
   });
 });

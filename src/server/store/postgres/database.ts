@@ -38,6 +38,10 @@ export function clientConfig(databaseUrl: string, timeoutMs: number): pg.ClientC
     query_timeout: timeoutMs + 1_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
+    // A plan for each call's values, never one kept for every call: job_items grows from a few
+    // rows to hundreds of thousands within seconds of a large job's arrival, and a plan made for the
+    // small table (kept until the next ANALYZE) walked the whole job for each claim and result.
+    options: '-c plan_cache_mode=force_custom_plan',
   };
 }
 
@@ -49,7 +53,7 @@ export function createPool(databaseUrl: string, timeoutMs: number): pg.Pool {
   return pool;
 }
 
-/** Each distinct statement gets a name, so every connection parses and plans it once. */
+/** Each distinct statement gets a name, so every connection parses it once. */
 const statementNames = new Map<string, string>();
 function statementName(text: string): string {
   let name = statementNames.get(text);

@@ -1,0 +1,3 @@
+-- PostgreSQL's step 18 checks that an item with a result holds no lease and counts a statement's
+-- leased items without joining its old and new rows. SQLite's result writes name both conditions
+-- (src/server/store/sqlite/work.ts) and its triggers run once per row, so nothing changes here.
