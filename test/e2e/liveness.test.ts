@@ -17,7 +17,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 const HOST = '127.0.41.11';
 const DOMAIN = 'slow.liveness.test';
 const ADDRESSES = 1_000;
-/** Per reply: a chunk of 250 lasts several seconds, so the cut lands while one is in hand. */
+/** Per reply: a chunk of 50 lasts over a second, so the cut lands while one is in hand. */
 const REPLY_MS = 100;
 const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

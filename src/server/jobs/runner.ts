@@ -29,7 +29,12 @@ export interface JobRunnerOptions {
   log: BackgroundLog;
   /** How long a claim lasts unless renewed; it is renewed every third of that while worked. */
   leaseMs?: number;
-  /** Items per claim: up to this many addresses of one domain of one job. */
+  /**
+   * Items per claim: up to this many addresses of one domain of one job. Small enough that a new
+   * large job's first claims, most of whose addresses wait for sessions at a few busy hosts, lease
+   * little ahead of the engine (on SQLite every item leased is the serving thread's time), and
+   * large enough that a host's sessions (4 × 5 recipients) have more waiting than they ask at once.
+   */
   chunkSize?: number;
   /** Claimed items worked at once: enough to keep the engine's sessions busy across many domains. */
   maxItemsInFlight?: number;
@@ -106,7 +111,7 @@ class ClaimingLoop {
   constructor(private readonly options: JobRunnerOptions) {
     const { queue, verifier, log, metrics } = options;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_SECONDS * 1_000;
-    this.chunkSize = options.chunkSize ?? 250;
+    this.chunkSize = options.chunkSize ?? 50;
     this.idlePollMs = options.idlePollMs ?? 1_000;
     this.errorBackoffMs = options.errorBackoffMs ?? 1_000;
     this.held = new HeldChunks(options.maxItemsInFlight ?? 5_000, metrics);
