@@ -38,10 +38,6 @@ export function clientConfig(databaseUrl: string, timeoutMs: number): pg.ClientC
     query_timeout: timeoutMs + 1_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
-    // A plan for each call's values, never one kept for every call: job_items grows from a few
-    // rows to hundreds of thousands within seconds of a large job's arrival, and a plan made for the
-    // small table (kept until the next ANALYZE) walked the whole job for each claim and result.
-    options: '-c plan_cache_mode=force_custom_plan',
   };
 }
 
@@ -53,7 +49,18 @@ export function createPool(databaseUrl: string, timeoutMs: number): pg.Pool {
   return pool;
 }
 
-/** Each distinct statement gets a name, so every connection parses it once. */
+/**
+ * How a transaction's statements are planned. `cached`, PostgreSQL's way with named statements:
+ * after five calls a statement keeps one plan for every value, until the next ANALYZE. `each call`:
+ * a plan for the values of each call, for the work queue's statements on job_items, which grows
+ * from a few rows to hundreds of thousands within seconds of a large job's arrival: a plan kept
+ * from when it was small walked the whole new job for each claim (docs/architecture.md "Work
+ * distribution"). Reads keep cached plans: planned for a new job's values against statistics from
+ * before it, a page of results sorted the whole job for each page.
+ */
+export type Planning = 'cached' | 'each call';
+
+/** Each distinct statement gets a name, so every connection parses and plans it once (see Planning). */
 const statementNames = new Map<string, string>();
 function statementName(text: string): string {
   let name = statementNames.get(text);
@@ -113,7 +120,11 @@ export class Database {
    * when it throws. Read committed unless told otherwise; the parts lock what they must (the
    * user's row before moving credits) so that concurrent nodes serialise where it matters.
    */
-  async transaction<T>(work: (sql: Statements) => Promise<T>, isolation: 'read committed' | 'repeatable read' = 'read committed'): Promise<T> {
+  async transaction<T>(
+    work: (sql: Statements) => Promise<T>,
+    isolation: 'read committed' | 'repeatable read' = 'read committed',
+    planning: Planning = 'cached',
+  ): Promise<T> {
     const client = await faultsAsConditions(this.pool.connect());
     // The pool listens for a lost connection only while a client is idle: checked out, a socket that
     // dies (the database restarting) is an 'error' event that, unheard, would end the process. The
@@ -126,7 +137,9 @@ export class Database {
     };
     let result: T;
     try {
-      await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
+      await client.query(
+        `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}${planning === 'each call' ? '; SET LOCAL plan_cache_mode = force_custom_plan' : ''}`,
+      );
       result = await work(new Statements(client));
       await client.query('COMMIT');
     } catch (error) {

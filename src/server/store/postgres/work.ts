@@ -26,7 +26,11 @@ export class PostgresWork {
   ) {}
 
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
-    return this.db.transaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
+    return this.db.transaction(
+      async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))),
+      'read committed',
+      'each call',
+    );
   }
 
   async depth(): Promise<{ pending: number; leased: number }> {
@@ -117,25 +121,38 @@ export class PostgresWork {
 
   async renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]> {
     if (leases.length === 0) return [];
-    const now = await this.db.leaseClock(this.db.sql);
-    const rows = await this.db.sql.rows<{ lease_token: string }>(
-      'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
-      [now + leaseMs, leases],
+    const rows = await this.db.transaction(
+      async (sql) =>
+        sql.rows<{ lease_token: string }>(
+          'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
+          [(await this.db.leaseClock(sql)) + leaseMs, leases],
+        ),
+      'read committed',
+      'each call',
     );
     return [...new Set(rows.map((row) => row.lease_token))];
   }
 
   async releaseLeases(leases: readonly string[]): Promise<void> {
     if (leases.length === 0) return;
-    await this.db.sql.run(
-      'UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])',
-      [leases],
+    await this.db.transaction(
+      (sql) =>
+        sql.run(
+          'UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])',
+          [leases],
+        ),
+      'read committed',
+      'each call',
     );
   }
 
   async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<SavedResults> {
     if (results.length === 0) return { completedJobs: 0, refunded: 0 };
-    return this.db.transaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
+    return this.db.transaction(
+      (sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)),
+      'read committed',
+      'each call',
+    );
   }
 
   private resultSteps(sql: Statements): ResultSteps {
