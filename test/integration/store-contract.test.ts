@@ -691,6 +691,24 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toMatchObject({ jobId: theirs.jobId });
     });
 
+    it('of claims from several connections at once, hands out every item exactly once', async () => {
+      // One domain, so that every claim reaches for the same rows: they must skip what another is taking.
+      const emails = Array.from({ length: 600 }, (_, index) => `a${index}@a.test`);
+      const { jobId } = await submitJob(emails);
+      const connections = [store, await open(), await open()];
+      const claimed: string[] = [];
+      const claimOn = async (on: Store): Promise<void> => {
+        for (;;) {
+          const chunk = await on.work.claimWork({ maxItems: 50, leaseMs: LEASE_MS });
+          if (!chunk) return;
+          claimed.push(...chunk.items.map((item) => `${item.jobId}:${item.position}`));
+        }
+      };
+      await Promise.all(connections.flatMap((on) => [claimOn(on), claimOn(on)]));
+      expect(claimed).toHaveLength(emails.length);
+      expect(new Set(claimed)).toEqual(new Set(emails.map((_, position) => `${jobId}:${position}`)));
+    });
+
     it("gives an expired lease's items to the next claim; the late results of the old lease are ignored", async () => {
       const { userId, jobId } = await submitJob(['a1@a.test', 'a2@a.test']);
       const lost = (await claim())!;
