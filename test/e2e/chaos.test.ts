@@ -38,8 +38,8 @@ const AFTER_RESTART_MS = 2_000;
 /** The bound on addresses asked again. */
 const ASKED_TWICE_AT_MOST = 0.05;
 /**
- * A loose bound on the cost of the chaos (the goal is 1.5; timing belongs to bench/ and BENCHMARKS.md,
- * 1.54-1.59 on an idle 2-core machine, up to 2.9 on a loaded one before a dead worker's leases were
+ * A loose bound on the cost of the chaos (the goal is 1.5; timing belongs to bench/ and BENCHMARKS.md:
+ * 1.44-1.52 on an idle 2-core machine, up to 2.9 on a loaded one before a dead worker's leases were
  * freed at once): work or slots left to run out their minute would break it.
  */
 const SLOWER_AT_MOST = 4;
