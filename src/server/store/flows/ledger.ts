@@ -6,8 +6,8 @@ import { step, type Awaitable, type Flow } from './flow.js';
 /** Ledger rows read per look back: a page of ten lines is one look unless a job's refunds run long. */
 const PAGE_ROWS = 100;
 
-/** A user's ledger rows before the row `beforeId` (from the newest when undefined), newest first, at most `limit`. */
-export type LedgerPage = (userId: number, beforeId: number | undefined, limit: number) => Awaitable<LedgerRow[]>;
+/** A user's ledger rows with an id below `beforeId`, newest first, at most `limit`. */
+export type LedgerPage = (userId: number, beforeId: number, limit: number) => Awaitable<LedgerRow[]>;
 
 /**
  * The user's last `lines` ledger lines (joinJobRefunds), oldest first, as the end of `ledger()`
@@ -17,7 +17,7 @@ export type LedgerPage = (userId: number, beforeId: number | undefined, limit: n
 export function* recentLedger(page: LedgerPage, userId: number, lines: number): Flow<LedgerEntry[]> {
   const newestFirst: LedgerRow[] = [];
   for (;;) {
-    const more = yield* step(page(userId, newestFirst.at(-1)?.id, PAGE_ROWS));
+    const more = yield* step(page(userId, newestFirst.at(-1)?.id ?? Number.MAX_SAFE_INTEGER, PAGE_ROWS));
     newestFirst.push(...more);
     const joined = joinJobRefunds(newestFirst.map(toLedger).reverse());
     if (joined.length > lines || more.length < PAGE_ROWS) return joined.slice(-lines);

@@ -95,11 +95,7 @@ export class PostgresAccounts {
       return joinJobRefunds((await this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 ORDER BY id', [userId])).map(toLedger));
     }
     const page: LedgerPage = (user, beforeId, limit) =>
-      this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3', [
-        user,
-        beforeId ?? Number.MAX_SAFE_INTEGER,
-        limit,
-      ]);
+      this.db.sql.rows<LedgerRow>('SELECT * FROM ledger WHERE user_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3', [user, beforeId, limit]);
     return runAwaiting(recentLedger(page, userId, last));
   }
 

@@ -25,12 +25,13 @@ export class PostgresWork {
     private readonly webhooks: PostgresWebhooks,
   ) {}
 
+  /** The queue's own transactions on job_items: planned for each call's values (see Planning). */
+  private queueTransaction<T>(work: (sql: Statements) => Promise<T>): Promise<T> {
+    return this.db.transaction(work, 'read committed', 'each call');
+  }
+
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
-    return this.db.transaction(
-      async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))),
-      'read committed',
-      'each call',
-    );
+    return this.queueTransaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
   }
 
   async depth(): Promise<{ pending: number; leased: number }> {
@@ -121,38 +122,27 @@ export class PostgresWork {
 
   async renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]> {
     if (leases.length === 0) return [];
-    const rows = await this.db.transaction(
-      async (sql) =>
-        sql.rows<{ lease_token: string }>(
-          'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
-          [(await this.db.leaseClock(sql)) + leaseMs, leases],
-        ),
-      'read committed',
-      'each call',
+    const rows = await this.queueTransaction(async (sql) =>
+      sql.rows<{ lease_token: string }>(
+        'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
+        [(await this.db.leaseClock(sql)) + leaseMs, leases],
+      ),
     );
     return [...new Set(rows.map((row) => row.lease_token))];
   }
 
   async releaseLeases(leases: readonly string[]): Promise<void> {
     if (leases.length === 0) return;
-    await this.db.transaction(
-      (sql) =>
-        sql.run(
-          'UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])',
-          [leases],
-        ),
-      'read committed',
-      'each call',
+    await this.queueTransaction((sql) =>
+      sql.run('UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL WHERE result IS NULL AND lease_token = ANY ($1::text[])', [
+        leases,
+      ]),
     );
   }
 
   async saveResults(results: readonly LeasedResult[], policy?: SavePolicy): Promise<SavedResults> {
     if (results.length === 0) return { completedJobs: 0, refunded: 0 };
-    return this.db.transaction(
-      (sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)),
-      'read committed',
-      'each call',
-    );
+    return this.queueTransaction((sql) => runAwaiting(flows.saveResults(this.resultSteps(sql), results, this.db.timestamp(), policy)));
   }
 
   private resultSteps(sql: Statements): ResultSteps {

@@ -135,7 +135,7 @@ export class SqliteAccounts {
 
   ledger(userId: number, last?: number): LedgerEntry[] {
     if (last === undefined) return joinJobRefunds(this.sql.ledgerOf.all(userId).map(toLedger));
-    return runNow(recentLedger((user, beforeId, limit) => this.sql.ledgerBefore.all(user, beforeId ?? Number.MAX_SAFE_INTEGER, limit), userId, last));
+    return runNow(recentLedger((user, beforeId, limit) => this.sql.ledgerBefore.all(user, beforeId, limit), userId, last));
   }
 
   deleteUser(userId: number): boolean {
