@@ -1,22 +1,5 @@
-import { StoreFault, type Store } from '../store/store.js';
+import { STORE_PARTS, StoreFault, type Store, type StorePart as Part } from '../store/store.js';
 import type { Metrics } from './metrics.js';
-
-type Part = Exclude<keyof Store, 'close'>;
-const PARTS: readonly Part[] = [
-  'accounts',
-  'tokens',
-  'jobs',
-  'work',
-  'idempotency',
-  'limits',
-  'dashboard',
-  'install',
-  'holders',
-  'resultCache',
-  'hostSlots',
-  'egressBenches',
-  'webhooks',
-];
 
 /** Credits moved by a store call, read off its arguments and outcome (the store is where every balance changes). */
 function countCredits(metrics: Metrics, part: Part, method: string, args: unknown[], outcome: unknown): void {
@@ -53,6 +36,6 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
         };
       },
     });
-  const watched = Object.fromEntries(PARTS.map((part) => [part, watch(part, store[part])]));
+  const watched = Object.fromEntries(STORE_PARTS.map((part) => [part, watch(part, store[part])]));
   return { ...(watched as Pick<Store, Part>), close: () => store.close() };
 }

@@ -60,7 +60,7 @@ export * from './webhook-model.js';
  * implementation on an embedded, synchronous database still keeps each atomic operation one
  * transaction that never spans an await: the Promise only carries its outcome.
  */
-export interface Store {
+export interface StoreParts {
   readonly accounts: AccountStore;
   readonly tokens: TokenStore;
   readonly jobs: JobStore;
@@ -74,8 +74,36 @@ export interface Store {
   readonly hostSlots: HostSlotStore;
   readonly egressBenches: EgressBenchStore;
   readonly webhooks: WebhookStore;
+}
+
+export interface Store extends StoreParts {
   close(): Promise<void>;
 }
+
+export type StorePart = keyof StoreParts;
+
+/**
+ * The parts' names, listed once: a Record over every key of StoreParts, so a part added to the
+ * interface and not here does not compile, and whoever wraps every part (the metrics wrapper) walks
+ * this list rather than one of its own.
+ */
+const PART_NAMES: Record<StorePart, true> = {
+  accounts: true,
+  tokens: true,
+  jobs: true,
+  work: true,
+  idempotency: true,
+  limits: true,
+  dashboard: true,
+  install: true,
+  holders: true,
+  resultCache: true,
+  hostSlots: true,
+  egressBenches: true,
+  webhooks: true,
+};
+
+export const STORE_PARTS = Object.keys(PART_NAMES) as readonly StorePart[];
 
 /**
  * Liveness beside leases (docs/architecture.md "Liveness beside leases"): a lease says who holds
