@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESULT_COLUMNS } from '../../src/csv/result-columns.js';
+import { axeViolations } from '../support/axe.js';
 import { CHROMIUM, launchBrowser, type Browser } from '../support/browser.js';
 import { fileProblem, missing } from '../support/machine.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-http-server.js';
@@ -61,26 +60,6 @@ async function api(path: string, token: string, init: { method?: 'GET' | 'POST';
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
-}
-
-/** axe-core's own script, run in the page as a person's browser extension would: every WCAG A and AA rule. */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
-      }
-    ).axe;
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-    });
-    return result.violations.map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-  });
-  return violations;
 }
 
 async function tokenNames(): Promise<string[]> {
