@@ -21,7 +21,7 @@ const CONNECTIONS = 50;
 const BULK_SIZE = 50_000;
 const SETTINGS = { full: { durationS: 8, submissions: 3 }, quick: { durationS: 1, submissions: 1 } };
 const WARMUP_S = 1;
-const NEEDED = ['../dist/cli/commands/serve.js', '../dist/cli/commands/admin.js', '../dist/server/serve.js', '../dist/engine/index.js'];
+const NEEDED = ['../dist/cli/main.js', '../dist/server/serve.js', '../dist/engine/index.js'];
 const PROGRESS_TARGET = { on: 'ratio', op: '>=', value: 0.5 };
 const SUBMIT_TARGET = { on: 'ours', op: '<=', value: 1000 };
 const ZERO_LATENCY = { smtpLatencyMs: 0, dnsLatencyMs: 0, slowFactor: 1 };

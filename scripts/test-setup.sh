@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up every part of the machine some tests need (docs/architecture.md "Tests and benchmarks"):
-# Debian's chromium, iptables, zsh, fish, postgresql, gnome-keyring, dbus-daemon and libsecret-tools
-# packages when missing, and the real MTAs on loopback (Postfix + dnsmasq, Exim + OpenSMTPD +
+# Debian's chromium, iptables, zsh, fish, postgresql, gnome-keyring, dbus-daemon, libsecret-tools and
+# time packages when missing, and the real MTAs on loopback (Postfix + dnsmasq, Exim + OpenSMTPD +
 # dnsmasq). Needs root and apt. Idempotent.
 #   npm run test:setup          set up and start (the daemons keep running)
 #   npm run test:setup -- stop  stop the daemons it started
@@ -31,6 +31,8 @@ dpkg-query -W -f='${Status}' postgresql 2>/dev/null | grep -q 'install ok instal
 command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
 command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
 command -v secret-tool >/dev/null || missing+=(libsecret-tools)
+# GNU time: the submit benchmark reads the CLI's peak memory from it (npm run bench:smoke in CI).
+[ -x /usr/bin/time ] || missing+=(time)
 if [ ${#missing[@]} -gt 0 ]; then
   # apt-get update only when the package lists are missing or stale (the first install fails).
   apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||

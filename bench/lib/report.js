@@ -118,6 +118,7 @@ export function benchOptions(argv = process.argv.slice(2)) {
     args: argv,
     options: {
       quick: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
       only: { type: 'string' },
       part: { type: 'string' },
       'smtp-latency': { type: 'string', default: '20' },
@@ -126,7 +127,9 @@ export function benchOptions(argv = process.argv.slice(2)) {
     },
   });
   return {
-    quick: values.quick,
+    // A smoke run is a quick one whose only question is whether every part still runs.
+    quick: values.quick || values.smoke,
+    smoke: values.smoke,
     only: values.only,
     part: values.part,
     smtpLatency: values['smtp-latency'],
