@@ -37,7 +37,7 @@ export interface ApiClient {
   /** `explain`: the result carries `details`, how its verdict was reached. */
   verify(email: string, options?: { idempotencyKey?: string; fresh?: boolean; explain?: boolean }): Promise<VerificationResult>;
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
-  submitBulk(emails: string[], options: { idempotencyKey: string; name?: string; fresh?: boolean }): Promise<BulkSubmission>;
+  submitBulk(emails: string[], options: { idempotencyKey: string; name?: string; fresh?: boolean; settleWithin?: number }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
@@ -88,8 +88,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // Only the fields given: a service that knows no `fresh` is not sent one it would refuse.
     verify: (email, { idempotencyKey, fresh, explain } = {}) =>
       send({ method: 'POST', path: '/v1/verify', body: { email, ...(fresh ? { fresh } : {}), ...(explain ? { explain } : {}) }, idempotencyKey }),
-    submitBulk: (emails, { idempotencyKey, name, fresh }) =>
-      send({ method: 'POST', path: '/v1/bulk-verify', body: { emails, ...(name === undefined ? {} : { name }), ...(fresh ? { fresh } : {}) }, idempotencyKey }),
+    submitBulk: (emails, { idempotencyKey, name, fresh, settleWithin }) =>
+      send({
+        method: 'POST',
+        path: '/v1/bulk-verify',
+        body: { emails, ...(name === undefined ? {} : { name }), ...(fresh ? { fresh } : {}), ...(settleWithin === undefined ? {} : { settleWithin }) },
+        idempotencyKey,
+      }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
     jobPage: (jobId, { limit, cursor }) => {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });

@@ -154,6 +154,13 @@ async function diagnoseMailFrom(dns: DnsClient, mailFrom: string): Promise<Diagn
   );
 }
 
+/** The retry schedule in words: a setting, not a check, shown so that an operator sees how long jobs may wait. */
+function describeRetrySchedule(schedule: readonly number[]): Diagnosis {
+  if (schedule.length === 0) return ok('retry schedule', 'off: temporary answers (greylisting, throttling) settle unknown at once (--retry-schedule none)');
+  const times = schedule.map((ms) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1_000}s`)).join(', ');
+  return ok('retry schedule', `temporary answers (greylisting, throttling) in jobs are asked again ${times} after the first (--retry-schedule)`);
+}
+
 /** Every engine-side check, in the order a user would fix them. */
 export async function diagnoseNetwork(options: EngineOptions, diagnose: DiagnoseOptions = {}): Promise<Diagnosis[]> {
   const dns = new DnsClient({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
@@ -168,5 +175,6 @@ export async function diagnoseNetwork(options: EngineOptions, diagnose: Diagnose
     diagnoseHelo(dns, options.heloName),
     diagnoseMailFrom(dns, options.mailFrom),
     diagnoseProxy(egresses, options, targets),
+    describeRetrySchedule(options.retryScheduleMs),
   ]);
 }

@@ -14,8 +14,8 @@ export const DEFAULT_ENGINE_OPTIONS: Omit<EngineOptions, 'heloName' | 'mailFrom'
   commandTimeoutMs: 15_000,
   concurrency: 50,
   perHostConcurrency: 4,
-  greylistRetryMs: 60_000,
-  greylistBudgetMs: 180_000,
+  // 1, 6, 16, 31 and 61 minutes: past postgrey's 5 minutes and the 15 to 30 of many hosts and providers' throttles.
+  retryScheduleMs: [1, 6, 16, 31, 61].map((minutes) => minutes * 60_000),
   dnsblZones: ['zen.spamhaus.org', 'dbl.spamhaus.org'],
   webCheck: true,
   webPorts: [443, 80],

@@ -47,6 +47,8 @@ export interface ServiceParts {
    * process on it, with the result cache before it when reuse is on.
    */
   verifier: WatchedVerifier & ServiceVerifier;
+  /** When a temporary answer is asked again (the engine's option, kept by the job runner). */
+  retryScheduleMs: readonly number[];
   metrics?: Metrics;
   /** The process's own log (the runner's, the cache's), on stderr. */
   log: pino.Logger;
@@ -89,7 +91,7 @@ export async function openServiceParts(
       await joined.leave();
     },
   };
-  return { store, verifier, metrics, log, holder };
+  return { store, verifier, retryScheduleMs: engineOptions.retryScheduleMs, metrics, log, holder };
 }
 
 /**
@@ -99,7 +101,7 @@ export async function openServiceParts(
  * it. Stopping the runner stops them all.
  */
 export function startRegisteredRunner(
-  { store, verifier, metrics, holder }: ServiceParts,
+  { store, verifier, retryScheduleMs, metrics, holder }: ServiceParts,
   options: { log: BackgroundLog; leaseMs: number } & ServicePolicy,
 ): JobRunner {
   const webhooks = startWebhookDeliverer({
@@ -118,6 +120,7 @@ export function startRegisteredRunner(
     holder: holder.id,
     standing: holder,
     verifier,
+    retryScheduleMs,
     log: options.log,
     leaseMs: options.leaseMs,
     metrics: metrics?.runner,

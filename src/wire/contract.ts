@@ -34,7 +34,8 @@ export const checksSchema = {
 /**
  * The verification result (docs/api.md "Resources"): single responses and every entry of a bulk job's results. The
  * contract's four fields, and additional ones: `reasonCode` always, `notEstablished` and
- * `suggestion` only when there are, `verifiedAt` only on a reused verdict.
+ * `suggestion` only when there are, `verifiedAt` only on a reused verdict, `nextAttemptAt` only
+ * while a bulk job's address waits for its next try.
  */
 export const verificationResultSchema = {
   type: 'object',
@@ -57,6 +58,12 @@ export const verificationResultSchema = {
       format: 'date-time',
       description:
         "When the verdict was found, on a result reused from a recent verification (the result cache) rather than asked afresh: exact when your own request found it, the day (UTC midnight) when another account's did.",
+    },
+    nextAttemptAt: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'In a bulk job still processing: the answer so far was temporary (greylisting, throttling), so `result` is `unknown` for now and the address is asked again at this time.',
     },
   },
 } as const;
@@ -129,6 +136,13 @@ export const bulkRequestSchema = {
     emails: { type: 'array', minItems: 1, maxItems: MAX_BULK_EMAILS, items: { type: 'string' } },
     name: { type: 'string', maxLength: 200, description: "What to call the job (the CLI sends the list's file name); shown in progress and the dashboard." },
     fresh: freshProperty,
+    settleWithin: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 604_800,
+      description:
+        'Seconds after submission past which no address is asked again: addresses still waiting for their next try (greylisting, throttling) then settle `unknown` at once. Without it, the retry schedule decides (about an hour).',
+    },
   },
 } as const;
 
@@ -157,6 +171,12 @@ export const jobProgressSchema = {
     name: { type: 'string', description: 'The name given at submission, when one was.' },
     ...jobStateFields,
     progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
+    waiting: {
+      type: 'integer',
+      description:
+        'Addresses whose answer so far was temporary (greylisting, throttling), waiting for their next try; not counted in `processed`. Only while there are.',
+    },
+    nextAttemptAt: { type: 'string', format: 'date-time', description: 'When the earliest waiting address is asked again. Only while some wait.' },
   },
 } as const;
 

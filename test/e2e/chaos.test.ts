@@ -61,7 +61,7 @@ beforeAll(async () => {
   mx = await startSmtpServer({ host: HOST, port, mailboxes, replyDelayMs: REPLY_MS });
   dns = await startDnsServer(mxZones(DOMAIN, { [`mx.${DOMAIN}`]: HOST }));
   receiver = await startWebhookReceiver(() => 200);
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
+  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--retry-schedule', 'none'];
 });
 
 afterEach(async () => {

@@ -90,8 +90,8 @@ beforeAll(async () => {
     String(port),
     '--allow-private-networks',
     '--no-web-check',
-    '--greylist-retry',
-    '0',
+    '--retry-schedule',
+    'none',
     '--dnsbl-zone',
     'dnsbl.test',
   ];

@@ -26,8 +26,8 @@ const engineArgs = () => [
   'probe.verifier.test',
   '--mail-from',
   `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
-  '--greylist-retry',
-  '0',
+  '--retry-schedule',
+  'none',
 ];
 
 interface Explained {

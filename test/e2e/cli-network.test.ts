@@ -219,6 +219,7 @@ describe('mailverify doctor', () => {
       'helo',
       'mail from',
       'proxy',
+      'retry schedule',
       ...standing,
       'service',
       'token',
@@ -226,6 +227,7 @@ describe('mailverify doctor', () => {
     ]);
     for (const line of lines) expect(line).toMatch(/^ok\s/);
     expect(stdout).toContain('signed in as doctor@example.org, balance 7');
+    expect(stdout).toContain('asked again 1m, 6m, 16m, 31m, 61m after the first (--retry-schedule)');
     expect(stdout).toMatch(/SOCKS5 proxy 127\.0\.13\.6:\d+ \(with username and password\) relays to/);
     expect(stdout).not.toContain(PROXY_PASSWORD);
     expect(stdout).not.toContain(token);

@@ -54,7 +54,7 @@ beforeAll(async () => {
     'cli.test': { records: [{ type: 'MX', exchange: 'mx.cli.test', priority: 10 }] },
     'mx.cli.test': { records: [{ type: 'A', address: '127.0.0.61' }] },
   });
-  engineArgs = ['--local', '--dns-server', dns.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--greylist-retry', '0'];
+  engineArgs = ['--local', '--dns-server', dns.server, '--smtp-port', String(port), '--allow-private-networks', '--no-web-check', '--retry-schedule', 'none'];
 });
 
 afterAll(async () => {
@@ -189,8 +189,8 @@ describe('mailverify verify --local, two domains on one slow host with one sessi
         String(port),
         '--allow-private-networks',
         '--no-web-check',
-        '--greylist-retry',
-        '0',
+        '--retry-schedule',
+        'none',
         '--per-host-concurrency',
         '1',
       ];

@@ -36,8 +36,8 @@ beforeAll(async () => {
       'probe.test',
       '--mail-from',
       'probe@probe.test',
-      '--greylist-retry',
-      '0',
+      '--retry-schedule',
+      'none',
     ],
     // A proxy password only ever comes from the environment.
     env: { MAILVERIFY_PROXY: proxy.url },

@@ -43,8 +43,8 @@ beforeAll(async () => {
     'probe.test',
     '--mail-from',
     'probe@probe.test',
-    '--greylist-retry',
-    '0',
+    '--retry-schedule',
+    'none',
     '--log-level',
     'info',
   ];

@@ -49,7 +49,7 @@ beforeAll(async () => {
     ...mxZones(QUICK_DOMAIN, { [`mx.${QUICK_DOMAIN}`]: QUICK_HOST }),
     ...mxZones(DOWN_DOMAIN, { [`mx.${DOWN_DOMAIN}`]: DOWN_HOST }),
   });
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
+  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--retry-schedule', 'none'];
 });
 
 beforeEach(() => {

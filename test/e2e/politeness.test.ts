@@ -47,8 +47,8 @@ beforeAll(async () => {
     'probe.test',
     '--mail-from',
     'probe@probe.test',
-    '--greylist-retry',
-    '0',
+    '--retry-schedule',
+    'none',
     '--per-host-concurrency',
     String(PER_HOST),
   ];

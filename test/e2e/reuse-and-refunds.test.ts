@@ -45,7 +45,7 @@ beforeAll(async () => {
     greylist: { times: 1_000_000, addresses: everyList.filter(isUnknown) },
   });
   dns = await startDnsServer(Object.assign({}, ...[...DOMAINS, 'kelvin.reuse.test'].map((domain) => mxZones(domain, { [`mx.${domain}`]: HOST }))));
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
+  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--retry-schedule', 'none'];
 });
 
 beforeEach(() => smtp.reset());

@@ -37,14 +37,14 @@ describe('mailverify serve on SIGTERM during a large job', () => {
   it('exits 0 promptly; the restart completes the job with one result per email, charged once', async () => {
     root = await mkdtemp(join(tmpdir(), 'mailverify-shutdown-'));
     const dataDir = join(root, 'data');
-    const first = await startService({ dataDir, engineArgs: [...world.engineArgs, '--greylist-retry', '60000'] });
+    const first = await startService({ dataDir, engineArgs: [...world.engineArgs, '--retry-schedule', '3s'] });
     services.push(first);
     const token = await first.createUser('shutdown@example.org', { credits: CREDITS, rateLimit: 1_000 });
     const submitted = await call(first.baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails } });
     expect(submitted.status).toBe(200);
     const jobId = submitted.body.jobId as string;
 
-    // Everything but the greylisted addresses is answered; those wait in the engine for their retry.
+    // Everything but the greylisted addresses is answered; those wait in the store for their next try.
     const atSignal = await pollProgress(first.baseUrl, jobId, token, (progress) => progress.processed >= TOTAL - greylisted.length);
     expect(atSignal.status).toBe('processing');
     const signalledAt = Date.now();
@@ -54,7 +54,7 @@ describe('mailverify serve on SIGTERM during a large job', () => {
     expect(exitCode, first.stderr()).toBe(0);
     expect(tookMs).toBeLessThan(EXIT_BOUND_MS);
 
-    const second = await startService({ dataDir, engineArgs: world.engineArgs });
+    const second = await startService({ dataDir, engineArgs: [...world.engineArgs, '--retry-schedule', '3s'] });
     services.push(second);
     // Every result written before the signal survived it.
     expect((await jobProgress(second.baseUrl, jobId, token)).processed).toBeGreaterThanOrEqual(atSignal.processed);

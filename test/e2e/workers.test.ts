@@ -42,7 +42,7 @@ beforeAll(async () => {
     ...mxZones(SLOW_DOMAIN, { [`mx.${SLOW_DOMAIN}`]: SLOW_HOST }),
     ...mxZones(OTHER_DOMAIN, { [`mx.${OTHER_DOMAIN}`]: OTHER_HOST }),
   });
-  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--greylist-retry', '0'];
+  engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--mail-from', 'probe@probe.test', '--retry-schedule', 'none'];
 });
 
 beforeEach(() => {

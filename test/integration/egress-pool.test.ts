@@ -19,7 +19,7 @@ const EXPECTED: Record<string, VerificationResult['result']> = {
 
 /** The Postfix fixture's verifier, from `sourceAddresses`: no DNSBL lookups, no greylist retries. */
 function poolVerifier(sourceAddresses: string[]) {
-  return postfixVerifier({ sourceAddresses, dnsblZones: [], greylistRetryMs: 0 });
+  return postfixVerifier({ sourceAddresses, dnsblZones: [] });
 }
 
 async function verdicts(verifier: ReturnType<typeof poolVerifier>, emails = Object.keys(EXPECTED)): Promise<Map<string, VerificationResult>> {

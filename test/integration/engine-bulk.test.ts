@@ -1,5 +1,6 @@
 // verifyMany over 1,000 addresses at 10 domains: grouped by domain, DNS and catch-all asked once
-// per domain, many RCPTs per session, greylisted addresses retried while the rest goes on.
+// per domain, many RCPTs per session, greylisted addresses answered at once as temporary (the job
+// runner asks them again later: test/integration/job-runner.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, type VerificationResult } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture, type ZoneBehaviour } from '../support/dns-server.js';
@@ -22,6 +23,7 @@ const exists = (local: string): boolean => Number(local.slice(4)) < 70;
 const expected = (email: string): string => {
   const [local = '', domain] = email.split('@');
   if (domain === CATCH_ALL_DOMAIN) return 'catch_all';
+  if (domain === GREYLISTED_DOMAIN) return 'unknown';
   return exists(local) ? 'valid' : 'invalid';
 };
 const emails = DOMAINS.flatMap((domain) => Array.from({ length: PER_DOMAIN }, (_, i) => `user${i}@${domain}`));
@@ -55,7 +57,7 @@ afterAll(async () => {
 
 describe('verifyMany', () => {
   it('verifies 1,000 addresses at 10 domains with one MX lookup and one catch-all probe per domain', async () => {
-    const verifier = createVerifier(fixtureOptions(dns, port, { concurrency: 20, perHostConcurrency: 4, greylistRetryMs: 150, greylistBudgetMs: 10_000 }));
+    const verifier = createVerifier(fixtureOptions(dns, port, { concurrency: 20, perHostConcurrency: 4 }));
     const results: VerificationResult[] = [];
     await verifier.verifyMany(emails, (result) => {
       results.push(result);
@@ -86,22 +88,22 @@ describe('verifyMany', () => {
     expect(catchAllRcpts).toBe(0);
   });
 
-  it('retries greylisted addresses later while other domains go on, handing each result over as it comes', async () => {
+  it('answers a greylisted address at once as temporary, asking it once, and never holds other domains back', async () => {
     const greylisting = servers.find((server) => server.host === hostOf(DOMAINS.indexOf(GREYLISTED_DOMAIN)))!;
     greylisting.reset(); // greylisted afresh: the first RCPT of each address gets 450 again
     const greylisted = [`user1@${GREYLISTED_DOMAIN}`, `user2@${GREYLISTED_DOMAIN}`];
     const others = ['user1@bulk3.test', 'user80@bulk4.test', `user5@${CATCH_ALL_DOMAIN}`];
-    const retried = (): boolean => greylisted.some((email) => greylisting.rcptCount(email) > 1);
-    const handedOver: { email: string; result: string; afterRetry: boolean }[] = [];
-    // A retry delay far beyond what the other domains take, so "before the retry" means "not held back".
-    const verifier = createVerifier(fixtureOptions(dns, port, { greylistRetryMs: 1_000, greylistBudgetMs: 5_000 }));
-    await verifier.verifyMany([...greylisted, ...others], (result) => {
-      handedOver.push({ email: result.email, result: result.result, afterRetry: retried() });
+    const results: VerificationResult[] = [];
+    await createVerifier(fixtureOptions(dns, port)).verifyMany([...greylisted, ...others], (result) => {
+      results.push(result);
     });
 
-    expect(handedOver.slice(0, others.length)).toEqual(expect.arrayContaining(others.map((email) => ({ email, result: expected(email), afterRetry: false }))));
-    expect(handedOver.slice(others.length)).toEqual(expect.arrayContaining(greylisted.map((email) => ({ email, result: 'valid', afterRetry: true }))));
-    for (const email of greylisted) expect(greylisting.rcptCount(email), email).toBe(2);
+    const byEmail = new Map(results.map((result) => [result.email, result]));
+    for (const email of others) expect(byEmail.get(email)?.result, email).toBe(expected(email));
+    for (const email of greylisted) {
+      expect(byEmail.get(email), email).toMatchObject({ result: 'unknown', reasonCode: 'greylisted' });
+      expect(greylisting.rcptCount(email), email).toBe(1);
+    }
   });
 
   it('keeps DNS answers and the catch-all finding between calls of one verifier', async () => {

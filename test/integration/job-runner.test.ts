@@ -38,7 +38,7 @@ function openStore(dataDir: string): Store {
 }
 
 function run({ store, ...options }: Partial<JobRunnerOptions> & { store: Store }): JobRunner {
-  const runner = startJobRunner({ verifier, log: silentLog, ...options, queue: store.work });
+  const runner = startJobRunner({ verifier, retryScheduleMs: [], log: silentLog, ...options, queue: store.work });
   cleanup.unshift(() => runner.stop());
   return runner;
 }
@@ -65,6 +65,7 @@ function bindAll(queue: WorkQueue): WorkQueue {
     releaseLeases: queue.releaseLeases.bind(queue),
     saveResults: queue.saveResults.bind(queue),
     rescue: queue.rescue.bind(queue),
+    wakeDue: queue.wakeDue.bind(queue),
     depth: queue.depth.bind(queue),
   };
 }
@@ -110,7 +111,7 @@ beforeAll(async () => {
     allowPrivateNetworks: true,
     webCheck: false,
     dnsblZones: [],
-    greylistRetryMs: 0,
+    retryScheduleMs: [],
     perHostConcurrency: 1,
   });
 });
@@ -144,6 +145,7 @@ describe('the bulk job runner', () => {
     const cut = startJobRunner({
       queue: broken,
       verifier,
+      retryScheduleMs: [],
       log: { info: (_details, message) => stopped.push(message), error: () => {} },
       leaseMs,
       idlePollMs: 60_000,

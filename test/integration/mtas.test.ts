@@ -86,7 +86,7 @@ function verify(email: string): Promise<VerificationResult> {
     mailFrom: 'probe@verifier.test',
     connectTimeoutMs: 5_000,
     commandTimeoutMs: 5_000,
-    greylistRetryMs: 0,
+    retryScheduleMs: [],
   }).verify(email);
 }
 

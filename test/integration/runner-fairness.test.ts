@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 function verifierWith(overrides: Partial<EngineOptions>): Verifier {
-  return createVerifier(fixtureOptions(dns, port, { greylistRetryMs: 0, ...overrides }));
+  return createVerifier(fixtureOptions(dns, port, { ...overrides }));
 }
 
 async function newUser(store: Store, credits: number): Promise<number> {
@@ -128,8 +128,14 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     const store = await freshStore();
     // Fewer global sessions than the backlog's hosts could take, so the backlog's sessions queue for slots.
     let inFlight = { chunks: 0, items: 0 };
-    const metrics = { leases: () => {}, inFlight: (chunks: number, items: number) => (inFlight = { chunks, items }) };
-    const runner = startJobRunner({ queue: store.work, verifier: verifierWith({ concurrency: 4, perHostConcurrency: 4 }), log: silentLog, metrics });
+    const metrics = { leases: () => {}, retries: () => {}, inFlight: (chunks: number, items: number) => (inFlight = { chunks, items }) };
+    const runner = startJobRunner({
+      queue: store.work,
+      verifier: verifierWith({ concurrency: 4, perHostConcurrency: 4 }),
+      retryScheduleMs: [],
+      log: silentLog,
+      metrics,
+    });
     cleanup.unshift(() => runner.stop());
     const wake = () => runner.wake();
     await timeJob(store, wake, smallJob('warm'));
@@ -157,8 +163,8 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     async (others) => {
       const store = await freshStore();
       let chunksInFlight = 0;
-      const metrics = { leases: () => {}, inFlight: (chunks: number) => (chunksInFlight = chunks) };
-      const runner = startJobRunner({ queue: store.work, verifier: verifierWith({ perHostConcurrency: 2 }), log: silentLog, metrics });
+      const metrics = { leases: () => {}, retries: () => {}, inFlight: (chunks: number) => (chunksInFlight = chunks) };
+      const runner = startJobRunner({ queue: store.work, verifier: verifierWith({ perHostConcurrency: 2 }), retryScheduleMs: [], log: silentLog, metrics });
       cleanup.unshift(() => runner.stop());
       const wake = () => runner.wake();
 
@@ -192,7 +198,8 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     const store = await freshStore();
     const runner = startJobRunner({
       queue: store.work,
-      verifier: verifierWith({ greylistRetryMs: GREYLIST_DELAY_MS, greylistBudgetMs: 10 * GREYLIST_DELAY_MS, perHostConcurrency: 4 }),
+      verifier: verifierWith({ perHostConcurrency: 4 }),
+      retryScheduleMs: [GREYLIST_DELAY_MS],
       log: silentLog,
     });
     cleanup.unshift(() => runner.stop());
@@ -203,7 +210,7 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     const greylistedMs = await timeJob(store, wake, addresses('grey.fair.test'));
 
     // Every address is asked twice at the greylisting host (a 450, then the answer): twice the
-    // work, plus one delay (a retry batch waits at most two delays after its first address). Held
+    // work, plus one delay and its spread (a tenth), and the upkeep's second that wakes it. Held
     // chunk by chunk, its forty chunks of 50 would take forty delays.
     expect(greylistedMs, `plain ${plainMs.toFixed(0)} ms, greylisted ${greylistedMs.toFixed(0)} ms`).toBeLessThanOrEqual(2 * plainMs + 2 * GREYLIST_DELAY_MS);
   }, 120_000);

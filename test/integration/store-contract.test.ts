@@ -248,6 +248,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
         status: 'processing',
         total: 2,
         processed: 0,
+        waiting: 0,
+        nextAttemptAt: null,
       });
       // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;
@@ -463,7 +465,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       pending.sort((a, b) => a.position - b.position);
       expect(pending).toHaveLength(50_000);
       expect(pending.every((item, index) => item.jobId === created.jobId && item.position === index && item.email === emails[index])).toBe(true);
-      expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test' });
+      expect(pending[49_999]).toEqual({ jobId: created.jobId, position: 49_999, email: 'user49999@domain199.test', attempts: 0, firstAnsweredAt: null });
       expect((await store.accounts.findUserById(user.id))!.balance).toBe(0);
     });
   });
@@ -655,8 +657,8 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect(first).toMatchObject({ jobId, domain: 'a.test' });
       expect(first.lease).toMatch(/^[0-9a-f-]{36}$/);
       expect(first.items).toEqual([
-        { jobId, position: 0, email: 'a1@a.test' },
-        { jobId, position: 2, email: 'a2@A.TEST' },
+        { jobId, position: 0, email: 'a1@a.test', attempts: 0, firstAnsweredAt: null },
+        { jobId, position: 2, email: 'a2@A.TEST', attempts: 0, firstAnsweredAt: null },
       ]);
       // The rest of a.test, then b.test, then the address without a domain; then nothing is left.
       expect(emailsOf(await claim())).toEqual(['a3@a.test']);
@@ -724,6 +726,40 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       await store.work.saveResults(answers(taken, 'from the new lease'));
       expect(await store.jobs.getJob(userId, jobId)).toMatchObject({ processed: 2, status: 'completed' });
       expect(await reasons(userId, jobId)).toEqual(['from the new lease', 'from the new lease']);
+    });
+
+    it('keeps a temporary answer as the result so far, claims it again only once due, and counts it when it settles', async () => {
+      const { userId, jobId } = await submitJob(['grey@a.test', 'fine@a.test']);
+      const first = (await claim())!;
+      const dueAt = clock.getTime() + 5_000;
+      const [grey, fine] = answers(first, 'greylisted');
+      await store.work.saveResults([{ ...grey!, dueAt, result: { ...grey!.result, nextAttemptAt: new Date(dueAt).toISOString() } }, fine!]);
+      // Waiting: readable, not processed, not claimable, and the job goes on.
+      expect(await store.jobs.getJob(userId, jobId)).toMatchObject({
+        processed: 1,
+        status: 'processing',
+        waiting: 1,
+        nextAttemptAt: new Date(dueAt).toISOString(),
+      });
+      const page = await store.jobs.readResults(jobId, { after: -1, limit: 10 });
+      expect(page.map((row) => [row.position, Boolean(row.waiting)])).toEqual([
+        [0, true],
+        [1, false],
+      ]);
+      expect(JSON.parse(page[0]!.json)).toMatchObject({ email: 'grey@a.test', nextAttemptAt: new Date(dueAt).toISOString() });
+      expect(await store.work.depth()).toMatchObject({ waiting: 1 });
+      later(4_999);
+      expect(await store.work.wakeDue()).toBe(0);
+      expect(await claim()).toBeUndefined();
+      later(1);
+      expect(await store.work.wakeDue()).toBe(1);
+      // Due: claimed like any item, once, with its tries so far.
+      const again = (await claim())!;
+      expect(again.items).toEqual([{ jobId, position: 0, email: 'grey@a.test', attempts: 1, firstAnsweredAt: dueAt - 5_000 }]);
+      expect(await claim()).toBeUndefined();
+      await store.work.saveResults(answers(again, 'accepted at last'));
+      expect(await store.jobs.getJob(userId, jobId)).toMatchObject({ processed: 2, status: 'completed', waiting: 0, nextAttemptAt: null });
+      expect(await reasons(userId, jobId)).toEqual(['accepted at last', 'greylisted']);
     });
 
     it('keeps renewed leases past their first expiry, and only those', async () => {

@@ -15,7 +15,7 @@ export function fixtureOptions(dns: DnsFixture, smtpPort: number, overrides: Par
     dnsTimeoutMs: 1_000,
     connectTimeoutMs: 1_000,
     commandTimeoutMs: 1_000,
-    greylistRetryMs: 0,
+    retryScheduleMs: [],
     ...overrides,
   };
 }

@@ -61,6 +61,23 @@ export function postfixLogFromNow(): { connectionsFrom(client: string): Promise<
 }
 
 /**
+ * The fixture as the CLI's engine flags: its resolver, port 25, our HELO name, and a sender of its
+ * own (postgrey greylists each sender afresh, see postfixVerifier).
+ */
+export function postfixEngineArgs(): string[] {
+  return [
+    '--dns-server',
+    DNS_SERVER,
+    '--smtp-port',
+    '25',
+    '--helo',
+    'probe.verifier.test',
+    '--mail-from',
+    `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
+  ];
+}
+
+/**
  * A verifier aimed at the fixture. Every verifier gets its own envelope sender, because postgrey
  * greylists (client, sender, recipient) triplets and remembers the ones that passed: a sender
  * never seen before makes grey@mailbox.test greylisted again on every run. Letters, not digits:

@@ -54,7 +54,7 @@ export async function startMailWorld(
     dnsblZones: [],
     webCheck: false,
     allowPrivateNetworks: true,
-    greylistRetryMs: 0,
+    retryScheduleMs: [],
     connectTimeoutMs: 3_000,
     commandTimeoutMs: 3_000,
   };
@@ -67,8 +67,8 @@ export async function startMailWorld(
     'probe.test',
     '--mail-from',
     'probe@probe.test',
-    '--greylist-retry',
-    '0',
+    '--retry-schedule',
+    'none',
     '--connect-timeout',
     '3000',
     '--command-timeout',
@@ -171,7 +171,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const jwtSecret = await store.install.signingSecret();
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
-  const runner = startJobRunner({ queue: store.work, verifier, log: silentLog, idlePollMs: 200 });
+  const runner = startJobRunner({ queue: store.work, verifier, retryScheduleMs: [], log: silentLog, idlePollMs: 200 });
   const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log, httpTimeouts: options.httpTimeouts });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -205,6 +205,9 @@ export interface JobProgress {
   total: number;
   processed: number;
   progress_percent: number;
+  /** Only while addresses wait for their next try. */
+  waiting?: number;
+  nextAttemptAt?: string;
 }
 
 export async function jobProgress(baseUrl: string, jobId: string, token: string): Promise<JobProgress> {

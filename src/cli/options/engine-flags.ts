@@ -58,6 +58,30 @@ export function durationMs(raw: string, name: string, hint = ''): number {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']!);
 }
 
+/** `1m,6m,16m,31m,61m`: times after the first answer, each later than the one before; `none`: never asked again. */
+const retrySchedule: Parse = (raw, name) => {
+  if (raw.trim() === 'none') return [];
+  const hint = 'a comma list such as 1m,6m,16m,31m,61m, or none';
+  const times = raw.split(',').map((part) => durationMs(part, name, hint));
+  if (times.some((time, index) => time <= 0 || time <= (times[index - 1] ?? 0) || time > 86_400_000)) {
+    throw new UsageError(`${name}: "${raw}" must list times after the first answer, each later than the one before and at most 1d`, `use ${hint}`);
+  }
+  return times;
+};
+
+/** The flags that --retry-schedule replaced: refused with the new one named, never silently ignored. */
+const RETIRED_FLAGS = [
+  { flag: '--greylist-retry <ms>', env: 'MAILVERIFY_GREYLIST_RETRY' },
+  { flag: '--greylist-budget <ms>', env: 'MAILVERIFY_GREYLIST_BUDGET' },
+];
+
+function retired(name: string): UsageError {
+  return new UsageError(
+    `${name} is retired: temporary answers are asked again on a schedule`,
+    'use --retry-schedule 1m,6m,16m,31m,61m (or none) [env MAILVERIFY_RETRY_SCHEDULE]',
+  );
+}
+
 /** docs/architecture.md "The engine": these flag and environment names are fixed so that scripts can rely on them. */
 const ENGINE_FLAGS: EngineFlag[] = [
   {
@@ -96,18 +120,11 @@ const ENGINE_FLAGS: EngineFlag[] = [
   },
   { key: 'dnsTimeoutMs', flag: '--dns-timeout <ms>', env: 'MAILVERIFY_DNS_TIMEOUT', description: 'timeout of one DNS query', parse: milliseconds },
   {
-    key: 'greylistRetryMs',
-    flag: '--greylist-retry <ms>',
-    env: 'MAILVERIFY_GREYLIST_RETRY',
-    description: 'delay before a greylisted address is retried (0 = off)',
-    parse: milliseconds,
-  },
-  {
-    key: 'greylistBudgetMs',
-    flag: '--greylist-budget <ms>',
-    env: 'MAILVERIFY_GREYLIST_BUDGET',
-    description: 'total time greylisted addresses may be retried for',
-    parse: milliseconds,
+    key: 'retryScheduleMs',
+    flag: '--retry-schedule <list>',
+    env: 'MAILVERIFY_RETRY_SCHEDULE',
+    description: 'when a temporary answer (greylisting, throttling) is asked again, after the first: e.g. 1m,6m,16m,31m,61m (the default), 5s,20s, or none',
+    parse: retrySchedule,
   },
   { key: 'concurrency', flag: '--concurrency <n>', env: 'MAILVERIFY_CONCURRENCY', description: 'SMTP sessions open at once in all', parse: integer(1, 10_000) },
   {
@@ -174,6 +191,13 @@ export function addEngineFlags(command: Command): Command {
     };
     command.option<unknown>(def.flag, `${def.description} [env ${def.env}]`, parseArg);
   }
+  for (const { flag } of RETIRED_FLAGS) {
+    command.addOption(
+      new Option(flag).hideHelp().argParser(() => {
+        throw retired(optionName(flag));
+      }),
+    );
+  }
   command.option('--allow-private-networks', `probe hosts on loopback and private networks [env ${BOOLEAN_ENV.allowPrivateNetworks}=1]`);
   command.option('--no-web-check', `skip the web reachability check [env ${BOOLEAN_ENV.webCheck}=0]`);
   return command;
@@ -236,6 +260,7 @@ export async function resolvedEngineOptions(flags: EngineFlags, env: NodeJS.Proc
 /** Engine options from a command's flags, then the environment; the engine fills in defaults. */
 export function engineOptionsFrom(flags: EngineFlags, env: NodeJS.ProcessEnv = process.env): Partial<EngineOptions> {
   const options: Record<string, unknown> = { ...flags.values };
+  for (const { env: name } of RETIRED_FLAGS) if (env[name] !== undefined && env[name].trim() !== '') throw retired(name);
   for (const def of ENGINE_FLAGS) {
     const raw = env[def.env];
     if (options[def.key] === undefined && raw !== undefined && raw.trim() !== '') {

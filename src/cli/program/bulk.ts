@@ -17,6 +17,10 @@ function addSubmit(bulk: Command): void {
   );
   addForceFlag(submit)
     .option('--fresh', 'ask every address again: the service reuses no recent verdict; --local starts a new job, resuming nothing')
+    .option(
+      '--settle-within <duration>',
+      'ask temporary answers (greylisting, throttling) again for at most this long, e.g. 10m: then they settle unknown (default: the retry schedule, about an hour)',
+    )
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option(

@@ -8,7 +8,6 @@ import type { MatchedRule } from '../rules/provider-rules.js';
 import type { Priority } from '../core/semaphore.js';
 import type { Counts } from '../core/counts.js';
 import type { VerifierContext } from './context.js';
-import { GreylistRetries } from './greylist-retries.js';
 
 function catchAllFinding(answer: ProbeAnswer, probeAddress: string): CatchAllFinding {
   const reason = `${probeAddress} got ${answer.outcome.reason}`;
@@ -26,35 +25,25 @@ function acceptedByCatchAll(finding: CatchAllFinding): SmtpOutcome {
 
 /**
  * The work the primary MX host still owes this run (VerifierContext.backlog), in RCPTs: one per
- * address until its answer settles, and one more from its first greylisted answer on. That second
- * one is not strictly owed (one RCPT is done), but a greylisting host's addresses cost two RCPTs
- * each and a delay, and the count is what ranks hosts for the global slots.
+ * address until its answer settles. The count is what ranks hosts for the global slots.
  */
 class OwedRcpts {
-  private readonly askedAgain = new Set<string>();
-
   constructor(
     private readonly backlog: Counts,
     private readonly host: string | undefined,
   ) {}
 
   /** `settle`, counting the address owed until it is first called. */
-  until(address: string, settle: (outcome: SmtpOutcome) => void): (outcome: SmtpOutcome) => void {
+  until(settle: (outcome: SmtpOutcome) => void): (outcome: SmtpOutcome) => void {
     const { host, backlog } = this;
     if (host === undefined) return settle;
     backlog.add(host, 1);
     let settled = false;
     return (outcome) => {
-      if (!settled) backlog.add(host, this.askedAgain.delete(address) ? -2 : -1);
+      if (!settled) backlog.add(host, -1);
       settled = true;
       settle(outcome);
     };
-  }
-
-  again(address: string): void {
-    if (this.host === undefined || this.askedAgain.has(address)) return;
-    this.askedAgain.add(address);
-    this.backlog.add(this.host, 1);
   }
 }
 
@@ -71,15 +60,14 @@ export interface ProbeOptions {
   priority: Priority;
   share?: string;
   signal?: AbortSignal;
-  /** Told of each RCPT address put aside for its greylist retry, once. */
-  retryLater?: (address: string) => void;
   /** Where an explained verification is recorded: its sessions are then its own (see VerifyOptions.explain). */
   transcript?: Transcript;
 }
 
 /**
  * The SMTP side of one domain's run: the catch-all probe (once per domain and verifier) first,
- * then every address over shared sessions, greylisted ones again after the retry delay.
+ * then every address over shared sessions, each asked once: a temporary answer is the caller's to
+ * ask again later (docs/architecture.md "Settling later").
  */
 export class DomainProbe {
   /** The SMTP answer of each RCPT address, settled as it comes in. */
@@ -87,7 +75,6 @@ export class DomainProbe {
   readonly catchAll: Promise<CatchAllFinding>;
   private readonly settlers = new Map<string, (outcome: SmtpOutcome) => void>();
   private readonly prober: SmtpProber;
-  private readonly greylist: GreylistRetries;
   private readonly signal?: AbortSignal;
   private readonly transcript?: Transcript;
 
@@ -96,7 +83,7 @@ export class DomainProbe {
     private readonly asciiDomain: string,
     targets: readonly SessionTarget[],
     addresses: Iterable<string>,
-    { priority, share, signal, retryLater, transcript }: ProbeOptions,
+    { priority, share, signal, transcript }: ProbeOptions,
   ) {
     const { options } = context;
     this.signal = signal;
@@ -104,7 +91,7 @@ export class DomainProbe {
     const takeSlot = (target: SessionTarget, pending: number) => context.takeSlot(target, { priority, share, pending });
     this.transcript = transcript;
     for (const address of addresses) {
-      this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(address, resolve))));
+      this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(resolve))));
     }
     this.prober = new SmtpProber(targets, {
       perHostConcurrency: options.perHostConcurrency,
@@ -116,14 +103,6 @@ export class DomainProbe {
       sharingKey: `${priority} ${share ?? ''}`,
       observer: context.observer,
     });
-    this.greylist = new GreylistRetries(
-      { retryMs: options.greylistRetryMs, budgetMs: options.greylistBudgetMs },
-      (requests) => this.prober.ask(requests.map(this.unlessCancelled)),
-      (address) => {
-        owed.again(address);
-        retryLater?.(address);
-      },
-    );
     const primary = targets[0] && context.rules.of(targets[0].hostname);
     this.catchAll = primary?.skipCatchAllProbe ? this.skipCatchAllProbe(primary) : this.start();
   }
@@ -166,12 +145,19 @@ export class DomainProbe {
       else this.askAll();
       askedAll();
     };
-    this.prober.ask([this.unlessCancelled(this.greylist.request(probeAddress, (answer) => settle(catchAllFinding(answer, probeAddress)), afterFirstAnswer))]);
+    const probe: ProbeRequest = {
+      address: probeAddress,
+      answer: (answer) => {
+        settle(catchAllFinding(answer, probeAddress));
+        afterFirstAnswer(answer);
+      },
+    };
+    this.prober.ask([this.unlessCancelled(probe)]);
     this.prober.expect(this.settlers.size, new Promise((resolve) => (askedAll = resolve)));
   }
 
   private askAll(): void {
-    this.prober.ask([...this.settlers].map(([address, settle]) => this.unlessCancelled(this.greylist.request(address, (answer) => settle(answer.outcome)))));
+    this.prober.ask([...this.settlers].map(([address, settle]) => this.unlessCancelled({ address, answer: (answer) => settle(answer.outcome) })));
   }
 
   /** A request the prober drops unasked once the caller's signal is aborted. */

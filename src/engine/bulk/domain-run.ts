@@ -33,15 +33,13 @@ export class DomainRun {
       await Promise.all(addresses.map((address) => this.finish(facts, address, outcome, Promise.resolve(UNDECIDED))));
       return;
     }
-    const { signal, share, onRetryLater } = this.options;
-    const retryLater = onRetryLater && ((address: string) => this.entries.get(address)?.forEach((entry) => onRetryLater(entry.email)));
+    const { signal, share } = this.options;
     const { transcript } = this;
     transcript?.mxHosts.push(...facts.mail.targets.map(({ hostname, address }) => ({ host: hostname, address })));
     const probe = new DomainProbe(this.context, this.asciiDomain, facts.mail.targets, this.entries.keys(), {
       priority: this.priority,
       share,
       signal,
-      retryLater,
       transcript,
     });
     await Promise.all([...probe.answers].map(([address, answer]) => this.finish(facts, address, answer, probe.catchAll)));

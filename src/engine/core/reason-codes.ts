@@ -26,7 +26,7 @@ export const REASON_CODES = {
   not_verified: 'the server takes mail without saying whether the mailbox exists (252)',
   accept_unproven: 'the server accepted the address, but a provider rule says its hosts accept every address at RCPT TO, so that proves nothing',
   mailbox_full: 'the mailbox exists but is full or over quota',
-  greylisted: 'the server greylisted us and the retry budget ran out',
+  greylisted: 'the server greylisted us (asked again on the retry schedule; this is its last answer)',
   rate_limited: 'the server limits how fast it takes mail, from us or for this recipient',
   temporary_failure: 'the server deferred the answer (a 4xx, or a 5xx saying "temporarily")',
   server_error: 'the server reported a fault of its own or of the session (system error, service unavailable, commands out of sequence)',

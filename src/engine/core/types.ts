@@ -74,6 +74,11 @@ export interface VerificationResult {
   /** When the verdict was found, on a result the service reused from an earlier verification (its result cache); absent on a fresh one. */
   verifiedAt?: string;
   /**
+   * While the answer is temporary and the address waits for its next try in a job (docs/architecture.md
+   * "Settling later"): when that try is due (ISO). The result is then not final.
+   */
+  nextAttemptAt?: string;
+  /**
    * How the verdict was reached, when `explain` was asked (transcript.ts): never kept (resultJson
    * leaves it out), so it reaches only the caller who asked.
    */
@@ -87,14 +92,17 @@ export function checkCell(result: VerificationResult, name: keyof Checks): strin
 
 /**
  * A result as the interface's JSON object (docs/api.md "Resources"): its four fields in its order, then
- * `reasonCode`, `notEstablished`, `suggestion` and `verifiedAt` when there are, then `row`, the source file
+ * `reasonCode`, `notEstablished`, `suggestion`, `verifiedAt` and `nextAttemptAt` when there are, then `row`, the source file
  * line, when the caller knows it (so that bulk output joins back to the list); whatever else the
  * object carries is left out. The one serialisation shared by `verify --json`, bulk json/ndjson
  * and the stores.
  */
-export function resultJson({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt }: VerificationResult, row?: number): string {
+export function resultJson(
+  { email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt }: VerificationResult,
+  row?: number,
+): string {
   // JSON.stringify leaves out the properties that are undefined.
-  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, row });
+  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, row });
 }
 
 /** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/options/engine-flags.ts. */
@@ -116,10 +124,12 @@ export interface EngineOptions {
   concurrency: number;
   /** How many SMTP sessions may be open at once to one MX host. */
   perHostConcurrency: number;
-  /** Delay before a greylisted (4xx) address is asked again; 0 turns retries off. */
-  greylistRetryMs: number;
-  /** Total time greylisted addresses may be retried for, from their first attempt. */
-  greylistBudgetMs: number;
+  /**
+   * When an address whose answer was temporary (greylisting, throttling, a timeout) is asked again,
+   * in ms after its first answer; empty: never (docs/architecture.md "Settling later"). The engine
+   * itself answers in one pass: whoever keeps the address until then (the job runner) asks again.
+   */
+  retryScheduleMs: readonly number[];
   /** DNSBL zones asked about the domain and its MX addresses. */
   dnsblZones: string[];
   /** Whether `domainReachable` is checked at all. */
@@ -238,11 +248,6 @@ export interface VerifyManyOptions {
    * not hold another's short one back. Calls without a share are one share together.
    */
   share?: string;
-  /**
-   * Told of each address whose answer waits for its greylist retry (once per address), with the
-   * address as given: it holds no session meanwhile, so its domain is free for other work.
-   */
-  onRetryLater?: (email: string) => void;
 }
 
 export interface Verifier {

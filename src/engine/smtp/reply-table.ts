@@ -26,9 +26,6 @@ const MEANINGS: Record<ReplyKind, { status: SmtpStatus; code: ReasonCode; words:
   rejected: { status: 'unknown', code: 'server_error', words: 'an answer that is no refusal class' },
 };
 
-/** Kinds worth asking again after the greylist delay: the same question may get another answer. */
-const RETRIED: ReadonlySet<ReplyKind> = new Set(['greylisted', 'temporary', 'rate-limited']);
-
 function matches(rule: ReplyRule, reply: SmtpReply): boolean {
   if (rule.code !== undefined && !rule.code.test(String(reply.code))) return false;
   if (rule.enhanced !== undefined && (reply.enhanced === null || !rule.enhanced.test(reply.enhanced))) return false;
@@ -48,10 +45,6 @@ export function replyKind(reply: SmtpReply): ReplyKind {
 /** `smtpStatus`: valid, invalid or unknown, by what the reply means. */
 export function statusOfKind(kind: ReplyKind): SmtpStatus {
   return MEANINGS[kind].status;
-}
-
-export function isRetried(kind: ReplyKind): boolean {
-  return RETRIED.has(kind);
 }
 
 /** The result's `reasonCode` for a kind of reply. */

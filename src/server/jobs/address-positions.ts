@@ -1,16 +1,13 @@
 import type { PendingItem } from '../store/model.js';
 
 /**
- * Which positions of a chunk still wait for a result, and which of its addresses the engine put
- * aside for their greylist retry. The engine answers by address, while results are written by
- * position, and a job may hold an address twice: each answer takes its address's next waiting
- * position, so that no position gets two results and none is left without one.
+ * Which positions of a chunk still wait for a result. The engine answers by address, while results
+ * are written by position, and a job may hold an address twice: each answer takes its address's
+ * next waiting position, so that no position gets two results and none is left without one.
  */
 export class AddressPositions {
   /** Positions still waiting for a result, by address (a list, in case a job holds an address twice). */
   private readonly waiting = new Map<string, number[]>();
-  /** Addresses put aside for their greylist retry, by how many of their positions are. */
-  private readonly retrying = new Map<string, number>();
 
   constructor(items: readonly PendingItem[]) {
     for (const { email, position } of items) {
@@ -18,11 +15,6 @@ export class AddressPositions {
       if (positions) positions.push(position);
       else this.waiting.set(email, [position]);
     }
-  }
-
-  /** Whether the address is one of the chunk's, answered or not. */
-  has(email: string): boolean {
-    return this.waiting.has(email);
   }
 
   /** The chunk's addresses, in the order of their first position. */
@@ -38,17 +30,5 @@ export class AddressPositions {
   /** The address's next waiting position, taken by the answer just come; undefined when none waits. */
   take(email: string): number | undefined {
     return this.waiting.get(email)?.shift();
-  }
-
-  /** The engine put one of the address's positions aside for its greylist retry. */
-  putAside(email: string): void {
-    this.retrying.set(email, (this.retrying.get(email) ?? 0) + 1);
-  }
-
-  /** An answer came for the address: true when one of its positions had been put aside (it waits no more). */
-  answered(email: string): boolean {
-    const waited = this.retrying.get(email) ?? 0;
-    if (waited > 0) this.retrying.set(email, waited - 1);
-    return waited > 0;
   }
 }

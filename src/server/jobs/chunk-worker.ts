@@ -1,14 +1,19 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/core/types.js';
+import { isTemporary, nextAttemptAt } from '../../engine/core/retry-schedule.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
-import type { WorkChunk } from '../store/store.js';
+import type { PendingItem, WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';
 import type { HeldChunk, HeldChunks } from './held-chunks.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { ResultBatcher } from './result-batcher.js';
 import type { BackgroundLog } from '../background/log.js';
+import type { RunnerMetrics } from './runner.js';
 
 export interface ChunkWorkerOptions {
   verifier: ServiceVerifier;
+  /** When a temporary answer is asked again (EngineOptions.retryScheduleMs); empty: never. */
+  retryScheduleMs: readonly number[];
+  metrics?: RunnerMetrics;
   held: HeldChunks;
   batcher: ResultBatcher;
   leases: LeaseKeeper;
@@ -30,6 +35,30 @@ function engineFailureResult(email: string, error: unknown): VerificationResult 
     checks: NOTHING_CHECKED,
     notEstablished: ['format', ...BEYOND_FORMAT],
   };
+}
+
+/**
+ * The answer as the item keeps it: final, or temporary and due again on the retry schedule
+ * (docs/architecture.md "Settling later"), with `nextAttemptAt` in the result so that whoever
+ * reads the job's results meanwhile sees when. The spread comes from the address, so two runners
+ * would pick the same time for it.
+ */
+function scheduled(
+  item: PendingItem,
+  result: VerificationResult,
+  { schedule, settleBy, metrics }: { schedule: readonly number[]; settleBy: number | null; metrics?: RunnerMetrics },
+): { result: VerificationResult; dueAt?: number } {
+  const dueAt = isTemporary(result) ? nextAttemptAt(schedule, item, Date.now(), settleBy, spreadOf(item.email)) : null;
+  if (dueAt !== null) metrics?.retries('waiting');
+  else if (item.attempts > 0) metrics?.retries(isTemporary(result) ? 'exhausted' : 'settled');
+  return dueAt === null ? { result } : { result: { ...result, nextAttemptAt: new Date(dueAt).toISOString() }, dueAt };
+}
+
+/** A number in [0, 1) of the address's own (FNV-1a): the same every time it is asked. */
+function spreadOf(email: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < email.length; index += 1) hash = Math.imul(hash ^ email.charCodeAt(index), 0x01000193);
+  return (hash >>> 0) / 2 ** 32;
 }
 
 /**
@@ -82,25 +111,19 @@ export class ChunkWorker {
   }
 
   private async verify(entry: HeldChunk): Promise<void> {
-    const { verifier, batcher, held, log } = this.options;
-    const { lease, jobId, items } = entry.chunk;
+    const { verifier, batcher, held, log, retryScheduleMs, metrics } = this.options;
+    const { lease, jobId, items, settleBy } = entry.chunk;
     // Whose work it is and whether it may reuse recent verdicts (the result cache, when there is one).
     const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh };
     const positions = new AddressPositions(items);
     const progressed = () => {
       if (held.progressed(entry)) this.options.onRoom();
     };
+    const byPosition = new Map(items.map((item) => [item.position, item]));
     const answer = (position: number, result: VerificationResult) => {
       if (entry.lost) return;
-      batcher.add({ lease, jobId, position, result });
+      batcher.add({ lease, jobId, position, ...scheduled(byPosition.get(position)!, result, { schedule: retryScheduleMs, settleBy, metrics }) });
       entry.unanswered -= 1;
-      if (positions.answered(result.email)) entry.retryingLater -= 1;
-      progressed();
-    };
-    const retryLater = (email: string) => {
-      if (entry.lost || !positions.has(email)) return;
-      positions.putAside(email);
-      entry.retryingLater += 1;
       progressed();
     };
 
@@ -111,7 +134,7 @@ export class ChunkWorker {
         const position = positions.take(result.email);
         if (position !== undefined) answer(position, result);
       },
-      { signal: entry.cancel.signal, share: String(entry.chunk.userId), onRetryLater: retryLater, ...asker },
+      { signal: entry.cancel.signal, share: String(entry.chunk.userId), ...asker },
     );
     await this.unlessStopped(
       engineRun.catch((error: unknown) => {

@@ -5,9 +5,6 @@ import type { RunnerMetrics } from './runner.js';
  * While a chunk of a domain has more than this many addresses being asked, the runner claims no
  * other chunk of that domain: the host's session limit is taken already, and the items are left
  * to other runners. Near its end, the next chunk is claimed, so the host's sessions go straight on.
- * Addresses waiting for their greylist retry are not being asked (they hold no session): a chunk
- * the host greylisted leaves its domain free for the next chunk, whose addresses then wait out
- * the same delay beside it instead of after it.
  */
 const DOMAIN_TAIL_ITEMS = 20;
 /**
@@ -24,9 +21,7 @@ const MAX_STARTING_CHUNKS = 32;
 export interface HeldChunk {
   chunk: WorkChunk;
   unanswered: number;
-  /** Of those, addresses the engine put aside for their greylist retry. */
-  retryingLater: number;
-  /** The engine has answered one of its addresses or put one aside: it is not starting any more. */
+  /** The engine has answered one of its addresses: it is not starting any more. */
   started: boolean;
   /** When the store last confirmed the lease (the runner's clock: only differences are used). */
   renewedAt: number;
@@ -43,9 +38,6 @@ interface UserHolding {
   /** Addresses in all its chunks. */
   items: number;
 }
-
-/** Addresses of the chunk the engine is asking now (not answered, not waiting for a retry). */
-const asking = (entry: HeldChunk) => entry.unanswered - entry.retryingLater;
 
 /**
  * The chunks a runner has in hand, by lease, and how full they make it. The chunk worker takes
@@ -83,7 +75,6 @@ export class HeldChunks {
     const entry: HeldChunk = {
       chunk,
       unanswered: chunk.items.length,
-      retryingLater: 0,
       started: false,
       renewedAt: Date.now(),
       lost: false,
@@ -109,12 +100,12 @@ export class HeldChunks {
   progressed(entry: HeldChunk): boolean {
     const first = !entry.started;
     entry.started = true;
-    return first || asking(entry) === DOMAIN_TAIL_ITEMS;
+    return first || entry.unanswered === DOMAIN_TAIL_ITEMS;
   }
 
   /** Domains this runner is busy with: it leaves their other chunks to other runners for now. */
   busyDomains(): string[] {
-    return [...new Set([...this.byLease.values()].filter((entry) => asking(entry) > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
+    return [...new Set([...this.byLease.values()].filter((entry) => entry.unanswered > DOMAIN_TAIL_ITEMS).map((entry) => entry.chunk.domain))];
   }
 
   full(): boolean {

@@ -5,7 +5,7 @@ import { ChunkWorker } from './chunk-worker.js';
 import { HeldChunks } from './held-chunks.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { ResultBatcher } from './result-batcher.js';
-import { Rescuer } from './rescuer.js';
+import { QueueUpkeep } from './queue-upkeep.js';
 import type { BackgroundLog } from '../background/log.js';
 import { WakeableSleep } from '../background/wakeable-sleep.js';
 
@@ -24,6 +24,8 @@ export interface JobRunnerOptions {
   /** Most finished results kept in memory while the store cannot take them (the rest are verified again later). */
   maxBufferedResults?: number;
   verifier: ServiceVerifier;
+  /** When a temporary answer is asked again (EngineOptions.retryScheduleMs): the address waits in the store until then. */
+  retryScheduleMs: readonly number[];
   /** What writing results decides beyond them (`--refund-unknown`). */
   savePolicy?: SavePolicy;
   log: BackgroundLog;
@@ -55,6 +57,8 @@ export interface JobRunnerOptions {
 /** What a runner reports as it goes (see metrics/). */
 export interface RunnerMetrics {
   leases(event: 'claimed' | 'renewed' | 'lost' | 'taken_over', count: number): void;
+  /** An address's answer after a temporary one: asked again later, final on a later try, or temporary after the last. */
+  retries(outcome: 'waiting' | 'settled' | 'exhausted'): void;
   inFlight(chunks: number, items: number): void;
 }
 
@@ -78,7 +82,7 @@ export interface JobRunner {
  *
  * The loop here claims; its parts do the rest: the chunk worker works each chunk to its end
  * (chunk-worker.ts), the lease keeper renews and gives back its leases (lease-keeper.ts), the
- * rescuer frees the leases of holders that are gone (rescuer.ts), and HeldChunks keeps the account
+ * upkeep frees the leases of holders that are gone and wakes the items due again (queue-upkeep.ts), and HeldChunks keeps the account
  * of the work in hand that says whether the runner has room for more (held-chunks.ts).
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
@@ -104,7 +108,7 @@ class ClaimingLoop {
   private readonly held: HeldChunks;
   private readonly batcher: ResultBatcher;
   private readonly leases: LeaseKeeper;
-  private readonly rescuer: Rescuer;
+  private readonly upkeep: QueueUpkeep;
   private readonly worker: ChunkWorker;
   private readonly running: Promise<void>;
 
@@ -133,10 +137,20 @@ class ClaimingLoop {
       },
     });
     this.leases = new LeaseKeeper({ queue, held: this.held, batcher: this.batcher, leaseMs: this.leaseMs, standing: options.standing, metrics, log });
-    this.rescuer = new Rescuer(queue, log, metrics);
+    this.upkeep = new QueueUpkeep(queue, log, metrics);
     const onRoom = () => this.sleep.wake();
     const onTrouble = () => (this.troubled = true);
-    this.worker = new ChunkWorker({ verifier, held: this.held, batcher: this.batcher, leases: this.leases, log, onRoom, onTrouble });
+    this.worker = new ChunkWorker({
+      verifier,
+      retryScheduleMs: options.retryScheduleMs,
+      metrics,
+      held: this.held,
+      batcher: this.batcher,
+      leases: this.leases,
+      log,
+      onRoom,
+      onTrouble,
+    });
     this.running = this.loop();
   }
 
@@ -170,7 +184,7 @@ class ClaimingLoop {
     const { queue, standing, onlyJobs, holder, metrics, log } = this.options;
     try {
       await this.leases.releaseLeft();
-      await this.rescuer.rescueWhenDue();
+      await this.upkeep.runWhenDue();
       while (!this.stopped && standing?.standing() !== false) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.

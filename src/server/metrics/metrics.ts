@@ -89,8 +89,16 @@ export class Metrics {
     this.httpDuration.observe({ route, method }, seconds);
   }
 
+  private readonly retries = new Counter({
+    name: 'mailverify_retries_total',
+    help: 'Temporary answers of bulk work, by outcome: waiting (asked again later), settled (a final answer on a later try), exhausted (still temporary after the last try: unknown)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   readonly runner: RunnerMetrics = {
     leases: (event, count) => this.leaseEvents.inc({ event }, count),
+    retries: (outcome) => this.retries.inc({ outcome }),
     inFlight: (chunks, items) => {
       this.chunksInFlight.set(chunks);
       this.itemsInFlight.set(items);
@@ -185,7 +193,7 @@ export class Metrics {
   watchQueue(queue: WorkQueue): void {
     new Gauge({
       name: 'mailverify_items',
-      help: 'Addresses of unfinished jobs without a result, by status: pending (claimable) or leased (being verified)',
+      help: 'Addresses of unfinished jobs without a final result, by status: pending (claimable), leased (being verified) or waiting (for the next try of a temporary answer)',
       labelNames: ['status'],
       registers: [this.registry],
       async collect() {
@@ -193,6 +201,7 @@ export class Metrics {
         if (!depth) return;
         this.set({ status: 'pending' }, depth.pending);
         this.set({ status: 'leased' }, depth.leased);
+        this.set({ status: 'waiting' }, depth.waiting);
       },
     });
   }

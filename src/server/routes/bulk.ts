@@ -40,7 +40,11 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     // Charge, job, items and the idempotency record in one transaction: all or nothing, and a
     // repeat of the key finds the first job in there, however close behind it came.
     const created = await unlessConflicting(() =>
-      store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, { name: request.body.name, fresh: request.body.fresh }),
+      store.jobs.createJob(user.id, distinctEmails(request.body.emails), key, {
+        name: request.body.name,
+        fresh: request.body.fresh,
+        settleWithinSeconds: request.body.settleWithin,
+      }),
     );
     if (!created.ok) throw insufficientTokens(created);
     if (created.replayed) markReplayed(reply);
@@ -58,6 +62,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
       total: job.total,
       processed: job.processed,
       progress_percent: progressPercent(job),
+      ...(job.waiting === 0 ? {} : { waiting: job.waiting, nextAttemptAt: job.nextAttemptAt! }),
     };
   });
 

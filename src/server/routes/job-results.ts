@@ -71,6 +71,8 @@ async function* jobBody(jobs: JobStore, job: JobProgress, selection: Selection):
   const wanted = limit ?? Number.POSITIVE_INFINITY;
   let after = selection.after;
   let sent = 0;
+  /** Of those, addresses still waiting for their next try: not settled, so not processed. */
+  let waiting = 0;
   /** Whether results follow the last one sent: a paged answer's last read asks for one row more to know. */
   let more = false;
   let chunk = `{${field('id', job.id)},${field('total', job.total)},"results":[`;
@@ -83,6 +85,7 @@ async function* jobBody(jobs: JobStore, job: JobProgress, selection: Selection):
     for (const row of page) {
       chunk += sent > 0 ? `,${row.json}` : row.json;
       sent += 1;
+      if (row.waiting) waiting += 1;
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;
         chunk = '';
@@ -92,8 +95,8 @@ async function* jobBody(jobs: JobStore, job: JobProgress, selection: Selection):
     if (page.length < pageRows) break;
   }
   const whole = limit === undefined && verdicts === undefined;
-  const processed = whole ? sent : job.processed;
-  const status = whole ? (sent >= job.total ? 'completed' : 'processing') : job.status;
+  const processed = whole ? sent - waiting : job.processed;
+  const status = whole ? (processed >= job.total ? 'completed' : 'processing') : job.status;
   let tail = `${chunk}],${field('status', status)},${field('processed', processed)}`;
   if (limit !== undefined) tail += `,${field('next_cursor', more ? encodeCursor(after) : null)}`;
   yield `${tail}}`;

@@ -8,6 +8,8 @@ export interface CandidateJob {
   fresh: boolean | number;
   /** Items of the job under a lease that has not expired (PostgreSQL's bigint arrives as text). */
   in_flight: number | string;
+  /** JobDetails.settleWithinSeconds as a time (epoch ms), or null. */
+  settle_by: number | null;
 }
 
 /**

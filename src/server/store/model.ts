@@ -114,6 +114,8 @@ export interface JobDetails {
   name?: string;
   /** Every address asked afresh: no verdict reused from the result cache (see ResultCacheStore). */
   fresh?: boolean;
+  /** `settleWithin`: no address is asked again later than this many seconds after the job's creation. */
+  settleWithinSeconds?: number;
 }
 
 export interface JobProgress {
@@ -123,7 +125,12 @@ export interface JobProgress {
   name: string | null;
   status: 'processing' | 'completed';
   total: number;
+  /** Addresses settled: a waiting one is not (docs/architecture.md "Settling later"). */
   processed: number;
+  /** Addresses whose answer was temporary, waiting for their next try. */
+  waiting: number;
+  /** When the earliest of them is asked again (ISO); null when none waits. */
+  nextAttemptAt: string | null;
 }
 
 export interface PendingItem {
@@ -131,6 +138,10 @@ export interface PendingItem {
   /** Position of the address in the de-duplicated job list. */
   position: number;
   email: string;
+  /** Its temporary answers so far (see Tries in src/engine/core/retry-schedule.ts). */
+  attempts: number;
+  /** When the first of them came (epoch ms); null before one did. */
+  firstAnsweredAt: number | null;
 }
 
 /**
@@ -146,6 +157,8 @@ export interface WorkChunk {
   fresh: boolean;
   domain: string;
   items: PendingItem[];
+  /** The job's `settleWithin` as a time (epoch ms): no try of its items after it; null when the job has none. */
+  settleBy: number | null;
 }
 
 /** What writing a batch of results did (WorkQueue.saveResults). */
@@ -205,6 +218,11 @@ export interface LeasedResult {
   jobId: string;
   position: number;
   result: VerificationResult;
+  /**
+   * Set when the answer is temporary and the item is asked again at this time (epoch ms): the
+   * result is kept as the item's answer so far, counted neither as processed nor for a refund.
+   */
+  dueAt?: number;
 }
 
 export interface ResultPageRequest {
@@ -217,6 +235,8 @@ export interface ResultPageRequest {
 export interface StoredResult {
   position: number;
   json: string;
+  /** The answer so far was temporary: the address waits for its next try (its JSON has `nextAttemptAt`). SQLite says 0 or 1. */
+  waiting: boolean | number;
 }
 
 /** An Idempotency-Key as a request presents it: the key, on which route, for which body. */

@@ -270,12 +270,21 @@ export interface WorkQueue {
    */
   renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]>;
   /**
+   * Makes claimable again the items whose temporary answer's due time has come (docs/architecture.md
+   * "Settling later"): each is then claimed once, like any pending item, and asked again. Returns how
+   * many. Cheap (a range of the due index), run before claiming like rescue.
+   */
+  wakeDue(): Promise<number>;
+  /**
    * Takes over the leases of holders that are gone (their items claimable at once); returns how
    * many items it freed. Cheap enough to run before claiming, at most every second or so.
    */
   rescue(): Promise<number>;
-  /** Items of every job without a result: `pending` claimable, `leased` under a live lease (the queue's depth, for metrics). */
-  depth(): Promise<{ pending: number; leased: number }>;
+  /**
+   * Items of every job without a final result: `pending` claimable, `leased` under a live lease,
+   * `waiting` for the next try of a temporary answer (the queue's depth, for metrics).
+   */
+  depth(): Promise<{ pending: number; leased: number; waiting: number }>;
   /** Gives the items of these leases that have no result back, claimable at once (a clean stop). */
   releaseLeases(leases: readonly string[]): Promise<void>;
   /**

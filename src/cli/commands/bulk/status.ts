@@ -7,7 +7,7 @@ import { programOptions, type ProgramOptions } from '../../options/program-optio
 import { createSession } from '../../session/session.js';
 import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './support/jobs.js';
 import { shellQuote } from './support/output.js';
-import { fraction } from './support/progress.js';
+import { fraction, tally, waitingNote } from './support/progress.js';
 
 /** `bulk status`'s options, checked. */
 export interface StatusOptions {
@@ -31,7 +31,8 @@ function describe(progress: JobProgress, json: boolean): string {
   if (json) return toSafeJson(progress);
   const { job_id: id, name, status, processed, total, progress_percent: percent } = progress;
   const named = name === undefined ? '' : ` (${terminalSafe(name)})`;
-  return `job ${terminalSafe(id)}${named}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)`;
+  const waiting = waitingNote(tally([progress]));
+  return `job ${terminalSafe(id)}${named}: ${terminalSafe(status)}, ${fraction(processed, total)} (${percent}%)${waiting ? `; ${waiting}` : ''}`;
 }
 
 /** Prints the jobs' progress; with --watch, until they are all completed. */

@@ -10,7 +10,7 @@ import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js
 import type { ResultSelector } from '../../../engine/result-filter.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
-import { engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
+import { durationMs, engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
 import { UsageError } from '../../output/errors.js';
 import { parseSelectorList } from '../../output/format.js';
 import { forEachConcurrently } from '../../session/concurrently.js';
@@ -38,6 +38,8 @@ export interface SubmitOptions {
   wait: boolean;
   local: boolean;
   fresh: boolean;
+  /** --settle-within, in seconds: the job's `settleWithin`. */
+  settleWithinSeconds?: number;
   failOn: ResultSelector[];
   plan: OutputPlan;
   engine: EngineFlags;
@@ -54,6 +56,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const failOn = textFlag(flags, 'failOn');
   const plan = await planOutput(output);
   const engine = engineFlags(parsed);
+  const settleWithin = textFlag(flags, 'settleWithin');
   if (!local) refuseEngineFlagsWithoutLocal(engine);
   if (!local && failOn !== undefined)
     throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
@@ -68,6 +71,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     wait,
     local,
     fresh: switchFlag(flags, 'fresh'),
+    settleWithinSeconds: settleWithin === undefined ? undefined : Math.ceil(durationMs(settleWithin, '--settle-within') / 1_000),
     failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
     plan,
     engine,
@@ -120,6 +124,8 @@ interface Submitted {
   addresses: string[];
   /** Ask every address afresh (no reused verdicts). */
   fresh?: boolean;
+  /** The jobs' `settleWithin`, in seconds. */
+  settleWithin?: number;
 }
 
 /**
@@ -135,7 +141,11 @@ const SUBMITS_IN_FLIGHT = 2;
  * Idempotency-Key is recorded before anything is sent, so that neither the client's retries nor a
  * re-run after a crash can pay twice; each job id is recorded as soon as it is known.
  */
-async function submitJobs(client: ApiClient, session: Session, { source, fingerprint, column, addresses, fresh }: Submitted): Promise<BulkSubmission[]> {
+async function submitJobs(
+  client: ApiClient,
+  session: Session,
+  { source, fingerprint, column, addresses, fresh, settleWithin }: Submitted,
+): Promise<BulkSubmission[]> {
   const state = BulkState.open(session.env);
   const chunks = chunksOf(addresses, MAX_BULK_EMAILS);
   if (chunks.length > 1) await checkBalance(client, addresses.length);
@@ -158,7 +168,7 @@ async function submitJobs(client: ApiClient, session: Session, { source, fingerp
   const send = async (index: number) => {
     const { idempotencyKey } = records[index]!;
     const name = chunks.length === 1 ? list : `${list} (${index + 1}/${chunks.length})`;
-    const job = await client.submitBulk(chunks[index]!, { idempotencyKey, name: name.slice(0, 200), fresh });
+    const job = await client.submitBulk(chunks[index]!, { idempotencyKey, name: name.slice(0, 200), fresh, settleWithin });
     jobs[index] = job;
     recording = recording.then(() => state.setJobId(submission.id, idempotencyKey, job.jobId));
     await recording;
@@ -190,7 +200,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     for (const line of describeList(list, source.label)) session.notice(line);
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
-      const { engine, dataDir, failOn, fresh } = options;
+      const { engine, dataDir, failOn, fresh, settleWithinSeconds } = options;
       return await runLocalSubmit({
         session,
         engine,
@@ -201,6 +211,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         addresses: list.addresses,
         failOn,
         fresh,
+        settleWithinSeconds,
         argv: ['mailverify', ...process.argv.slice(2)],
       });
     }
@@ -210,7 +221,14 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     const jobs =
       list.addresses.length === 0
         ? []
-        : await submitJobs(client, session, { source, fingerprint, column: options.column, addresses: list.addresses, fresh: options.fresh });
+        : await submitJobs(client, session, {
+            source,
+            fingerprint,
+            column: options.column,
+            addresses: list.addresses,
+            fresh: options.fresh,
+            settleWithin: options.settleWithinSeconds,
+          });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.

@@ -57,6 +57,8 @@ export interface JobSteps extends CreditSteps {
     total: number;
     createdAt: string;
     completedAt: string | null;
+    /** JobDetails.settleWithinSeconds after createdAt (epoch ms), or null. */
+    settleBy: number | null;
   }): Awaitable<void>;
   /** The job's items, positions following the list's order, each with its domain. */
   insertItems(jobId: string, emails: readonly string[], domains: readonly string[]): Awaitable<void>;
@@ -152,6 +154,7 @@ export function* createJob(steps: JobSteps, job: NewJob): Flow<JobCreation> {
       total: emails.length,
       createdAt: job.createdAt,
       completedAt,
+      settleBy: job.details?.settleWithinSeconds === undefined ? null : Date.parse(job.createdAt) + job.details.settleWithinSeconds * 1_000,
     }),
   );
   yield* step(steps.insertItems(id, emails, job.domains));

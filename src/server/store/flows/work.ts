@@ -5,6 +5,14 @@ import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 import { announceCompletion, type AnnounceSteps } from './webhooks.js';
 
+/** An item as a claim leases it: where, what, and its tries so far (PostgreSQL's bigint as a number). */
+export interface LeasedItemRow {
+  position: number;
+  email: string;
+  attempts: number;
+  first_answered_at: number | null;
+}
+
 /** The statements of claiming work, inside one transaction. `now` and expiries are epoch milliseconds. */
 export interface ClaimSteps {
   /** Every unfinished job with its items in flight (leased, lease not expired). */
@@ -20,7 +28,7 @@ export interface ClaimSteps {
     lease: { token: string; holder: string | null; expiresAt: number },
     now: number,
     limit: number,
-  ): Awaitable<{ position: number; email: string }[]>;
+  ): Awaitable<LeasedItemRow[]>;
 }
 
 /**
@@ -47,8 +55,10 @@ export function* claimWork(
     if (domain === undefined) continue;
     const lease = randomUUID();
     const rows = yield* step(steps.leaseItems(job.id, domain, { token: lease, holder: holder ?? null, expiresAt: now + leaseMs }, now, maxItems));
-    const items = rows.sort((a, b) => a.position - b.position).map((row) => ({ jobId: job.id, position: row.position, email: row.email }));
-    return { lease, jobId: job.id, userId: job.user_id, fresh: Boolean(job.fresh), domain, items };
+    const items = rows
+      .sort((a, b) => a.position - b.position)
+      .map((row) => ({ jobId: job.id, position: row.position, email: row.email, attempts: row.attempts, firstAnsweredAt: row.first_answered_at }));
+    return { lease, jobId: job.id, userId: job.user_id, fresh: Boolean(job.fresh), domain, items, settleBy: job.settle_by };
   }
   return undefined;
 }
@@ -57,9 +67,12 @@ export function* claimWork(
 export interface ResultSteps extends AnnounceSteps {
   /**
    * Writes each result whose item has none yet and is held by the result's lease (an item keeps its
-   * first result; only the lease holding it may write it); says of each whether it was written.
+   * first result; only the lease holding it may write it); says of each whether it was written. A
+   * result with `dueAt` is a temporary answer: written with that due time, the item's attempts
+   * counted and its first answer's time kept (`answeredAt` when it is the first), so that it is
+   * claimable again only once due (WorkQueue.wakeDue).
    */
-  writeResults(results: readonly LeasedResult[]): Awaitable<boolean[]>;
+  writeResults(results: readonly LeasedResult[], answeredAt: number): Awaitable<boolean[]>;
   /** Adds `written` to the job's processed count, completing it when that reaches its total; true when this completed it. */
   countProcessed(jobId: string, written: number, completedAt: string): Awaitable<boolean>;
   /** How many of the job's stored results are `unknown`, by reason code. */
@@ -80,9 +93,10 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
   const saved = { completedJobs: 0, refunded: 0 };
   if (results.length === 0) return saved;
   const perJob = new Map<string, { written: number; refund: number }>();
-  const written = yield* step(steps.writeResults(results));
-  for (const [index, { jobId, result }] of results.entries()) {
-    if (!written[index]) continue;
+  const written = yield* step(steps.writeResults(results, Date.parse(completedAt)));
+  for (const [index, { jobId, result, dueAt }] of results.entries()) {
+    // A temporary answer settles nothing: neither processed nor refunded until the item's last answer.
+    if (!written[index] || dueAt !== undefined) continue;
     const counts = perJob.get(jobId) ?? { written: 0, refund: 0 };
     counts.written += 1;
     if (VERIFIER_CONDITIONS.has(result.reasonCode)) counts.refund += 1;

@@ -15,7 +15,7 @@ import {
   type StoredResult,
   type VerdictCount,
 } from '../model.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
+import { toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import type { Database, Statements } from './database.js';
 import type { PostgresIdempotency } from './idempotency.js';
 import type { PostgresAccounts } from './accounts.js';
@@ -38,8 +38,8 @@ export class PostgresJobs {
   private steps(sql: Statements): JobSteps {
     return {
       ...this.users.steps(sql),
-      insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt }) =>
-        void (await sql.run('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt, settleBy }) =>
+        void (await sql.run('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
           id,
           userId,
           name,
@@ -47,6 +47,7 @@ export class PostgresJobs {
           total,
           createdAt,
           completedAt,
+          settleBy,
         ])),
       // One statement for the whole list, its order giving the positions.
       insertItems: async (jobId, emails, domains) => {
@@ -63,7 +64,7 @@ export class PostgresJobs {
   }
 
   async getJob(userId: number, jobId: string, sql: Statements = this.db.sql): Promise<JobProgress | undefined> {
-    const row = await sql.row<JobRow>('SELECT * FROM jobs WHERE id = $1 AND user_id = $2', [jobId, userId]);
+    const row = await sql.row<JobRow>(`SELECT jobs.*, ${WAITING_COLUMNS} FROM jobs WHERE id = $1 AND user_id = $2`, [jobId, userId]);
     return row && toJob(row);
   }
 
@@ -80,7 +81,7 @@ export class PostgresJobs {
   async readResults(jobId: string, { after, limit, verdicts }: ResultPageRequest): Promise<StoredResult[]> {
     // A page of results: a range of the primary key; the verdict is read from the stored JSON.
     return this.db.sql.rows<StoredResult>(
-      `SELECT position, result AS json FROM job_items
+      `SELECT position, result AS json, due_at IS NOT NULL AS waiting FROM job_items
        WHERE job_id = $1 AND position > $2 AND result IS NOT NULL AND ($4::text[] IS NULL OR result::json ->> 'result' = ANY ($4))
        ORDER BY position LIMIT $3`,
       [jobId, after, limit, verdicts ?? null],
@@ -129,7 +130,7 @@ export class PostgresJobs {
 
   async listJobs(userId: number, limit: number): Promise<JobSummary[]> {
     const rows = await this.db.sql.rows<JobSummaryRow>(
-      `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+      `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
        WHERE jobs.user_id = $1 ORDER BY jobs.created_at DESC, jobs.id LIMIT $2`,
       [userId, limit],
     );

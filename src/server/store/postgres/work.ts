@@ -1,7 +1,7 @@
 import { resultJson } from '../../../engine/core/types.js';
 import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
-import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
+import type { ClaimSteps, LeasedItemRow, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runAwaiting } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Database, Statements } from './database.js';
@@ -34,11 +34,12 @@ export class PostgresWork {
     return this.queueTransaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
   }
 
-  async depth(): Promise<{ pending: number; leased: number }> {
+  async depth(): Promise<{ pending: number; leased: number; waiting: number }> {
     const now = await this.db.leaseClock(this.db.sql);
-    return (await this.db.sql.row<{ pending: number; leased: number }>(
+    return (await this.db.sql.row<{ pending: number; leased: number; waiting: number }>(
       `SELECT count(*) FILTER (WHERE lease_token IS NULL OR lease_expires_at <= $1) AS pending,
-              count(*) FILTER (WHERE lease_token IS NOT NULL AND lease_expires_at > $1) AS leased
+              count(*) FILTER (WHERE lease_token IS NOT NULL AND lease_expires_at > $1) AS leased,
+              (SELECT count(*) FROM job_items WHERE due_at IS NOT NULL) AS waiting
        FROM job_items WHERE result IS NULL`,
       [now],
     ))!;
@@ -77,7 +78,7 @@ export class PostgresWork {
       // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: (now) =>
         sql.rows<CandidateJob>(
-          `SELECT id, user_id, created_at, fresh,
+          `SELECT id, user_id, created_at, fresh, settle_by,
              leased - (SELECT count(*) FROM job_items i
                WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= $1) AS in_flight
            FROM jobs WHERE completed_at IS NULL`,
@@ -109,15 +110,22 @@ export class PostgresWork {
       // with a new job's rows not yet in the statistics it took a join that compared every item
       // of the job with every one chosen (20,000 × 250, up to a second per claim).
       leaseItems: (jobId, domain, lease, now, limit) =>
-        sql.rows<{ position: number; email: string }>(
+        sql.rows<LeasedItemRow>(
           `UPDATE job_items SET lease_token = $4, lease_expires_at = $5, lease_holder = $7
            WHERE ctid = ANY (ARRAY(
              SELECT ctid FROM job_items WHERE job_id = $2 AND domain = $3 AND ${CLAIMABLE}
              ORDER BY position LIMIT $6 FOR UPDATE SKIP LOCKED))
-           RETURNING position, email`,
+           RETURNING position, email, attempts, first_answered_at`,
           [now, jobId, domain, lease.token, lease.expiresAt, limit, lease.holder],
         ),
     };
+  }
+
+  /** See WorkQueue.wakeDue: a range of job_items_due. */
+  wakeDue(): Promise<number> {
+    return this.queueTransaction(async (sql) =>
+      sql.run('UPDATE job_items SET result = NULL, due_at = NULL WHERE due_at <= $1', [await this.db.leaseClock(sql)]),
+    );
   }
 
   async renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]> {
@@ -152,10 +160,13 @@ export class PostgresWork {
       // its first result, since an item with a result holds no lease (job_items_result_unleased).
       // Saying `result IS NULL` as well would let the planner reach each row through a partial
       // index by job alone and filter every leased item of the job for each result.
-      writeResults: async (results) => {
+      // A temporary answer (batch.due_at) also counts an attempt and keeps when the first came.
+      writeResults: async (results, answeredAt) => {
         const written = await sql.rows<{ job_id: string; position: number }>(
-          `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
-             FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[]) AS batch (lease, job_id, position, result)
+          `UPDATE job_items SET result = batch.result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL,
+               due_at = batch.due_at, attempts = job_items.attempts + (batch.due_at IS NOT NULL)::integer,
+               first_answered_at = CASE WHEN batch.due_at IS NULL THEN job_items.first_answered_at ELSE coalesce(job_items.first_answered_at, $6) END
+             FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::bigint[]) AS batch (lease, job_id, position, result, due_at)
              WHERE job_items.job_id = batch.job_id AND job_items.position = batch.position
                AND job_items.lease_token = batch.lease
              RETURNING job_items.job_id, job_items.position`,
@@ -164,6 +175,8 @@ export class PostgresWork {
             results.map((each) => each.jobId),
             results.map((each) => each.position),
             results.map((each) => resultJson(each.result)),
+            results.map((each) => each.dueAt ?? null),
+            answeredAt,
           ],
         );
         const keys = new Set(written.map((row) => `${row.job_id}:${row.position}`));

@@ -9,7 +9,18 @@ export interface JobRow {
   total: number;
   processed: number;
   completed_at: string | null;
+  /** Read with WAITING_COLUMNS (PostgreSQL's count arrives as text). */
+  waiting: number | string;
+  /** Epoch ms, or null. */
+  next_attempt_at: number | null;
 }
+
+/**
+ * A job's waiting addresses and the earliest of their due times, as columns beside `jobs.*`: a
+ * range of the job_items_waiting index each.
+ */
+export const WAITING_COLUMNS = `(SELECT count(*) FROM job_items w WHERE w.job_id = jobs.id AND w.due_at IS NOT NULL) AS waiting,
+  (SELECT min(w.due_at) FROM job_items w WHERE w.job_id = jobs.id AND w.due_at IS NOT NULL) AS next_attempt_at`;
 
 export interface JobSummaryRow extends JobRow {
   created_at: string;
@@ -23,6 +34,8 @@ export const toJob = (row: JobRow): JobProgress => ({
   status: row.completed_at === null ? 'processing' : 'completed',
   total: row.total,
   processed: row.processed,
+  waiting: Number(row.waiting),
+  nextAttemptAt: row.next_attempt_at === null ? null : new Date(Number(row.next_attempt_at)).toISOString(),
 });
 
 export const toJobSummary = (row: JobSummaryRow): JobSummary => ({ ...toJob(row), createdAt: row.created_at, fileName: row.file_name });

@@ -5,7 +5,7 @@ import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runNow } from '../flows/flow.js';
-import { toJob, toJobSummary, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
+import { toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import {
   type IdempotencyKey,
   type JobCreation,
@@ -33,7 +33,7 @@ export class SqliteJobs {
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
-      insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare('INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)'),
       verdictCounts: prepare<VerdictCount>(
@@ -41,17 +41,17 @@ export class SqliteJobs {
          WHERE job_id = ? AND result IS NOT NULL GROUP BY 1`,
       ),
       jobsOf: prepare<JobSummaryRow>(
-        `SELECT jobs.*, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+        `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
          WHERE jobs.user_id = ? ORDER BY jobs.created_at DESC, jobs.id LIMIT ?`,
       ),
-      jobOf: prepare<JobRow>('SELECT * FROM jobs WHERE id = ? AND user_id = ?'),
+      jobOf: prepare<JobRow>(`SELECT jobs.*, ${WAITING_COLUMNS} FROM jobs WHERE id = ? AND user_id = ?`),
       resultsOf: prepare<{ result: string }>('SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position'),
       // A page of results: a range of the primary key; the verdict is read from the stored JSON.
       resultPage: prepare<StoredResult>(
-        'SELECT position, result AS json FROM job_items WHERE job_id = ? AND position > ? AND result IS NOT NULL ORDER BY position LIMIT ?',
+        'SELECT position, result AS json, due_at IS NOT NULL AS waiting FROM job_items WHERE job_id = ? AND position > ? AND result IS NOT NULL ORDER BY position LIMIT ?',
       ),
       resultPageOf: prepare<StoredResult>(
-        `SELECT position, result AS json FROM job_items
+        `SELECT position, result AS json, due_at IS NOT NULL AS waiting FROM job_items
          WHERE job_id = ? AND position > ? AND result IS NOT NULL AND result ->> '$.result' IN (SELECT value FROM json_each(?))
          ORDER BY position LIMIT ?`,
       ),
@@ -83,7 +83,7 @@ export class SqliteJobs {
     };
     this.steps = {
       ...users.steps,
-      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.fresh ? 1 : 0, job.total, job.createdAt, job.completedAt),
+      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.fresh ? 1 : 0, job.total, job.createdAt, job.completedAt, job.settleBy),
       insertItems: (jobId, emails, domains) => void this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email, at) => [email, domains[at]]))),
       saveKey: (record) => idempotency.saveIdempotency(record),
     };

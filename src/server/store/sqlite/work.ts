@@ -1,7 +1,7 @@
 import { resultJson } from '../../../engine/core/types.js';
 import type { CandidateJob } from '../fair-order.js';
 import * as flows from '../flows/work.js';
-import type { ClaimSteps, RescueSteps, ResultSteps } from '../flows/work.js';
+import type { ClaimSteps, LeasedItemRow, RescueSteps, ResultSteps } from '../flows/work.js';
 import { runNow } from '../flows/flow.js';
 import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import type { Connection } from './database.js';
@@ -29,7 +29,7 @@ export class SqliteWork {
     this.sql = {
       // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: prepare<CandidateJob>(
-        `SELECT id, user_id, created_at, fresh,
+        `SELECT id, user_id, created_at, fresh, settle_by,
            leased - (SELECT count(*) FROM job_items i
              WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= @now) AS in_flight
          FROM jobs WHERE completed_at IS NULL`,
@@ -48,21 +48,22 @@ export class SqliteWork {
            AND domain NOT IN (SELECT value FROM json_each(@skip))`,
       ),
       // The range of one domain of the job (the planner would walk the whole job by primary key for ORDER BY position).
-      claim: prepare<{ position: number; email: string }>(
+      claim: prepare<LeasedItemRow>(
         `UPDATE job_items SET lease_token = @lease, lease_expires_at = @expiresAt, lease_holder = @holder
          WHERE job_id = @jobId AND position IN (
            SELECT position FROM job_items INDEXED BY job_items_pending
            WHERE job_id = @jobId AND domain = @domain AND ${claimable} ORDER BY position LIMIT @limit)
-         RETURNING position, email`,
+         RETURNING position, email, attempts, first_answered_at`,
       ),
       renew: prepare<{ lease_token: string }>(
         `UPDATE job_items SET lease_expires_at = ?
          WHERE result IS NULL AND lease_token IN (SELECT value FROM json_each(?))
          RETURNING lease_token`,
       ),
-      depth: prepare<{ pending: number; leased: number }>(
+      depth: prepare<{ pending: number; leased: number; waiting: number }>(
         `SELECT coalesce(sum(lease_token IS NULL OR lease_expires_at <= ?), 0) AS pending,
-                coalesce(sum(lease_token IS NOT NULL AND lease_expires_at > ?), 0) AS leased
+                coalesce(sum(lease_token IS NOT NULL AND lease_expires_at > ?), 0) AS leased,
+                (SELECT count(*) FROM job_items WHERE due_at IS NOT NULL) AS waiting
          FROM job_items WHERE result IS NULL`,
       ),
       holders: prepare<{ lease_holder: string }>(
@@ -80,11 +81,16 @@ export class SqliteWork {
         `UPDATE job_items SET lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
          WHERE result IS NULL AND lease_token IN (SELECT value FROM json_each(?))`,
       ),
-      // `result IS NULL`: an item keeps its first result; `lease_token = ?`: only the lease holding it may write it.
+      // `result IS NULL`: an item keeps its first result; `lease_token = @lease`: only the lease holding it may write it.
+      // A temporary answer (@dueAt) also counts an attempt and keeps when the first came.
       saveResult: prepare(
-        `UPDATE job_items SET result = ?, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL
-         WHERE job_id = ? AND position = ? AND result IS NULL AND lease_token = ?`,
+        `UPDATE job_items SET result = @result, lease_token = NULL, lease_expires_at = NULL, lease_holder = NULL,
+           due_at = @dueAt, attempts = attempts + (@dueAt IS NOT NULL),
+           first_answered_at = CASE WHEN @dueAt IS NULL THEN first_answered_at ELSE coalesce(first_answered_at, @answeredAt) END
+         WHERE job_id = @jobId AND position = @position AND result IS NULL AND lease_token = @lease`,
       ),
+      // The due ones of every job, a range of job_items_due: claimable again.
+      wakeDue: prepare('UPDATE job_items SET result = NULL, due_at = NULL WHERE due_at <= ?'),
       ownerOf: prepare<{ user_id: number }>('SELECT user_id FROM jobs WHERE id = ?'),
       countProcessed: prepare<{ completed: number }>(
         `UPDATE jobs SET processed = processed + ?,
@@ -111,8 +117,11 @@ export class SqliteWork {
       releaseDeliveriesHeldBy: (holders) => webhooks.releaseHeldBy(holders),
     };
     this.resultSteps = {
-      writeResults: (results) =>
-        results.map(({ lease, jobId, position, result }) => this.sql.saveResult.run(resultJson(result), jobId, position, lease).changes > 0),
+      writeResults: (results, answeredAt) =>
+        results.map(
+          ({ lease, jobId, position, result, dueAt }) =>
+            this.sql.saveResult.run({ result: resultJson(result), dueAt: dueAt ?? null, answeredAt, jobId, position, lease }).changes > 0,
+        ),
       ...webhooks.announceSteps,
       // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,
@@ -129,12 +138,16 @@ export class SqliteWork {
     return this.connection.db.transaction(() => runNow(flows.claimWork(this.claimSteps, request, this.nowMs()))).immediate();
   }
 
+  wakeDue(): number {
+    return this.sql.wakeDue.run(this.nowMs()).changes;
+  }
+
   renewLeases(leases: readonly string[], leaseMs: number): string[] {
     if (leases.length === 0) return [];
     return [...new Set(this.sql.renew.all(this.nowMs() + leaseMs, JSON.stringify(leases)).map((row) => row.lease_token))];
   }
 
-  depth(): { pending: number; leased: number } {
+  depth(): { pending: number; leased: number; waiting: number } {
     const now = this.nowMs();
     return this.sql.depth.get(now, now)!;
   }

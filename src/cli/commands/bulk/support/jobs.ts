@@ -7,7 +7,7 @@ import { CliError, ExitCode, JobNotFinishedError, UsageError, type InterruptedEr
 import { durationMs } from '../../../options/engine-flags.js';
 import { duration } from '../../../output/format.js';
 import { waitNotice, type Io } from '../../../output/io.js';
-import { startProgress, type Progress } from './progress.js';
+import { startProgress, tally, type Progress } from './progress.js';
 
 /**
  * Polls quickly at first (small jobs finish in a moment), then backs off to be gentle on the rate
@@ -52,10 +52,6 @@ export class Interruption {
 /** "job a" or "jobs a, b", for messages. */
 export function jobsNamed(jobIds: string[]): string {
   return `${jobIds.length === 1 ? 'job' : 'jobs'} ${jobIds.join(', ')}`;
-}
-
-function sumProgress(progresses: JobProgress[]): { processed: number; total: number } {
-  return progresses.reduce((sum, each) => ({ processed: sum.processed + each.processed, total: sum.total + each.total }), { processed: 0, total: 0 });
 }
 
 /** Every job's progress, asked for at once. */
@@ -149,8 +145,9 @@ export async function waitForJobs(
         options,
         (message) => progress.note(message),
       );
-      const { processed, total } = sumProgress(progresses);
-      progress.update(processed, total);
+      const sum = tally(progresses);
+      const { processed, total } = sum;
+      progress.update(sum);
       options.onPoll?.(progresses);
       if (progresses.every(isCompleted)) return progresses;
       if (previous !== undefined) delay = nextPollDelay(delay, previous, processed, total);

@@ -5,7 +5,7 @@ import { selectorsOf, type ResultSelector } from '../../../../engine/result-filt
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
 import type { JobRunner } from '../../../../server/jobs/runner.js';
-import { StoreError, type Holder, type Store, type User } from '../../../../server/store/store.js';
+import { StoreError, type Holder, type JobDetails, type Store, type User } from '../../../../server/store/store.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
 import { resolvedEngineOptions, type EngineFlags } from '../../../options/engine-flags.js';
 import { InterruptedError, VerdictMatchedError } from '../../../output/errors.js';
@@ -14,7 +14,7 @@ import type { Session } from '../../../session/session.js';
 import { Interruption } from './jobs.js';
 import { readRuns, recordRun } from './local-runs.js';
 import { cannotVerify, unverifiableOutcome, shellQuote, writeOutput, type OutputPlan } from './output.js';
-import { startProgress } from './progress.js';
+import { startProgress, tally } from './progress.js';
 
 /**
  * `bulk submit FILE --local`: the service's job machinery in this process, without HTTP
@@ -43,6 +43,8 @@ export interface LocalRun {
   failOn: ResultSelector[];
   /** `--fresh`: a new job, nothing of an earlier run of the list reused. */
   fresh?: boolean;
+  /** `--settle-within`, in seconds: the new jobs' settleWithin. */
+  settleWithinSeconds?: number;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
 }
@@ -67,10 +69,10 @@ interface LocalJobs {
 }
 
 /** A job for these addresses in the local account, credited with exactly what it costs. */
-async function newJob(store: Store, addresses: string[]): Promise<string> {
+async function newJob(store: Store, addresses: string[], details: JobDetails): Promise<string> {
   const user = await localAccount(store);
   await store.accounts.grantCredits(user.id, addresses.length);
-  const created = await store.jobs.createJob(user.id, addresses);
+  const created = await store.jobs.createJob(user.id, addresses, undefined, details);
   if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
   return created.jobId;
 }
@@ -79,7 +81,14 @@ async function newJob(store: Store, addresses: string[]): Promise<string> {
  * The jobs for this list and these addresses: those a run of the same list made before, or a new
  * one. `--fresh` always makes a new one: nothing of an earlier run is reused.
  */
-async function jobsFor(store: Store, session: Session, dataDir: string, list: string, addresses: string[], fresh: boolean): Promise<LocalJobs> {
+async function jobsFor(
+  store: Store,
+  session: Session,
+  dataDir: string,
+  list: string,
+  addresses: string[],
+  { fresh, settleWithinSeconds }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds'>,
+): Promise<LocalJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
   const before = (await readRuns(dataDir))[list];
   if (before?.digest === digest && !fresh) {
@@ -90,7 +99,7 @@ async function jobsFor(store: Store, session: Session, dataDir: string, list: st
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
   else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await newJob(store, addresses);
+  const jobId = await newJob(store, addresses, { settleWithinSeconds });
   await recordRun(dataDir, list, { digest, jobId });
   return { jobIds: [jobId], resumed: false };
 }
@@ -119,7 +128,7 @@ async function askAgain(
   const again = unverifiableIn(await resultsOf(store, jobs.jobIds)).filter((email) => stale.has(email));
   if (again.length === 0) return jobs.jobIds;
   session.notice(`asking again ${counted(again.length, 'address', 'addresses')} this machine could not verify before`);
-  const retry = await newJob(store, again);
+  const retry = await newJob(store, again, {});
   work(retry);
   const before = (await readRuns(dataDir))[list]!;
   await recordRun(dataDir, list, { digest: before.digest, jobId: before.jobId, retries: [...(before.retries ?? []), retry] });
@@ -143,10 +152,7 @@ async function waitForJobs(
   try {
     for (;;) {
       const jobs = await Promise.all(jobIds.map(async (id) => (await store.jobs.getJob(user.id, id))!));
-      progress.update(
-        jobs.reduce((sum, job) => sum + job.processed, 0),
-        jobs.reduce((sum, job) => sum + job.total, 0),
-      );
+      progress.update(tally(jobs));
       if (jobs.every((job) => job.status === 'completed')) return;
       if (signal.aborted) throw signal.reason;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -187,7 +193,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const interruption = new Interruption();
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
-    const jobs = await jobsFor(store, session, dataDir, list, addresses, run.fresh === true);
+    const jobs = await jobsFor(store, session, dataDir, list, addresses, run);
     const stale = new Set(jobs.resumed ? unverifiableIn(await resultsOf(store, jobs.jobIds)) : []);
     holder = await store.holders.join();
     const log = { info: () => undefined, error: (details: object, message: string) => session.warn(message) };
@@ -195,7 +201,15 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     // data dir given by mistake) is not this command's to verify, with its flags, outside any limits.
     // Read at each claim: a job that asks again is added to it.
     const working = [...jobs.jobIds];
-    runner = startJobRunner({ queue: store.work, holder: holder.id, verifier: createVerifier(engine), log, idlePollMs: POLL_MS, onlyJobs: working });
+    runner = startJobRunner({
+      queue: store.work,
+      holder: holder.id,
+      verifier: createVerifier(engine),
+      retryScheduleMs: engine.retryScheduleMs,
+      log,
+      idlePollMs: POLL_MS,
+      onlyJobs: working,
+    });
     const resume = run.argv.map(shellQuote).join(' ');
     const chain = await interruption.during(
       async () => {

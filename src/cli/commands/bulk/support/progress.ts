@@ -1,8 +1,43 @@
 import { duration } from '../../../output/format.js';
 import { waitNotice, type Io } from '../../../output/io.js';
 
+/** Where one or more jobs stand, summed: what a progress display shows. */
+export interface Tally {
+  processed: number;
+  total: number;
+  /** Addresses waiting for their next try (a temporary answer), and when the earliest is due (ISO). */
+  waiting: number;
+  nextAttemptAt: string | null;
+}
+
+/** A job's progress as the service or the local store says it: `waiting` and `nextAttemptAt` only while some wait. */
+interface JobState {
+  processed: number;
+  total: number;
+  waiting?: number;
+  nextAttemptAt?: string | null;
+}
+
+export function tally(jobs: readonly JobState[]): Tally {
+  const sum: Tally = { processed: 0, total: 0, waiting: 0, nextAttemptAt: null };
+  for (const job of jobs) {
+    sum.processed += job.processed;
+    sum.total += job.total;
+    sum.waiting += job.waiting ?? 0;
+    if (job.nextAttemptAt && (sum.nextAttemptAt === null || job.nextAttemptAt < sum.nextAttemptAt)) sum.nextAttemptAt = job.nextAttemptAt;
+  }
+  return sum;
+}
+
+/** "12 waiting for their next try (greylisting), the next at 14:05": a wait that is no hang; empty when none waits. */
+export function waitingNote({ waiting, nextAttemptAt }: Pick<Tally, 'waiting' | 'nextAttemptAt'>): string {
+  if (waiting === 0 || nextAttemptAt === null) return '';
+  const at = new Date(nextAttemptAt).toTimeString().slice(0, 5);
+  return `${waiting.toLocaleString('en-US')} waiting for their next try (greylisting), the next at ${at}`;
+}
+
 export interface Progress {
-  update(processed: number, total: number): void;
+  update(tally: Tally): void;
   /** A message about the wait (an unreachable service, ...), printed without breaking the display. */
   note(message: string): void;
   stop(): void;
@@ -26,8 +61,10 @@ const LINE_INTERVAL_MS = 10_000;
 function lineProgress(io: Io, label: string, lines: boolean, ctrlC: string): Progress {
   let last: { text: string; at: number } | undefined;
   return {
-    update(processed, total) {
-      const text = `${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)`;
+    update(state) {
+      const { processed, total } = state;
+      const waiting = waitingNote(state);
+      const text = `${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)${waiting ? `; ${waiting}` : ''}`;
       const now = Date.now();
       if (!lines || text === last?.text || (last !== undefined && now - last.at < LINE_INTERVAL_MS)) return;
       waitNotice(io, last === undefined ? `${text}; ${ctrlC}` : text);
@@ -70,10 +107,12 @@ export async function startProgress(io: Io, label: string, options: { lines: boo
   }).start();
   let first: { processed: number; at: number } | undefined;
   return {
-    update(processed, total) {
+    update(state) {
+      const { processed, total } = state;
       const now = Date.now();
       first ??= { processed, at: now };
-      spinner.text = `${label}: ${percentOf(processed, total)}% ${fraction(processed, total)}, ${eta(first, processed, total, now)}`;
+      const waiting = waitingNote(state);
+      spinner.text = `${label}: ${percentOf(processed, total)}% ${fraction(processed, total)}, ${waiting || eta(first, processed, total, now)}`;
     },
     note(message) {
       spinner.clear();
