@@ -30,6 +30,7 @@ function unauthorizedHint(_error: UnauthorizedError, env: NodeJS.ProcessEnv): st
 function apiErrorHint(error: ApiError): string {
   if (error.code === 'insufficient_scope')
     return 'use a token with that scope (`mailverify tokens create --scope …` with a token that has `account`, or `mailverify login`)';
+  if (error.code === 'beyond_token_grant') return 'ask for scopes and an expiry within those of the token in use (`mailverify whoami` shows them)';
   return 'try again later; --debug shows the requests';
 }
 

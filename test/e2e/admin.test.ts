@@ -177,6 +177,39 @@ describe('mailverify admin (built binary, temp data dir)', () => {
   });
 });
 
+describe('mailverify admin user password (built binary, beside a running serve)', () => {
+  it("sets a password read from stdin, ending the user's login JWTs; the new one signs in", async () => {
+    const service = await startService();
+    try {
+      const token = await service.createUser('pat@example.test', { credits: 0, password: 'first pass phrase' });
+      const login = (password: string) =>
+        fetch(`${service.baseUrl}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'pat@example.test', password }),
+        });
+      const account = (bearer: string) => fetch(`${service.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${bearer}` } });
+      const { token: jwt } = (await (await login('first pass phrase')).json()) as { token: string };
+      expect((await account(jwt)).status).toBe(200);
+
+      expect((await service.admin(['user', 'password', 'pat@example.test'], 'second pass phrase\n')).code).toBe(2);
+      expect((await service.admin(['user', 'password', 'pat@example.test', '--password-stdin'], 'short\n')).code).toBe(2);
+      const changed = await service.admin(['user', 'password', 'pat@example.test', '--password-stdin', '--json'], 'second pass phrase\n');
+      expect(changed.code, changed.stderr).toBe(0);
+      expect(JSON.parse(changed.stdout)).toEqual({ email: 'pat@example.test', passwordChanged: true });
+      expect(changed.stdout + changed.stderr).not.toContain('second pass phrase');
+
+      expect((await account(jwt)).status).toBe(401);
+      expect((await account(token)).status).toBe(200);
+      expect((await login('first pass phrase')).status).toBe(401);
+      expect((await login('second pass phrase')).status).toBe(200);
+      expect((await service.admin(['user', 'password', 'nobody@example.test', '--password-stdin'], 'second pass phrase\n')).code).toBe(7);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe('mailverify admin --database-url (built binary, PostgreSQL)', () => {
   let place: StoreFixture;
   beforeAll(async () => {

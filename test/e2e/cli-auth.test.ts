@@ -189,6 +189,42 @@ describe('login --email --password-stdin', () => {
     expect(revoked.stderr).toContain(LOGIN_HINT);
   });
 
+  it('login again on the profile revokes the token it held, once the new one is stored', async () => {
+    const cli = await sandbox();
+    const login = () => cli.run(['login', '--email', EMAIL, '--password-stdin'], { stdin: `${PASSWORD}\n` });
+    expect((await login()).code).toBe(0);
+    const first = await storedToken(cli);
+    const again = await login();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('The token this profile held before was revoked');
+    const second = await storedToken(cli);
+    expect(second).toMatch(/^mv_/);
+    expect(second).not.toBe(first);
+    expect((await cli.run(['whoami'], { env: { MAILVERIFY_TOKEN: first } })).code).toBe(4);
+    expect((await cli.run(['whoami'])).code).toBe(0);
+
+    // A login that fails leaves the stored token as it was, and working.
+    expect((await cli.run(['login', '--email', EMAIL, '--password-stdin'], { stdin: 'not the password\n' })).code).toBe(4);
+    expect(await storedToken(cli)).toBe(second);
+    expect((await cli.run(['whoami'])).code).toBe(0);
+  });
+
+  it('logout of a service that does not answer forgets the token and says in one line that it is not revoked', async () => {
+    const elsewhere = await startService();
+    const cli = await sandbox();
+    const env = { MAILVERIFY_BASE_URL: elsewhere.baseUrl };
+    await elsewhere.createUser(EMAIL, { credits: 0, password: PASSWORD });
+    expect((await cli.run(['login', '--email', EMAIL, '--password-stdin'], { stdin: `${PASSWORD}\n`, env })).code).toBe(0);
+    expect(await storedToken(cli)).toMatch(/^mv_/);
+    await elsewhere.stop();
+
+    const logout = await cli.run(['logout'], { env });
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stderr.split('\n').filter((line) => line.includes('could not revoke'))).toHaveLength(1);
+    expect(logout.stderr).not.toContain('the token was revoked');
+    expect(await storedToken(cli)).toBeUndefined();
+  });
+
   it.skipIf(!hasScript)('on a terminal asks for email and password, never echoing the password', async () => {
     const cli = await sandbox();
     const { screen, code } = await runInTerminal(

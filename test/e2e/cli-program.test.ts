@@ -117,6 +117,7 @@ const COMMANDS = [
   ['admin', 'user', 'add'],
   ['admin', 'user', 'list'],
   ['admin', 'user', 'delete'],
+  ['admin', 'user', 'password'],
   ['admin', 'credits'],
   ['admin', 'credits', 'add'],
   ['admin', 'rate-limit'],

@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookieFrom, csrfOf, fetchPage as fetchPageAt, signIn as signInAt, type Page, type PageRequest } from '../support/dashboard-pages.js';
 import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 
 /**
@@ -16,45 +16,8 @@ const SLOW_DNS_MS = 3_000;
 let world: MailWorld;
 let app: TestApp;
 
-interface Page {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-async function fetchPage(
-  path: string,
-  options: { method?: 'GET' | 'POST'; cookie?: string; form?: Record<string, string>; body?: Buffer | string; headers?: Record<string, string> } = {},
-): Promise<Page> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.cookie) headers.cookie = options.cookie;
-  let body = options.body;
-  if (options.form) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(options.form).toString();
-  }
-  const response = await request(new URL(path, app.baseUrl), { method: options.method ?? 'GET', headers, body });
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
-}
-
-function cookieFrom(page: Page, name: string): string {
-  const setCookie = [page.headers['set-cookie'] ?? []].flat().find((line) => line.startsWith(`${name}=`));
-  if (!setCookie) throw new Error(`no ${name} cookie`);
-  return setCookie.split(';')[0]!;
-}
-
-function csrfOf(page: Page): string {
-  const token = /name="_csrf" value="([^"]*)"/.exec(page.text)?.[1];
-  if (token === undefined) throw new Error('no CSRF field on the page');
-  return token;
-}
-
-async function signIn(email: string, password: string): Promise<{ page: Page; cookie: string }> {
-  const form = await fetchPage('/sign-in');
-  const cookie = cookieFrom(form, 'mv_sign_in');
-  const page = await fetchPage('/sign-in', { method: 'POST', cookie, form: { _csrf: csrfOf(form), email, password } });
-  return { page, cookie };
-}
+const fetchPage = (path: string, options?: PageRequest): Promise<Page> => fetchPageAt(app.baseUrl, path, options);
+const signIn = (email: string, password: string) => signInAt(app.baseUrl, email, password);
 
 /** Posts a list file with the upload form's fields, as a browser does. */
 async function upload(cookie: string, fileName: string, content: string): Promise<Page> {

@@ -12,6 +12,7 @@ describe('authentication', () => {
   let app: TestApp;
   let token: string;
   let userId: number;
+  let sessionEpoch: string;
   const password = 'a long enough password';
 
   beforeAll(async () => {
@@ -20,6 +21,7 @@ describe('authentication', () => {
     const created = await app.createUser('auth@example.org', { credits: 5, password });
     token = created.token;
     userId = created.user.id;
+    sessionEpoch = created.user.sessionEpoch;
   });
   afterAll(async () => {
     await app?.close();
@@ -27,7 +29,7 @@ describe('authentication', () => {
   });
 
   const jwtFor = (secret: Uint8Array, sub: number, expiresAt: number) =>
-    new SignJWT()
+    new SignJWT({ epoch: sessionEpoch })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(String(sub))
       .setIssuer('mailverify')

@@ -109,6 +109,44 @@ describe('token scopes and expiry', () => {
     expectProblem(await create({ name: 'bad', ...fields }), 400, 'invalid_request');
   });
 
+  describe('a token made by a scoped, expiring token', () => {
+    /** A token with `scopes` that expires in 60 s, the token that makes others here. */
+    async function parent(scopes: string[]): Promise<{ token: string; expiresAt: string }> {
+      const made = await create({ name: 'parent', scopes, expiresIn: 60 });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body as { token: string; expiresAt: string };
+    }
+    const createWith = (token: string, json: object) => app.call('POST', '/v1/tokens', { token, json: { name: 'child', ...json } });
+
+    it.each([
+      ['every scope for ever (nothing said)', {}, ['verify', 'bulk', 'results', 'expiry']],
+      ['a scope it lacks', { scopes: ['bulk'], expiresIn: 30 }, ['bulk']],
+      ['no expiry', { scopes: ['account'] }, ['expiry']],
+      ['a longer life', { scopes: ['account'], expiresIn: 3600 }, ['expiry']],
+      ['a scope it lacks and a later expiresAt', { scopes: ['results'], expiresAt: '2030-01-01T00:00:00Z' }, ['results', 'expiry']],
+    ])('refuses %s with 403 naming what is beyond its grant', async (_case, fields, beyond) => {
+      const { token } = await parent(['account']);
+      const refused = await createWith(token, fields);
+      expectProblem(refused, 403, 'beyond_token_grant');
+      expect(refused.body.beyondGrant).toEqual(beyond);
+      for (const scope of beyond.filter((each) => each !== 'expiry')) expect(refused.body.detail).toContain(scope);
+      expect((await app.call('GET', '/v1/tokens', { token })).body.tokens.map((each: { name: string }) => each.name)).not.toContain('child');
+    });
+
+    it('makes a narrower, shorter-lived one (201), and one exactly as wide and as long-lived', async () => {
+      const { token, expiresAt } = await parent(['verify', 'results', 'account']);
+      const narrower = await createWith(token, { scopes: ['verify'], expiresIn: 30 });
+      expect(narrower.status, JSON.stringify(narrower.body)).toBe(201);
+      expect(narrower.body.scopes).toEqual(['verify']);
+      expect(Date.parse(narrower.body.expiresAt as string)).toBeLessThan(Date.parse(expiresAt));
+      const same = await createWith(token, { scopes: ['verify', 'results', 'account'], expiresAt });
+      expect(same.status, JSON.stringify(same.body)).toBe(201);
+      expect(same.body).toMatchObject({ scopes: ['verify', 'results', 'account'], expiresAt });
+      // The child of a child is held to its own parent's grant in turn.
+      expectProblem(await createWith(same.body.token as string, { scopes: ['bulk'], expiresIn: 10 }), 403, 'beyond_token_grant');
+    });
+  });
+
   it("keeps full access for a login JWT and documents each route's scope in the OpenAPI document", async () => {
     const { token } = await app.createUser('jwt@example.org', { credits: 1, password: 'a long enough password' }).then(async () => {
       const login = await app.call('POST', '/v1/auth/login', { json: { email: 'jwt@example.org', password: 'a long enough password' } });

@@ -130,6 +130,32 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await store.accounts.listUsers()).map((each) => each.email)).toEqual(['Mixed@Example.test']);
     });
 
+    it("never gives a deleted user's id to the next user, nor its session epoch", async () => {
+      await addUser('first@example.test', 0);
+      const newest = await addUser('newest@example.test', 0);
+      expect(await store.accounts.deleteUser(newest.id)).toBe(true);
+      const next = await addUser('next@example.test', 0);
+      expect(next.id).toBeGreaterThan(newest.id);
+      expect(next.sessionEpoch).toMatch(/^[0-9a-f]{32}$/);
+      expect(next.sessionEpoch).not.toBe(newest.sessionEpoch);
+    });
+
+    it('sets a password with a new session epoch, ending the dashboard sessions of that user only', async () => {
+      const user = await addUser('changes@example.test', 0);
+      const other = await addUser('keeps@example.test', 0);
+      const expiresAt = new Date(clock.getTime() + 3_600_000);
+      await store.dashboard.createSession({ idHash: 'changes-session', userId: user.id, csrfSecret: 'csrf', expiresAt });
+      await store.dashboard.createSession({ idHash: 'keeps-session', userId: other.id, csrfSecret: 'csrf', expiresAt });
+      await store.accounts.setPassword(user.id, 'scrypt$new-hash');
+      const changed = await store.accounts.findUserById(user.id);
+      expect(changed).toMatchObject({ passwordHash: 'scrypt$new-hash', balance: 0 });
+      expect(changed!.sessionEpoch).not.toBe(user.sessionEpoch);
+      expect(await store.dashboard.findSession('changes-session')).toBeUndefined();
+      expect(await store.dashboard.findSession('keeps-session')).toMatchObject({ userId: other.id });
+      expect((await store.accounts.findUserById(other.id))!.sessionEpoch).toBe(other.sessionEpoch);
+      await expect(store.accounts.setPassword(other.id + 100, null)).rejects.toMatchObject({ code: 'user_not_found' });
+    });
+
     it('never lets a grant take a balance below zero', async () => {
       const user = await addUser('grant@example.test', 5);
       expect(await store.accounts.grantCredits(user.id, -5)).toBe(0);
@@ -620,6 +646,10 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const token = await store.tokens.createApiToken(user.id, 'cli', 'hash-dv');
       await elsewhere.tokens.revokeApiToken(user.id, token.id);
       await expect.poll(() => store.install.dataVersion()).not.toBe(moved);
+      // A password change ends the user's login JWTs, which every instance checks against its cache.
+      const revoked = await store.install.dataVersion();
+      await elsewhere.accounts.setPassword(user.id, null);
+      await expect.poll(() => store.install.dataVersion()).not.toBe(revoked);
     });
   });
 

@@ -27,6 +27,26 @@ const LEASED_BEFORE_COUNTING = `
     ('older-job', 0, 'a@a.test', 'a.test', 'old-lease', @expires), ('older-job', 1, 'b@b.test', 'b.test', NULL, NULL),
     ('newer-job', 0, 'c@c.test', 'c.test', NULL, NULL);`;
 
+/** Two users of a file at schema version 18, and a row of every table that points at a user. */
+const USERS_BEFORE_AUTOINCREMENT = `
+  INSERT INTO users (id, email, password_hash, balance, rate_limit, rate_window_seconds, created_at) VALUES
+    (7, 'kept@example.test', NULL, 42, 20, 1, '2026-01-01T00:00:00.000Z'), (8, 'newest@example.test', NULL, 0, 20, 1, '2026-01-02T00:00:00.000Z');
+  INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES ('kept-token', 7, 'ci', 'kept-token-hash', '2026-01-01T00:00:00.000Z');
+  INSERT INTO ledger (user_id, delta, balance_after, reason, created_at) VALUES (7, 42, 42, 'grant', '2026-01-01T00:00:00.000Z');
+  INSERT INTO jobs (id, user_id, total, created_at) VALUES ('kept-job', 7, 1, '2026-01-01T00:00:00.000Z');
+  INSERT INTO job_items (job_id, position, email, domain) VALUES ('kept-job', 0, 'a@kept.test', 'kept.test');
+  INSERT INTO idempotency (user_id, route, key, request_hash, status_code, body, created_at) VALUES (7, 'verify', 'k', 'h', 200, '{}', '2026-01-01T00:00:00.000Z');
+  INSERT INTO rate_windows (user_id, window_start, count) VALUES (7, 1, 1);
+  INSERT INTO sessions (id_hash, user_id, csrf_secret, created_at, expires_at) VALUES ('kept-session', 7, 'csrf', '2026-01-01T00:00:00.000Z', '2036-01-01T00:00:00.000Z');
+  INSERT INTO list_uploads (id, user_id, file_name, content, created_at) VALUES ('kept-upload', 7, 'list.csv', x'00', '2026-01-01T00:00:00.000Z');
+  INSERT INTO webhook_endpoints (id, user_id, url, secret, created_at) VALUES ('kept-endpoint', 7, 'https://hooks.example.test/', 'whsec', '2026-01-01T00:00:00.000Z');`;
+
+/** How many rows each table that points at a user holds. */
+function rowsPerUser(db: Sqlite.Database): Record<string, number> {
+  const tables = ['api_tokens', 'ledger', 'jobs', 'job_items', 'idempotency', 'rate_windows', 'sessions', 'list_uploads', 'webhook_endpoints'];
+  return Object.fromEntries(tables.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+}
+
 const opened: Store[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
@@ -91,6 +111,41 @@ describe('the SQLite store', () => {
     raw.exec(LEASED_BEFORE_COUNTING.replace('@expires', String(Date.now() + 600_000)));
     raw.close();
     expect(await open().work.claimWork({ maxItems: 100, leaseMs: 60_000 })).toMatchObject({ jobId: 'newer-job' });
+  });
+
+  it('gives a file of schema version 18 user ids never given twice, keeping every row and what points at each user', async () => {
+    const raw = new Sqlite(join(dataDir, DATABASE_FILE));
+    migrate(raw, MIGRATIONS.slice(0, 18));
+    raw.exec(USERS_BEFORE_AUTOINCREMENT);
+    // Before 019, SQLite gave the newest user's id to the next user once it was deleted.
+    raw.exec(
+      "DELETE FROM users WHERE id = 8; INSERT INTO users (email, rate_limit, rate_window_seconds, created_at) VALUES ('reused@example.test', 20, 1, 'now')",
+    );
+    expect(raw.prepare("SELECT id FROM users WHERE email = 'reused@example.test'").get()).toEqual({ id: 8 });
+    raw.exec(
+      "DELETE FROM users WHERE id = 8; INSERT INTO users (id, email, balance, rate_limit, rate_window_seconds, created_at) VALUES (8, 'newest@example.test', 0, 20, 1, 'then')",
+    );
+    const counts = rowsPerUser(raw);
+    raw.close();
+
+    const store = open();
+    const migrated = new Sqlite(join(dataDir, DATABASE_FILE));
+    expect(migrated.pragma('foreign_key_check')).toEqual([]);
+    expect(rowsPerUser(migrated)).toEqual(counts);
+    expect(migrated.prepare('SELECT id, email, balance FROM users ORDER BY id').all()).toEqual([
+      { id: 7, email: 'kept@example.test', balance: 42 },
+      { id: 8, email: 'newest@example.test', balance: 0 },
+    ]);
+    migrated.close();
+    const [kept, newest] = await store.accounts.listUsers();
+    expect(kept!.sessionEpoch).not.toBe(newest!.sessionEpoch);
+    expect(await store.accounts.deleteUser(8)).toBe(true);
+    expect((await store.accounts.createUser({ email: 'next@example.test', passwordHash: null, balance: 0, rateLimit: 20, rateWindowSeconds: 1 })).id).toBe(9);
+    // The foreign keys point at the new table: deleting a user still takes what is theirs with them.
+    expect(await store.accounts.deleteUser(7)).toBe(true);
+    const after = new Sqlite(join(dataDir, DATABASE_FILE), { readonly: true });
+    expect(rowsPerUser(after)).toEqual(Object.fromEntries(Object.keys(counts).map((table) => [table, 0])));
+    after.close();
   });
 
   it('refuses a file written by a newer schema instead of corrupting it', () => {

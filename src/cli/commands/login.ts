@@ -2,12 +2,14 @@ import { hostname } from 'node:os';
 import { UnauthorizedError } from '../../client/errors.js';
 import type { Account } from '../../client/types.js';
 import { saveLogin } from '../../config/credentials.js';
+import { KeyringError } from '../../config/errors.js';
 import { NotAuthenticatedError, UsageError } from '../output/errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../output/prompt.js';
 import { canAsk, type Io } from '../output/io.js';
 import { switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../options/program-options.js';
 import { createSession, type Session } from '../session/session.js';
+import { revokeLogin, storedLogin, type StoredLogin } from './support/stored-token.js';
 
 /** `login`'s options; how they combine is checked once the session says where stdin is (checkFlags). */
 export interface LoginOptions {
@@ -95,21 +97,39 @@ async function checkToken(session: Session, credential: Credential): Promise<Acc
   }
 }
 
+/**
+ * The token the profile holds before this login, to revoke once the new one is stored (only when
+ * this CLI created it, as `logout` does). A keyring that does not answer now keeps none from us.
+ */
+function previousLogin(session: Session, profile: string): StoredLogin | undefined {
+  try {
+    return storedLogin(session, profile);
+  } catch (error) {
+    if (error instanceof KeyringError) return undefined;
+    throw error;
+  }
+}
+
 /** Stores a token for the service, checked first: read from stdin, or made from an email and password. */
 export async function run(flags: LoginOptions, io: Io): Promise<void> {
   // login makes the profile it is told to use.
   const session = createSession(flags.program, io, { newProfile: true });
   try {
     checkFlags(flags, io);
+    const { baseUrl, configPath, profile } = session.settings;
+    const previous = previousLogin(session, profile);
     const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
     const account = await checkToken(session, credential);
-    const { baseUrl, configPath, profile } = session.settings;
     const stored = saveLogin(session.config, profile, { baseUrl, token: credential.token, tokenId: credential.tokenId }, { insecure: flags.insecureStorage });
     const where = stored.in === 'keyring' ? 'the OS keyring' : configPath;
     // Said even with --quiet: the user chose the keyring by not choosing, and it is not there.
     if (stored.in === 'file' && stored.fallback !== undefined)
       session.warn(`no OS keyring (${stored.fallback}), so the token is stored in ${configPath}, readable only by you`);
     session.notice(`Logged in to ${baseUrl} as ${account.email} (profile ${profile}); the token is stored in ${where}`);
+    // Only once the new token works and is stored: a login that fails leaves the old one working.
+    if (previous !== undefined && previous.token !== credential.token && (await revokeLogin(session, previous))) {
+      session.notice('The token this profile held before was revoked');
+    }
     if (session.settings.tokenSource === 'environment') session.warn('MAILVERIFY_TOKEN is set and is used instead of the stored token until you unset it');
   } finally {
     await session.close();

@@ -60,6 +60,7 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   'admin user list': ['mailverify admin user list', 'mailverify --json admin user list'],
   'admin user delete': ['mailverify admin user delete alice@example.com'],
+  'admin user password': ['mailverify admin user password alice@example.com --password-stdin < password.txt'],
   'admin credits': ['mailverify admin credits add alice@example.com 500'],
   'admin credits add': ['mailverify admin credits add alice@example.com 500', 'mailverify admin credits add alice@example.com -- -100'],
   'admin rate-limit': ['mailverify admin rate-limit set alice@example.com 100'],

@@ -9,7 +9,7 @@ export function addAdminCommands(program: Command): void {
     .description('manage users, credits and API tokens in the store of `mailverify serve` (its data dir or database, also while it runs)')
     .option('--create', 'create the database when the data dir holds none (otherwise that is an error)');
   addStoreFlags(admin, 'the service data directory');
-  const adminUser = admin.command('user').description('add, list and delete users');
+  const adminUser = admin.command('user').description('add, list and delete users, and set their passwords');
   adminUser
     .command('add')
     .description('add a user')
@@ -23,6 +23,12 @@ export function addAdminCommands(program: Command): void {
     .description('delete a user and all their data: tokens, jobs with their addresses and results, webhooks, cached verdicts, ledger')
     .argument('<email>', 'the account address')
     .action(lazy(() => import('../commands/admin/user-delete.js')));
+  adminUser
+    .command('password')
+    .description("set a user's login password, read from stdin; ends their login tokens and dashboard sessions (API tokens stay)")
+    .argument('<email>', 'the account address')
+    .option('--password-stdin', 'read the new password from stdin (required: a password is never an argument)')
+    .action(lazy(() => import('../commands/admin/user-password.js')));
   adminUser
     .command('list')
     .description('list users with balance and rate limit (--json for an array)')

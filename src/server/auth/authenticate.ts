@@ -39,6 +39,19 @@ export interface Access extends TokenGrant {
 /** A login JWT may do everything; it expires by its own `exp`, checked where it is verified. */
 const LOGIN_ACCESS: Access = { kind: 'login', tokenId: null, name: null, ...FULL_GRANT };
 
+/** Whose a token is: an API token's owner, or the user a login JWT names with the session epoch it was issued in. */
+interface Owner {
+  userId: number;
+  sessionEpoch?: string;
+  access: Access;
+}
+
+/** A caller as cached, with the session epoch its login JWTs must name. */
+interface KnownCaller {
+  caller: Caller;
+  sessionEpoch: string;
+}
+
 export interface Authenticated {
   caller: Caller;
   access: Access;
@@ -66,8 +79,8 @@ function expiredToken(expiresAt: string): ProblemError {
  * cost of a cheap route, so both are cached in this process (unknown tokens never are).
  */
 export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator {
-  const owners = new ExpiringCache<string, { userId: number; access: Access }>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
-  const callers = new ExpiringCache<number, Caller>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
+  const owners = new ExpiringCache<string, Owner>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
+  const callers = new ExpiringCache<number, KnownCaller>(IDENTITY_CACHE_TTL_MS, IDENTITY_CACHE_MAX_ENTRIES);
   /** Undefined until the first check, which only takes note of where the store stands. */
   let seenVersion: number | undefined;
   let versionCheckedAt = -Infinity;
@@ -83,7 +96,7 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     callers.clear();
   }
 
-  async function ownerOfApiToken(token: string): Promise<{ userId: number; access: Access } | undefined> {
+  async function ownerOfApiToken(token: string): Promise<Owner | undefined> {
     const hash = hashApiToken(token);
     let owner = owners.get(hash);
     if (owner === undefined) {
@@ -99,20 +112,22 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     return owner;
   }
 
-  async function callerOf(userId: number): Promise<Caller | undefined> {
-    let caller = callers.get(userId);
-    if (caller === undefined) {
+  async function callerOf({ userId, sessionEpoch }: Owner): Promise<Caller | undefined> {
+    let known = callers.get(userId);
+    if (known === undefined) {
       const user = await store.accounts.findUserById(userId);
       if (user === undefined) return undefined;
-      caller = { id: user.id, rateLimit: user.rateLimit, rateWindowSeconds: user.rateWindowSeconds };
-      callers.set(userId, caller);
+      known = { caller: { id: user.id, rateLimit: user.rateLimit, rateWindowSeconds: user.rateWindowSeconds }, sessionEpoch: user.sessionEpoch };
+      callers.set(userId, known);
     }
-    return caller;
+    // A login JWT from before the user's last password change, or of a deleted user whose id came back, is no one's.
+    if (sessionEpoch !== undefined && sessionEpoch !== known.sessionEpoch) return undefined;
+    return known.caller;
   }
 
-  async function loginOwner(token: string): Promise<{ userId: number; access: Access } | undefined> {
-    const userId = await jwt.verify(token);
-    return userId === undefined ? undefined : { userId, access: LOGIN_ACCESS };
+  async function loginOwner(token: string): Promise<Owner | undefined> {
+    const subject = await jwt.verify(token);
+    return subject === undefined ? undefined : { ...subject, access: LOGIN_ACCESS };
   }
 
   return {
@@ -124,7 +139,7 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
       if (token === undefined) throw invalidToken();
       await forgetWhatOthersChanged();
       const owner = token.startsWith(API_TOKEN_PREFIX) ? await ownerOfApiToken(token) : await loginOwner(token);
-      const caller = owner === undefined ? undefined : await callerOf(owner.userId);
+      const caller = owner === undefined ? undefined : await callerOf(owner);
       if (caller === undefined || owner === undefined) throw invalidToken();
       return { caller, access: owner.access };
     },

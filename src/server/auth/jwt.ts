@@ -9,20 +9,29 @@ export interface IssuedJwt {
   expiresAt: Date;
 }
 
+/** Whom a login JWT names: the user, and the user's session epoch when it was issued (User.sessionEpoch). */
+export interface JwtSubject {
+  userId: number;
+  sessionEpoch: string;
+}
+
+/** The private claim that carries the session epoch. */
+const EPOCH_CLAIM = 'epoch';
+
 export interface JwtIssuer {
-  issue(userId: number): Promise<IssuedJwt>;
-  /** The user id of a JWT of ours that is unexpired and untampered, else undefined. */
-  verify(token: string): Promise<number | undefined>;
+  issue(subject: JwtSubject): Promise<IssuedJwt>;
+  /** Whom a JWT of ours names, when it is unexpired and untampered, else undefined. */
+  verify(token: string): Promise<JwtSubject | undefined>;
 }
 
 export async function createJwtIssuer(secret: Uint8Array, ttlSeconds = JWT_TTL_SECONDS): Promise<JwtIssuer> {
   // Imported once: jose would otherwise import the raw secret again on every request.
   const key = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   return {
-    async issue(userId) {
+    async issue({ userId, sessionEpoch }) {
       const issuedAt = Math.floor(Date.now() / 1000);
       const expiresAt = issuedAt + ttlSeconds;
-      const token = await new SignJWT()
+      const token = await new SignJWT({ [EPOCH_CLAIM]: sessionEpoch })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(String(userId))
         .setIssuer(ISSUER)
@@ -33,9 +42,11 @@ export async function createJwtIssuer(secret: Uint8Array, ttlSeconds = JWT_TTL_S
     },
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER, requiredClaims: ['sub', 'exp'] });
+        // A JWT without an epoch (issued before epochs) names no sign-in that still holds.
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER, requiredClaims: ['sub', 'exp', EPOCH_CLAIM] });
         const userId = Number(payload.sub);
-        return Number.isSafeInteger(userId) ? userId : undefined;
+        const sessionEpoch = payload[EPOCH_CLAIM];
+        return Number.isSafeInteger(userId) && typeof sessionEpoch === 'string' ? { userId, sessionEpoch } : undefined;
       } catch {
         // Expired, forged, garbled: all the same to the caller, a 401.
         return undefined;

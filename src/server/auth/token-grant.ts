@@ -22,6 +22,26 @@ export function grantFrom(request: GrantRequest, now = Date.now()): TokenGrant {
   return { scopes: API_SCOPES.filter((scope: ApiScope) => scopes.includes(scope)), expiresAt: expiryFrom(request, now) };
 }
 
+/**
+ * The grant of a token made with an API token (docs/api.md "Token scopes"): never more than the
+ * creator's, so that no token grows into a wider or longer-lived one. As for any new token, left-out
+ * scopes mean every scope and a left-out expiry never; asked of a scoped or expiring token, that is
+ * beyond its grant too: a 403 naming each excess, so that the client asks again within it.
+ */
+export function grantWithin(request: GrantRequest, creator: TokenGrant, now = Date.now()): TokenGrant {
+  const grant = grantFrom(request, now);
+  const scopes = grant.scopes.filter((scope) => !creator.scopes.includes(scope));
+  const outlives = creator.expiresAt !== null && (grant.expiresAt === null || Date.parse(grant.expiresAt) > Date.parse(creator.expiresAt));
+  if (scopes.length === 0 && !outlives) return grant;
+  const excesses = [
+    ...(scopes.length > 0 ? [`the scope${scopes.length === 1 ? '' : 's'} ${scopes.join(', ')} (it has: ${creator.scopes.join(', ')})`] : []),
+    ...(outlives ? [`${grant.expiresAt === null ? 'no expiry' : `an expiry of ${grant.expiresAt}`} (it expires at ${creator.expiresAt})`] : []),
+  ];
+  throw new ProblemError('beyond_token_grant', `A token may only make tokens within its own grant; this asks for ${excesses.join(' and ')}.`, {
+    beyondGrant: [...scopes, ...(outlives ? ['expiry'] : [])],
+  });
+}
+
 function expiryFrom({ expiresAt, expiresIn }: GrantRequest, now: number): string | null {
   if (expiresAt !== undefined && expiresIn !== undefined) throw new ProblemError('invalid_request', 'Give expiresAt or expiresIn, not both.');
   if (expiresIn !== undefined) {

@@ -14,6 +14,7 @@ const PROBLEMS = {
   unauthorized: { status: 401, title: 'Invalid or missing authentication token' },
   insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
   insufficient_scope: { status: 403, title: 'Token lacks a scope' },
+  beyond_token_grant: { status: 403, title: 'A new token may not do more than the token that makes it' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
@@ -43,6 +44,8 @@ export interface ProblemExtras {
   required?: number;
   /** With insufficient_scope: the scope the route needs. */
   scope?: string;
+  /** With beyond_token_grant: the scopes asked beyond the creating token's, and `expiry` when it would outlive it. */
+  beyondGrant?: string[];
 }
 
 export interface ProblemBody extends ProblemExtras {

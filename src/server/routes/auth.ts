@@ -8,7 +8,7 @@ export function authRoutes(scope: FastifyInstance, { jwt }: AppConfig, checkCred
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post('/v1/auth/login', { schema: loginSchema }, async (request) => {
     const user = await checkCredentials(request.body.email, request.body.password, request.ip);
-    const { token, expiresAt } = await jwt.issue(user.id);
+    const { token, expiresAt } = await jwt.issue({ userId: user.id, sessionEpoch: user.sessionEpoch });
     return { token, tokenType: 'Bearer' as const, expiresAt: expiresAt.toISOString() };
   });
 }

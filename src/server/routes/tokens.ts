@@ -3,15 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from './app-config.js';
 import { generateApiToken, hashApiToken } from '../auth/api-tokens.js';
 import type { Authenticator } from '../auth/authenticate.js';
-import { currentUser } from '../auth/guard.js';
-import { grantFrom } from '../auth/token-grant.js';
+import { currentAccess, currentUser } from '../auth/guard.js';
+import { grantFrom, grantWithin } from '../auth/token-grant.js';
 import { ProblemError } from '../http/errors.js';
 import { createTokenSchema, listTokensSchema, revokeTokenSchema } from '../schemas/tokens.js';
 
 export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authenticator: Authenticator): void {
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
   app.post('/v1/tokens', { schema: createTokenSchema }, async (request, reply) => {
-    const grant = grantFrom(request.body);
+    // A login JWT (like the dashboard's session) may grant everything; an API token at most its own grant.
+    const access = currentAccess(request);
+    const grant = access.kind === 'api' ? grantWithin(request.body, access) : grantFrom(request.body);
     const token = generateApiToken();
     const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token), grant);
     // The only time the secret is ever shown: only its hash is kept.

@@ -13,6 +13,11 @@ export const problemSchema = {
     balance: { type: 'integer', description: 'With 402: the balance now.' },
     required: { type: 'integer', description: 'With 402: the tokens the request needed.' },
     scope: { type: 'string', description: 'With 403 `insufficient_scope`: the scope the route needs, which the token lacks.' },
+    beyondGrant: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "With 403 `beyond_token_grant`: the scopes asked beyond the creating token's, and `expiry` when the new token would outlive it.",
+    },
   },
 } as const;
 

@@ -6,7 +6,7 @@ export const createTokenSchema = {
   body: createTokenRequestSchema,
   response: {
     201: createdTokenSchema,
-    ...errorResponses('invalid_request', 'payload_too_large', 'unsupported_media_type'),
+    ...errorResponses('invalid_request', 'beyond_token_grant', 'payload_too_large', 'unsupported_media_type'),
   },
 } as const;
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { VerificationResult, Verdict } from '../../engine/core/types.js';
 import { API_SCOPES, type ApiScope } from '../../wire/contract.js';
 
@@ -49,6 +50,16 @@ export interface User {
   rateLimit: number;
   rateWindowSeconds: number;
   createdAt: string;
+  /**
+   * Named by every login JWT of the user (docs/api.md "Conventions"): a new one, at a password
+   * change, ends them all. Random, so that no other user, even one given a deleted user's id, has it.
+   */
+  sessionEpoch: string;
+}
+
+/** A user's next session epoch (User.sessionEpoch), as random as a new user's (migrations' 019). */
+export function newSessionEpoch(): string {
+  return randomBytes(16).toString('hex');
 }
 
 export interface ApiToken extends TokenGrant {

@@ -165,6 +165,12 @@ export interface AccountStore {
   listUsers(): Promise<User[]>;
   setRateLimit(userId: number, limit: number, windowSeconds: number): Promise<void>;
   /**
+   * Sets the login password (null: none) and ends every sign-in of the user, in one transaction: a
+   * new session epoch (their login JWTs stop) and their dashboard sessions deleted. API tokens stay,
+   * each revoked on its own. Throws StoreError `user_not_found` for no such user.
+   */
+  setPassword(userId: number, passwordHash: string | null): Promise<void>;
+  /**
    * Adds (or with a negative delta, removes) credits: the admin's "grant". Returns the new balance;
    * throws StoreError `negative_balance` rather than take a balance below zero, `user_not_found` for no such user.
    */

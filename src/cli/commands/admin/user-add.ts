@@ -1,11 +1,10 @@
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../server/auth/passwords.js';
+import { hashPassword } from '../../../server/auth/passwords.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from '../../../server/store/store.js';
 import { UsageError } from '../../output/errors.js';
 import type { Io } from '../../output/io.js';
 import { switchFlag, textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
-import { readPasswordLine } from '../../output/prompt.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';
-import { parseWholeNumber, printUser } from './support/users.js';
+import { newPassword, parseWholeNumber, printUser } from './support/users.js';
 
 export interface UserAddOptions {
   store: AdminStore;
@@ -34,13 +33,6 @@ export function parse(parsed: ParsedCommand): UserAddOptions {
     rateLimit: rateLimit === undefined ? DEFAULT_RATE_LIMIT : parseWholeNumber(rateLimit, '--rate-limit', 1),
     passwordStdin: switchFlag(flags, 'passwordStdin'),
   };
-}
-
-/** A new account's password from stdin, refused when shorter than MIN_PASSWORD_LENGTH characters. */
-async function newPassword(stdin: NodeJS.ReadableStream): Promise<string> {
-  const password = await readPasswordLine(stdin);
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password is too short: at least ${MIN_PASSWORD_LENGTH} characters`);
-  return password;
 }
 
 export async function run({ store: where, email, credits, rateLimit, passwordStdin }: UserAddOptions, out: Io): Promise<void> {

@@ -3,12 +3,19 @@ import { readToken } from '../../../config/credentials.js';
 import { KeyringError } from '../../../config/errors.js';
 import type { Session } from '../../session/session.js';
 
+/** A profile's token, the service it is for, and its id when this CLI created it. */
+export interface StoredLogin {
+  baseUrl: string;
+  token: string;
+  tokenId?: string;
+}
+
 /**
  * Revokes the token when this CLI created it (login with a password). A token given with
  * `--with-token` belongs to whoever made it and is only forgotten here.
  * Returns whether the service confirmed the token is dead.
  */
-async function revoke(session: Session, login: { baseUrl: string; token: string; tokenId?: string }): Promise<boolean> {
+export async function revokeLogin(session: Session, login: StoredLogin): Promise<boolean> {
   if (login.tokenId === undefined) return false;
   try {
     await session.client({ token: login.token, baseUrl: login.baseUrl }).deleteToken(login.tokenId);
@@ -22,15 +29,20 @@ async function revoke(session: Session, login: { baseUrl: string; token: string;
   }
 }
 
+/** The token a profile holds, for the service it was stored for; undefined when it holds none. */
+export function storedLogin(session: Session, name: string): StoredLogin | undefined {
+  const profile = session.config.read().profiles[name];
+  if (profile?.baseUrl === undefined) return undefined;
+  const { token, unavailable } = readToken(session.config, name, profile);
+  if (unavailable !== undefined) throw new KeyringError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`);
+  return token === undefined ? undefined : { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId };
+}
+
 /**
  * Before a profile's token is forgotten: revokes it when this CLI created it. Returns the service it
  * was for and whether it was revoked, or undefined when the profile holds no token.
  */
 export async function revokeStoredToken(session: Session, name: string): Promise<{ baseUrl: string; revoked: boolean } | undefined> {
-  const profile = session.config.read().profiles[name];
-  if (profile?.baseUrl === undefined) return undefined;
-  const { token, unavailable } = readToken(session.config, name, profile);
-  if (unavailable !== undefined) throw new KeyringError(`the token of profile "${name}" is in the OS keyring, which does not answer: ${unavailable}`);
-  if (token === undefined) return undefined;
-  return { baseUrl: profile.baseUrl, revoked: await revoke(session, { baseUrl: profile.baseUrl, token, tokenId: profile.tokenId }) };
+  const login = storedLogin(session, name);
+  return login && { baseUrl: login.baseUrl, revoked: await revokeLogin(session, login) };
 }

@@ -5,6 +5,7 @@ import { recentLedger, type LedgerPage } from '../flows/ledger.js';
 import { toLedger, toUser, type LedgerRow, type UserRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
+  newSessionEpoch,
   StoreError,
   type ChargeOutcome,
   type IdempotencyKey,
@@ -64,6 +65,14 @@ export class PostgresAccounts {
   async setRateLimit(userId: number, limit: number, windowSeconds: number): Promise<void> {
     const changed = await this.db.sql.run('UPDATE users SET rate_limit = $1, rate_window_seconds = $2 WHERE id = $3', [limit, windowSeconds, userId]);
     if (changed === 0) throw noSuchUser(userId);
+  }
+
+  async setPassword(userId: number, passwordHash: string | null): Promise<void> {
+    await this.db.transaction(async (sql) => {
+      const changed = await sql.run('UPDATE users SET password_hash = $1, session_epoch = $2 WHERE id = $3', [passwordHash, newSessionEpoch(), userId]);
+      if (changed === 0) throw noSuchUser(userId);
+      await sql.run('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    });
   }
 
   grantCredits(userId: number, delta: number): Promise<number> {

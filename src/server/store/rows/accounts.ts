@@ -10,6 +10,7 @@ export interface UserRow {
   rate_limit: number;
   rate_window_seconds: number;
   created_at: string;
+  session_epoch: string;
 }
 
 export interface LedgerRow {
@@ -30,6 +31,7 @@ export const toUser = (row: UserRow): User => ({
   rateLimit: row.rate_limit,
   rateWindowSeconds: row.rate_window_seconds,
   createdAt: row.created_at,
+  sessionEpoch: row.session_epoch,
 });
 
 export const toLedger = (row: LedgerRow): LedgerEntry => ({

@@ -5,6 +5,7 @@ import { recentLedger } from '../flows/ledger.js';
 import { toLedger, toUser, type UserRow, type LedgerRow } from '../rows/accounts.js';
 import { joinJobRefunds } from '../ledger-lines.js';
 import {
+  newSessionEpoch,
   StoreError,
   type ChargeOutcome,
   type IdempotencyKey,
@@ -40,6 +41,8 @@ export class SqliteAccounts {
       userById: prepare<UserRow>('SELECT * FROM users WHERE id = ?'),
       allUsers: prepare<UserRow>('SELECT * FROM users ORDER BY id'),
       setRateLimit: prepare('UPDATE users SET rate_limit = ?, rate_window_seconds = ? WHERE id = ?'),
+      setPassword: prepare('UPDATE users SET password_hash = ?, session_epoch = ? WHERE id = ?'),
+      endSessions: prepare('DELETE FROM sessions WHERE user_id = ?'),
       // The balance moves only through these two conditional updates: neither can take it below zero.
       addCredits: prepare<{ balance: number }>('UPDATE users SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance'),
       takeCredits: prepare<{ balance: number }>('UPDATE users SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
@@ -96,6 +99,16 @@ export class SqliteAccounts {
   setRateLimit(userId: number, limit: number, windowSeconds: number): void {
     const { changes } = this.sql.setRateLimit.run(limit, windowSeconds, userId);
     if (changes === 0) throw new StoreError('user_not_found', `no user with id ${userId}`);
+  }
+
+  setPassword(userId: number, passwordHash: string | null): void {
+    this.connection.db
+      .transaction(() => {
+        const { changes } = this.sql.setPassword.run(passwordHash, newSessionEpoch(), userId);
+        if (changes === 0) throw new StoreError('user_not_found', `no user with id ${userId}`);
+        this.sql.endSessions.run(userId);
+      })
+      .immediate();
   }
 
   grantCredits(userId: number, delta: number): number {

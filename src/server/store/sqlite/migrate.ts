@@ -32,6 +32,15 @@ function record(db: Database, migration: Migration): void {
   db.pragma(`user_version = ${migration.version}`);
 }
 
+/** Refuses to commit a schema change that left a row pointing at nothing (the transaction rolls back). */
+function checkForeignKeys(db: Database): void {
+  const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+  if (broken.length > 0) {
+    const { table, parent } = broken[0]!;
+    throw new Error(`migrating ${DATA_FILE} left ${broken.length} row(s) pointing at nothing (first: ${table} → ${parent}); nothing was changed`);
+  }
+}
+
 /**
  * Brings the file to the newest schema. Runs under an immediate (write) transaction, so when
  * `serve` and `admin` open a fresh file at the same moment one migrates and the other then sees
@@ -47,7 +56,18 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
       db.exec(migration.sql);
       record(db, migration);
     }
+    checkForeignKeys(db);
     return migrations.length;
   });
-  return apply.immediate();
+  // Foreign keys are off while the files run, as SQLite's ALTER TABLE documentation ("Making Other
+  // Kinds Of Table Schema Changes") asks of a table made again: dropping the old one would otherwise
+  // delete, by ON DELETE CASCADE, every row that points at it. The pragma only takes effect outside
+  // a transaction; the rows are checked at the end instead.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    return apply.immediate();
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
+  }
 }

@@ -1,7 +1,9 @@
+import { MIN_PASSWORD_LENGTH } from '../../../../server/auth/passwords.js';
 import type { Store, User } from '../../../../server/store/store.js';
 import { terminalSafe, toSafeJson } from '../../../../text/sanitize.js';
 import { CliError, ExitCode, UsageError } from '../../../output/errors.js';
 import type { Io } from '../../../output/io.js';
+import { readPasswordLine } from '../../../output/prompt.js';
 
 /** The account fields an operator sees; never the password hash. */
 export function publicUser(user: User) {
@@ -37,4 +39,11 @@ export function parseWholeNumber(raw: string, what: string, min?: number): numbe
     throw new UsageError(`${what} must be a whole number${min === undefined ? '' : ` of at least ${min}`}; got "${raw}"`);
   }
   return value;
+}
+
+/** A password for an account from stdin (`--password-stdin`), refused when shorter than MIN_PASSWORD_LENGTH characters. */
+export async function newPassword(stdin: NodeJS.ReadableStream): Promise<string> {
+  const password = await readPasswordLine(stdin);
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password is too short: at least ${MIN_PASSWORD_LENGTH} characters`);
+  return password;
 }
