@@ -117,7 +117,7 @@ describe('the SQLite store', () => {
     const raw = new Sqlite(join(dataDir, DATABASE_FILE));
     migrate(raw, MIGRATIONS.slice(0, 18));
     raw.exec(USERS_BEFORE_AUTOINCREMENT);
-    // Before 019, SQLite gave the newest user's id to the next user once it was deleted.
+    // Before 020, SQLite gave the newest user's id to the next user once it was deleted.
     raw.exec(
       "DELETE FROM users WHERE id = 8; INSERT INTO users (email, rate_limit, rate_window_seconds, created_at) VALUES ('reused@example.test', 20, 1, 'now')",
     );

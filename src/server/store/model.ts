@@ -57,7 +57,7 @@ export interface User {
   sessionEpoch: string;
 }
 
-/** A user's next session epoch (User.sessionEpoch), as random as a new user's (migrations' 019). */
+/** A user's next session epoch (User.sessionEpoch), as random as a new user's (migrations' 020). */
 export function newSessionEpoch(): string {
   return randomBytes(16).toString('hex');
 }
