@@ -6,6 +6,7 @@ import { createVerifier } from '../../src/engine/index.js';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
 import { fixtureOptions, mxZones } from '../support/engine-fixtures.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
+import { testTempDir } from '../support/temp-dirs.js';
 import { startSocksServer, type SocksFixture } from '../support/socks-server.js';
 
 const MX_HOST = '127.0.13.20';
@@ -165,6 +166,28 @@ describe('a pool of source addresses', () => {
     expect(Object.fromEntries(results)).toEqual({ 'alice@sender-refusal.test': 'valid accepted', 'nobody@sender-refusal.test': 'invalid unreadable_refusal' });
     expect(senderRefusal.clientAddresses()).toContain(REFUSED_SOURCE);
     expect(senderRefusal.rcptCount('postmaster@sender-refusal.test')).toBe(2);
+  });
+
+  it("benches an egress a host refused for that domain only, not at its provider while the provider's check hosts say nothing", async () => {
+    greetingBlock.reset();
+    smtp.reset();
+    // Two tenants of one provider rule; its check domain does not resolve, so nothing confirms a bench of the provider.
+    const zones = {
+      ...mxZones('tenant-a.test', { 'tenant-a.gw-egress.test': GREETING_BLOCK_HOST }),
+      ...mxZones('tenant-b.test', { 'tenant-b.gw-egress.test': MX_HOST }),
+    };
+    for (const [name, behaviour] of Object.entries(zones)) dns.set(name, behaviour);
+    const providerRulesFile = join(testTempDir('tenant-rules'), 'rules.json');
+    writeFileSync(providerRulesFile, JSON.stringify({ 'gw-egress.test': { checkHosts: ['gw-own.test'], source: 'test' } }));
+    const verifier = createVerifier(fixtureOptions(dns, smtp.port, { sourceAddresses: [REFUSED_SOURCE, SOURCE], providerRulesFile }));
+    await verifier.verify('alice@tenant-a.test');
+    expect(greetingBlock.clientAddresses()).toContain(REFUSED_SOURCE);
+    // The refused egress is still the first choice (the pool's order) for the other tenant.
+    expect((await verifier.verify('alice@tenant-b.test')).reasonCode).toBe('mailbox_not_found');
+    expect(smtp.clientAddresses()[0]).toBe(REFUSED_SOURCE);
+    greetingBlock.reset();
+    await verifier.verify('bob@tenant-a.test');
+    expect(greetingBlock.clientAddresses()).toEqual([SOURCE]);
   });
 
   it('is one egress at a host whose provider rule names a proxy: the proxy, with one session budget there', async () => {

@@ -236,3 +236,19 @@ export async function pollProgress(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A result as a job's page gives it (docs/api.md "Routes"), the fields tests compare. */
+export interface JobResult {
+  email: string;
+  result: string;
+  reasonCode: string;
+}
+
+/** Submits `emails` afresh (no cached verdict), waits for the job to complete, and gives its results. */
+export async function verifyFresh(baseUrl: string, token: string, emails: string[]): Promise<JobResult[]> {
+  const submitted = await call(baseUrl, 'POST', '/v1/bulk-verify', { token, json: { emails, fresh: true } });
+  if (submitted.status !== 200) throw new Error(`bulk-verify: HTTP ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  const jobId = submitted.body.jobId as string;
+  await pollProgress(baseUrl, jobId, token, (progress) => progress.status === 'completed');
+  return (await call(baseUrl, 'GET', `/v1/bulk-verify/${jobId}`, { token })).body.results as JobResult[];
+}

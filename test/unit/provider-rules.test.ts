@@ -116,3 +116,21 @@ describe('postmasterProvesSender', () => {
     expect(new ProviderRules(table).of('mx1.gateway.test')).toMatchObject({ suffix: 'gateway.test', postmasterProvesSender: false });
   });
 });
+
+describe('checkHosts', () => {
+  it("is a short list of the provider's own mail domains, checked like every field", () => {
+    const table = parseProviderRules('rules.json', '{"gateway.test": {"checkHosts": ["gateway-own.test"], "source": "x"}}');
+    expect(new ProviderRules(table).of('tenant.gateway.test')).toMatchObject({ suffix: 'gateway.test', checkHosts: ['gateway-own.test'] });
+    for (const bad of ['"gateway-own.test"', '[]', '["Gateway.test"]', '["com"]', '[1]', '["a.test", "b.test", "c.test", "d.test", "e.test", "f.test"]']) {
+      const error = failure(`{"gateway.test": {"source": "x",\n"checkHosts": ${bad}}}`);
+      expect(error).toMatchObject({ line: 2, field: '"gateway.test".checkHosts' });
+      expect(error.message).toContain("lower-case mail domains of the provider's own");
+    }
+  });
+
+  it('names a domain of its own for each big provider built in', () => {
+    const rules = loadProviderRules(null);
+    expect(rules.of('contoso-com.mail.protection.outlook.com')?.checkHosts).toEqual(['microsoft.com']);
+    expect(rules.of('gmail-smtp-in.l.google.com')?.checkHosts).toEqual(['gmail.com']);
+  });
+});

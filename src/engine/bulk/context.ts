@@ -7,6 +7,7 @@ import { dialerFor, type Dialer } from '../net/egress.js';
 import { egressPool, type Egress } from '../net/egress-pool.js';
 import { egressKey } from '../net/egress-key.js';
 import { EgressRoutes } from './egress-routes.js';
+import { ProviderCheck } from './provider-check.js';
 import { NetworkStatusBoard, type NetworkStatus } from '../net/network-status.js';
 import { Port25Watch } from '../net/port25.js';
 import { Port25Pool } from '../net/port25-pool.js';
@@ -32,6 +33,8 @@ export interface SlotRequest {
   priority: Priority;
   share?: string;
   pending: number;
+  /** The domain whose addresses the session asks first: an egress benched for it is not chosen. */
+  domain: string;
 }
 
 /**
@@ -97,7 +100,15 @@ export class VerifierContext {
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
-    this.routes = new EgressRoutes(this.egresses, this.rules, options.egressCooldownMs, hooks.egressBenches, (egress) => this.port25.blocked(egress));
+    const providerCheck = new ProviderCheck({ dns: this.dns, rules: this.rules, options, sessionFor: (target, egress) => this.sessionFor(target, egress) });
+    this.routes = new EgressRoutes(
+      this.egresses,
+      this.rules,
+      options.egressCooldownMs,
+      hooks.egressBenches,
+      (egress) => this.port25.blocked(egress),
+      (egress, rule) => providerCheck.confirm(egress, rule),
+    );
   }
 
   /**
@@ -185,13 +196,13 @@ export class VerifierContext {
    * a host not heard from yet before any: the slowest and busiest hosts bound a run, and must not
    * queue behind other hosts' short sessions.
    */
-  readonly takeSlot = async (target: SessionTarget, { priority, share, pending }: SlotRequest): Promise<SessionSlot> => {
+  readonly takeSlot = async (target: SessionTarget, { priority, share, pending, domain }: SlotRequest): Promise<SessionSlot> => {
     const { hostname, address } = target;
     const rule = this.rules.of(hostname);
     const pauseMs = rule?.pauseMs ?? 0;
     const limit = Math.min(this.options.perHostConcurrency, rule?.sessionLimit ?? Infinity);
     // Each egress has its own limit at the host (EgressRoutes); a pool of one chooses without an await.
-    const { egress, hostKey, leave } = this.routes.only ? this.routes.enter(this.routes.only, address) : await this.routes.choose(target);
+    const { egress, hostKey, leave } = this.routes.only ? this.routes.enter(this.routes.only, address) : await this.routes.choose(target, domain);
     const localSlot = await this.sessionsPerHost.acquire(hostKey, limit, priority, share);
     const releaseHost = () => {
       localSlot();
@@ -206,7 +217,7 @@ export class VerifierContext {
     const releaseGlobal = await this.sessions.acquire(priority, share, claimOf(pending));
     return {
       session: this.sessionFor(target, egress),
-      refused: (refusal) => this.routes.refused(egress, target, refusal),
+      refused: (refusal, refusedFor) => this.routes.refused(egress, target, refusedFor, refusal),
       release: () => {
         releaseGlobal();
         this.pauses.after(address, pauseMs);

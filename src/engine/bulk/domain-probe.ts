@@ -88,12 +88,13 @@ export class DomainProbe {
     const { options } = context;
     this.signal = signal;
     const owed = new OwedRcpts(context.backlog, targets[0]?.address);
-    const takeSlot = (target: SessionTarget, pending: number) => context.takeSlot(target, { priority, share, pending });
+    const takeSlot = (target: SessionTarget, pending: number) => context.takeSlot(target, { priority, share, pending, domain: asciiDomain });
     this.transcript = transcript;
     for (const address of addresses) {
       this.answers.set(address, new Promise((resolve) => this.settlers.set(address, owed.until(resolve))));
     }
     this.prober = new SmtpProber(targets, {
+      domain: asciiDomain,
       perHostConcurrency: options.perHostConcurrency,
       takeSlot: transcript ? recording(transcript, takeSlot) : takeSlot,
       ruleOf: (hostname) => context.rules.of(hostname),

@@ -44,7 +44,7 @@ export const REASON_CODES = {
   port25_blocked: "outbound SMTP (port 25) is blocked on the verifying host's network",
   proxy_failed: 'the SOCKS proxy gave no connection',
   egress_benched:
-    "every egress (source address or proxy) is benched at the domain's mail provider, which refused each for reputation; asked again once a cool-down ends",
+    'every egress (source address or proxy) is benched for the domain, whose mail host refused each for reputation, or at its whole provider, whose own check hosts did too; asked again once a cool-down ends',
   address_literal: 'an address literal (user@[192.0.2.1]) names no domain and is never probed',
   internal_error: 'a fault in the verifier itself',
 } as const;

@@ -204,11 +204,14 @@ export type SharedHostSlots = (
   egress: string,
 ) => Promise<() => Promise<void>>;
 
-/** One egress benched at one provider (docs/architecture.md "Egress"): it refused that egress for reputation. */
+/** One egress benched for one domain or at one provider (docs/architecture.md "Egress"): refused there for reputation. */
 export interface EgressBench {
   /** The egress's key (net/egress-key.ts). */
   egress: string;
-  /** The provider as benches key it: the MX host's provider rule suffix, else the host's name. */
+  /**
+   * What the bench covers (net/egress-benches.ts `wholeProvider`): a domain's name, or `*.` and a
+   * provider rule's suffix for a provider whose own check hosts refused the egress too.
+   */
   provider: string;
   /** How long from now the bench lasts; a longer bench already there stays. */
   cooldownMs: number;
@@ -222,7 +225,7 @@ export interface EgressBench {
  */
 export interface EgressBenches {
   bench(bench: EgressBench): Promise<void>;
-  /** The egresses benched at `provider` now. */
+  /** The egresses benched now for `provider` (a domain, or `*.suffix`: see EgressBench). */
   benched(provider: string): Promise<readonly string[]>;
 }
 

@@ -5,6 +5,12 @@ const SHARED_FRESH_MS = 5_000;
 /** Providers whose shared benches are remembered at once (a provider is often a host name: many over a long run). */
 const PROVIDERS_KEPT = 10_000;
 
+/**
+ * What a bench covers, as benches are keyed (docs/architecture.md "Egress"): a domain, by its name,
+ * or a whole provider, by its rule's suffix under `*.`, which no domain name can be.
+ */
+export const wholeProvider = (suffix: string): string => `*.${suffix}`;
+
 const keyOf = (egress: string, provider: string) => `${egress}\n${provider}`;
 
 /** Benches kept in this process alone: `verify --local`, `bulk submit --local`, a verifier without a store. */

@@ -25,6 +25,12 @@ export interface ProviderRule {
   postmasterProvesSender?: boolean;
   /** `socks5://host:port`: SMTP connections to these hosts go through this proxy. */
   proxy?: string;
+  /**
+   * The provider's own mail domains (`microsoft.com`), whose MX hosts under this suffix are its
+   * check hosts: no customer picks them, so only their refusal of an egress benches it at the whole
+   * provider (docs/architecture.md "Egress").
+   */
+  checkHosts?: string[];
   /** Where the knowledge comes from: a URL, a document, or "observed" / "operator experience". */
   source: string;
 }
@@ -63,6 +69,16 @@ const proxyUrl: Check = (value) => {
   }
 };
 
+/** A host name suffix of two labels or more, as nameAndParents gives them: lower-case ASCII. */
+const SUFFIX = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+
+/** At most this many check domains: each is asked at every confirmation. */
+const MAX_CHECK_HOSTS = 5;
+const checkDomains: Check = (value) =>
+  Array.isArray(value) && value.length > 0 && value.length <= MAX_CHECK_HOSTS && value.every((domain) => typeof domain === 'string' && SUFFIX.test(domain))
+    ? null
+    : `must be a list of 1 to ${MAX_CHECK_HOSTS} lower-case mail domains of the provider's own, such as microsoft.com`;
+
 const FIELDS: Record<keyof ProviderRule, Check> = {
   sessionLimit: wholeNumber(1, 1_000),
   rcptsPerSession: wholeNumber(1, 1_000),
@@ -71,11 +87,9 @@ const FIELDS: Record<keyof ProviderRule, Check> = {
   acceptProvesMailbox: yesOrNo,
   postmasterProvesSender: yesOrNo,
   proxy: proxyUrl,
+  checkHosts: checkDomains,
   source: words,
 };
-
-/** A host name suffix of two labels or more, as nameAndParents gives them: lower-case ASCII. */
-const SUFFIX = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -43,10 +43,11 @@ export interface SessionSlot {
   /** How the session in this slot is opened: through the slot's egress. */
   session: SessionOptions;
   /**
-   * The host refused the slot's egress for reputation (`refusal`, the address's answer): 'elsewhere'
-   * when another egress is left to ask the address through, else the address's answer.
+   * The host refused the slot's egress for reputation (`refusal`, the answer for an address at
+   * `domain`): 'elsewhere' when another egress is left to ask the address through, else the
+   * address's answer. The bench is for `domain`, whichever domain the slot was taken for.
    */
-  refused(refusal: SmtpOutcome): Promise<SmtpOutcome | 'elsewhere'>;
+  refused(refusal: SmtpOutcome, domain: string): Promise<SmtpOutcome | 'elsewhere'>;
   /** Gives the slot back (once). */
   release(): void;
   /** Someone with a better claim waits for this slot (`left` addresses to ask): end the session after the current answer. */
@@ -58,6 +59,8 @@ export interface SessionSlot {
 }
 
 export interface ProberOptions {
+  /** The domain whose addresses this prober asks: what a refusal of our egress is kept for. */
+  domain: string;
   perHostConcurrency: number;
   /**
    * Waits for a session slot at a host (its own limit, then the global one), for `pending`
@@ -305,7 +308,7 @@ export class SmtpProber implements SessionTaker {
       if (!(error instanceof SmtpError)) throw error;
       const outcome = outcomeOfFailure(error, target);
       if (error.kind === 'refused') this.options.observer?.sessionRefused?.(target.hostname, outcome.code, slot.session.egress ?? 'default');
-      const routed = outcome.code === 'ip_blocked' ? await slot.refused(outcome) : outcome;
+      const routed = outcome.code === 'ip_blocked' ? await slot.refused(outcome, this.options.domain) : outcome;
       if (routed !== 'elsewhere') this.moveOn(target, routed);
       return null;
     }
@@ -381,7 +384,7 @@ export class SmtpProber implements SessionTaker {
         let answer = 'dropped' in controlled ? controlled.answer : controlled;
         this.options.observer?.rcptAnswered(target.hostname, answer.outcome.status, answer.outcome.code, slot.session.egress ?? 'default');
         if (isAboutOurEgress(answer.outcome, kind)) {
-          const routed = await slot.refused(answer.outcome);
+          const routed = await slot.refused(answer.outcome, this.options.domain);
           if (routed === 'elsewhere') {
             // Asked again through another egress; this one is benched at the provider, so is its session.
             this.putBack(item);

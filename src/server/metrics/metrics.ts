@@ -171,8 +171,8 @@ export class Metrics {
 
   /**
    * Egresses benched now, per provider (docs/architecture.md "Egress"), read from the store at each
-   * scrape (shared by every node). A bench's provider is an MX host suffix, or a host's own name for
-   * hosts no rule knows: shown as its known provider, else `other`, so that labels stay bounded.
+   * scrape (shared by every node). A bench covers a domain, or a whole provider (`*.` and its rule's
+   * suffix): shown as its known provider, else `other`, so that labels stay bounded and name no customer's domain.
    */
   watchBenches(benches: Pick<EgressBenchStore, 'inForce'>): void {
     new Gauge({

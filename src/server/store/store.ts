@@ -136,12 +136,12 @@ export interface HostSlotStore {
 }
 
 /**
- * Egress benches (docs/architecture.md "Egress"): an egress a mail provider refused for reputation
- * is not used there until its cool-down ends, by any process on the store. The engine's
+ * Egress benches (docs/architecture.md "Egress"): an egress refused for reputation for a domain, or
+ * at a whole provider, is not used there until its cool-down ends, by any process on the store. The engine's
  * EgressBenches, as the store keeps it (times on the lease clock), and what operators are shown.
  */
 export interface EgressBenchStore extends EgressBenches {
-  /** Benches the egress at the provider for `cooldownMs` from now; a longer bench there stays. */
+  /** Benches the egress for what `bench.provider` covers for `cooldownMs` from now; a longer bench there stays. */
   bench(bench: EgressBench): Promise<void>;
   benched(provider: string): Promise<string[]>;
   /** Every bench in force now, by provider then egress. */

@@ -13,7 +13,7 @@ const FOR_API_USERS: Partial<Record<ReasonCode, string>> = {
   port25_blocked: `the verification service cannot reach mail servers at the moment (its outbound SMTP is blocked); ${NOT_THE_ADDRESS}`,
   resolver_untruthful: `the verification service's DNS resolver is not answering truthfully at the moment, so the domain could not be looked up; ${NOT_THE_ADDRESS}`,
   proxy_failed: `the verification service's outbound proxy is failing at the moment; ${NOT_THE_ADDRESS}`,
-  egress_benched: `the domain's mail provider refuses the verification service's addresses at the moment (their reputation, not this address); ${NOT_THE_ADDRESS}`,
+  egress_benched: `the domain's mail host refuses the verification service's addresses at the moment (their reputation, not this address); ${NOT_THE_ADDRESS}`,
 };
 
 function forApiUsers(result: VerificationResult): VerificationResult {
