@@ -111,6 +111,36 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     expect((await store.accounts.findUserById(owner))!.balance).toBe(99);
   });
 
+  it('keeps a verdict in the result cache only with its written result: the chunk of a deleted job keeps none', async () => {
+    const owner = await addUser('owner@example.test');
+    const kept = (email: string) => ({
+      addressKey: email,
+      userId: owner,
+      result: result(email),
+      verifiedAt: clock.toISOString(),
+      freshUntil: clock.getTime() + 86_400_000,
+    });
+    const saveKeeping = (chunk: WorkChunk) =>
+      store.work.saveResults(
+        chunk.items.map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: result(item.email), keep: kept(item.email) })),
+      );
+    const cachedOf = async (emails: string[]) => [...(await store.resultCache.recall(emails, clock.getTime(), owner)).keys()].sort();
+
+    // Written under its lease: kept with it, in the same transaction.
+    await createJob(owner, ['kept@x.test']);
+    await saveKeeping((await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!);
+    expect(await cachedOf(['kept@x.test'])).toEqual(['kept@x.test']);
+
+    // Deleted while its chunk was worked: the runner's late batch writes no result and keeps no verdict.
+    const jobId = await createJob(owner, ['gone1@x.test', 'gone2@x.test']);
+    const chunk = (await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!;
+    expect(chunk.jobId).toBe(jobId);
+    expect(await store.jobs.deleteJob(owner, jobId)).toEqual({ refunded: 2 });
+    expect(await saveKeeping(chunk)).toEqual({ completedJobs: 0, refunded: 0 });
+    expect(await cachedOf(['gone1@x.test', 'gone2@x.test'])).toEqual([]);
+    expect(Number((await place.query<{ n: number }>("SELECT count(*) AS n FROM result_cache WHERE address_key LIKE 'gone%'"))[0]!.n)).toBe(0);
+  });
+
   it('deletes finished jobs past the retention, oldest first and at most as many as asked; unfinished and newer ones stay', async () => {
     const owner = await addUser('owner@example.test');
     const oldest = await completedJob(owner, ['a@x.test']);

@@ -1,6 +1,6 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/core/types.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
-import type { WorkChunk } from '../store/store.js';
+import type { CacheEntry, WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';
 import type { HeldChunk, HeldChunks } from './held-chunks.js';
 import type { LeaseKeeper } from './lease-keeper.js';
@@ -84,15 +84,20 @@ export class ChunkWorker {
   private async verify(entry: HeldChunk): Promise<void> {
     const { verifier, batcher, held, log } = this.options;
     const { lease, jobId, items } = entry.chunk;
-    // Whose work it is and whether it may reuse recent verdicts (the result cache, when there is one).
-    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh };
+    // Verdicts to keep in the result cache, by address, until their results go to the batcher with them.
+    const toKeep = new Map<string, CacheEntry>();
+    // Whose work it is, whether it may reuse recent verdicts (the result cache, when there is one),
+    // and that the verdicts it finds are kept with its results, under the lease.
+    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh, keep: (kept: CacheEntry) => toKeep.set(kept.result.email, kept) };
     const positions = new AddressPositions(items);
     const progressed = () => {
       if (held.progressed(entry)) this.options.onRoom();
     };
     const answer = (position: number, result: VerificationResult) => {
+      const keep = toKeep.get(result.email);
+      toKeep.delete(result.email);
       if (entry.lost) return;
-      batcher.add({ lease, jobId, position, result });
+      batcher.add({ lease, jobId, position, result, keep });
       entry.unanswered -= 1;
       if (positions.answered(result.email)) entry.retryingLater -= 1;
       progressed();

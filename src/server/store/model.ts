@@ -205,6 +205,8 @@ export interface LeasedResult {
   jobId: string;
   position: number;
   result: VerificationResult;
+  /** The verdict to keep in the result cache, kept only when the result is written (its item still held under the lease). */
+  keep?: CacheEntry;
 }
 
 export interface ResultPageRequest {

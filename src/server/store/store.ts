@@ -384,6 +384,13 @@ export interface InstallStore {
    */
   onNewWork(listener: () => void): Promise<void>;
   /**
+   * Calls `listener` whenever jobs with work may have been deleted (a job, an account), and when
+   * what it missed is unknown, so that runners stop asking about their addresses at once rather
+   * than at their next lease renewal. On the same path as onNewWork: PostgreSQL notifies every
+   * node at the deletion's commit; SQLite tells this process's listeners only.
+   */
+  onWorkDeleted(listener: () => void): Promise<void>;
+  /**
    * The secret login JWTs are signed with, made on first use and the same for every node on this
    * store, so that each accepts the JWTs of all the others.
    */
