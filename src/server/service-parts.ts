@@ -112,7 +112,10 @@ export function startRegisteredRunner(
     log: options.log,
     leaseMs: options.leaseMs,
   });
-  const retention = options.retentionMs === undefined ? undefined : startRetention(store.jobs, options.retentionMs, options.log);
+  const retention =
+    options.retentionMs === undefined
+      ? undefined
+      : startRetention((before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, options.log);
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,

@@ -261,6 +261,14 @@ export interface DashboardSession {
 export type NewSession = Pick<DashboardSession, 'idHash' | 'userId' | 'csrfSecret'> & { expiresAt: Date };
 
 /** A list file uploaded in the dashboard, kept so that its rows can be merged with the job's results. */
+/** An uploaded list not submitted yet, as its owner sees it listed. */
+export interface PendingUpload {
+  id: string;
+  fileName: string;
+  bytes: number;
+  createdAt: string;
+}
+
 export interface ListUpload {
   id: string;
   userId: number;
