@@ -8,6 +8,7 @@ import type { MetricsListener } from './metrics/listener.js';
 import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open/open-store.js';
+import { startRetention } from './jobs/retention.js';
 
 export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   host: string;
@@ -26,7 +27,12 @@ export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWat
   leaseMs: number;
   /** Where to serve /metrics, if anywhere (never the API's port). */
   metrics?: MetricsAt;
+  /** Lists uploaded on the dashboard and never submitted are deleted this long after they were uploaded (`--upload-retention`; a day unless given). */
+  uploadRetentionMs?: number;
 }
+
+/** `--upload-retention`'s default: a day to verify a list uploaded, and no longer kept for free. */
+export const DEFAULT_UPLOAD_RETENTION_MS = 24 * 3_600_000;
 
 export interface RunningServer {
   url: string;
@@ -69,6 +75,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webhooks: options.webhooks,
   });
   const runner = options.worker ? startRegisteredRunner(parts, { ...options, log: app.log }) : undefined;
+  // The dashboard is served here, with or without a runner: so are its uploads' deletions.
+  const uploads = startRetention(
+    (before, limit) => store.dashboard.deleteUploadsBefore(before, limit),
+    options.uploadRetentionMs ?? DEFAULT_UPLOAD_RETENTION_MS,
+    app.log,
+    'uploaded lists never submitted',
+  );
   let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {
@@ -77,7 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // the store, which neither touches any more. Engine work in flight is abandoned, to be
     // verified again by whichever runner claims it next.
     standing?.stop();
-    const outcomes = await Promise.allSettled([app.close(), runner?.stop(), listener?.close()]);
+    const outcomes = await Promise.allSettled([app.close(), runner?.stop(), uploads.stop(), listener?.close()]);
     await holder.leave();
     await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;

@@ -114,7 +114,10 @@ export function startRegisteredRunner(
     log: options.log,
     leaseMs: options.leaseMs,
   });
-  const retention = options.retentionMs === undefined ? undefined : startRetention(store.jobs, options.retentionMs, options.log);
+  const retention =
+    options.retentionMs === undefined
+      ? undefined
+      : startRetention((before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, options.log);
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
@@ -130,7 +133,9 @@ export function startRegisteredRunner(
   });
   // A job any node created is taken at once, not at this runner's next look (this node's own jobs wake it twice: harmless).
   void store.install.onNewWork(jobs.wake);
-  return { wake: jobs.wake, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), retention?.stop()])) };
+  // A job or account any node deleted stops this runner's chunks of it at once, not at its next lease renewal.
+  void store.install.onWorkDeleted(jobs.workDeleted);
+  return { wake: jobs.wake, workDeleted: jobs.workDeleted, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), retention?.stop()])) };
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */

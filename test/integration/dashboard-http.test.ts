@@ -270,4 +270,30 @@ describe('dashboard pages over HTTP', () => {
     // A completed job's charge stays: nothing was left to refund.
     expect((await app.store.accounts.findUserByEmail('dana@example.test'))!.balance).toBe(balance);
   });
+  it('lists the uploads not verified yet with a Delete button (CSRF-checked, never for another user), and caps what they hold', async () => {
+    await app.createUser('gus@example.test', { credits: 10, password: PASSWORD });
+    const gus = await signedInAs('gus@example.test');
+    const csrf = csrfOf(await fetchPage('/lists', { cookie: gus }));
+    const uploadPath = String((await upload(gus, 'kept-for-later.txt', `ann@${MAIL_DOMAIN}\n`)).headers.location);
+    const lists = await fetchPage('/lists', { cookie: gus });
+    expect(lists.text).toContain('kept-for-later.txt');
+    expect(lists.text).toContain(`action="${uploadPath}/delete"`);
+
+    expect((await fetchPage(`${uploadPath}/delete`, { method: 'POST', cookie: gus, form: {} })).status).toBe(403);
+    const erin = await signedInAs('erin@example.test');
+    const erinCsrf = csrfOf(await fetchPage('/lists', { cookie: erin }));
+    expect((await fetchPage(`${uploadPath}/delete`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
+    const deleted = await fetchPage(`${uploadPath}/delete`, { method: 'POST', cookie: gus, form: { _csrf: csrf } });
+    expect([deleted.status, deleted.headers.location]).toEqual([303, '/lists']);
+    expect((await fetchPage(uploadPath, { cookie: gus })).status).toBe(404);
+    expect((await fetchPage('/lists', { cookie: gus })).text).not.toContain('kept-for-later.txt');
+
+    // 7.5 MiB each: four fit in the 32 MiB an account's lists not verified may hold, the fifth is refused with a page saying why.
+    const big = Array.from({ length: 7.5 * 65_536 }, (_, index) => `a${String(index).padStart(6, '0')}@x.test`).join('\n');
+    for (let count = 0; count < 4; count++) expect((await upload(gus, `big-${count}.txt`, big)).status).toBe(303);
+    const refused = await upload(gus, 'one-too-many.txt', big);
+    expect(refused.status).toBe(413);
+    expect(refused.text).toContain('Your lists not verified yet would hold over 32 MiB with this one');
+    expect((await fetchPage('/lists', { cookie: gus })).text).not.toContain('one-too-many.txt');
+  });
 });

@@ -3,6 +3,7 @@ import type { VerificationResult } from '../../src/engine/core/types.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { instrumentStore } from '../../src/server/metrics/instrument-store.js';
 import { Metrics } from '../../src/server/metrics/metrics.js';
+import { startRetention } from '../../src/server/jobs/retention.js';
 import type { Store, WorkChunk } from '../../src/server/store/store.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
@@ -58,7 +59,7 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
   it('deletes a completed job of its owner with its addresses, results and upload; the ledger keeps its amounts', async () => {
     const owner = await addUser('owner@example.test');
     const stranger = await addUser('stranger@example.test');
-    const uploadId = await store.dashboard.createUpload(owner, 'list.csv', Buffer.from('email\na@x.test\nb@x.test\n'));
+    const uploadId = (await store.dashboard.createUpload(owner, 'list.csv', Buffer.from('email\na@x.test\nb@x.test\n')))!;
     const jobId = await completedJob(owner, ['a@x.test', 'b@x.test']);
     await store.dashboard.attachUploadToJob(owner, uploadId, jobId, 'email');
     expect(await rowsOf(jobId)).toEqual({ items: 2, jobs: 1, uploads: 1 });
@@ -109,6 +110,92 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     expect(await rowsOf(jobId)).toEqual({ items: 0, jobs: 0, uploads: 0 });
     expect(await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS })).toBeUndefined();
     expect((await store.accounts.findUserById(owner))!.balance).toBe(99);
+  });
+
+  it('keeps a verdict in the result cache only with its written result: the chunk of a deleted job keeps none', async () => {
+    const owner = await addUser('owner@example.test');
+    const kept = (email: string) => ({
+      addressKey: email,
+      userId: owner,
+      result: result(email),
+      verifiedAt: clock.toISOString(),
+      freshUntil: clock.getTime() + 86_400_000,
+    });
+    const saveKeeping = (chunk: WorkChunk) =>
+      store.work.saveResults(
+        chunk.items.map((item) => ({ lease: chunk.lease, jobId: chunk.jobId, position: item.position, result: result(item.email), keep: kept(item.email) })),
+      );
+    const cachedOf = async (emails: string[]) => [...(await store.resultCache.recall(emails, clock.getTime(), owner)).keys()].sort();
+
+    // Written under its lease: kept with it, in the same transaction.
+    await createJob(owner, ['kept@x.test']);
+    await saveKeeping((await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!);
+    expect(await cachedOf(['kept@x.test'])).toEqual(['kept@x.test']);
+
+    // Deleted while its chunk was worked: the runner's late batch writes no result and keeps no verdict.
+    const jobId = await createJob(owner, ['gone1@x.test', 'gone2@x.test']);
+    const chunk = (await store.work.claimWork({ maxItems: 100, leaseMs: LEASE_MS }))!;
+    expect(chunk.jobId).toBe(jobId);
+    expect(await store.jobs.deleteJob(owner, jobId)).toEqual({ refunded: 2 });
+    expect(await saveKeeping(chunk)).toEqual({ completedJobs: 0, refunded: 0 });
+    expect(await cachedOf(['gone1@x.test', 'gone2@x.test'])).toEqual([]);
+    expect(Number((await place.query<{ n: number }>("SELECT count(*) AS n FROM result_cache WHERE address_key LIKE 'gone%'"))[0]!.n)).toBe(0);
+  });
+
+  it('keeps uploads not submitted within a cap per account, lists them, and deletes them when asked or past the retention', async () => {
+    const owner = await addUser('owner@example.test');
+    const other = await addUser('other@example.test');
+    const uploads = store.dashboard;
+    const bytes = (count: number) => Buffer.alloc(count, 'a');
+    const first = (await uploads.createUpload(owner, 'first.csv', bytes(600), 1_000))!;
+    // Over the cap with what the account keeps already: nothing kept. Another account's cap is its own.
+    expect(await uploads.createUpload(owner, 'big.csv', bytes(500), 1_000)).toBeUndefined();
+    const others = (await uploads.createUpload(other, 'other.csv', bytes(900), 1_000))!;
+    later(1_000);
+    const second = (await uploads.createUpload(owner, 'second.csv', bytes(400), 1_000))!;
+    expect(await uploads.pendingUploads(owner)).toMatchObject([
+      { id: second, fileName: 'second.csv', bytes: 400 },
+      { id: first, fileName: 'first.csv', bytes: 600 },
+    ]);
+
+    // Submitted: no longer listed nor counted, and it goes with its job only.
+    const jobId = await createJob(owner, ['a@x.test']);
+    await uploads.attachUploadToJob(owner, first, jobId, '1');
+    expect((await uploads.pendingUploads(owner)).map((upload) => upload.id)).toEqual([second]);
+    expect(await uploads.createUpload(owner, 'third.csv', bytes(600), 1_000)).toBeDefined();
+    expect(await uploads.deleteUpload(owner, first)).toBe(false);
+    expect(await uploads.findUpload(owner, first)).toBeDefined();
+
+    expect(await uploads.deleteUpload(other, second)).toBe(false);
+    expect(await uploads.deleteUpload(owner, second)).toBe(true);
+    expect(await uploads.findUpload(owner, second)).toBeUndefined();
+    expect(await uploads.deleteUpload(owner, second)).toBe(false);
+
+    // Past the retention: the uploads never submitted made before the cutoff, oldest first; the submitted one stays.
+    later(1_000);
+    const cutoff = clock.toISOString();
+    const recent = (await uploads.createUpload(other, 'recent.csv', bytes(10)))!;
+    expect(await uploads.deleteUploadsBefore(cutoff, 1)).toBe(1);
+    expect(await uploads.findUpload(other, others)).toBeUndefined();
+    expect(await uploads.deleteUploadsBefore(cutoff, 10)).toBe(1);
+    expect(await uploads.pendingUploads(owner)).toEqual([]);
+    expect((await uploads.pendingUploads(other)).map((upload) => upload.id)).toEqual([recent]);
+    expect(await uploads.findUpload(owner, first)).toBeDefined();
+  });
+
+  it('has the retention loop delete an upload never submitted once it is older than the upload retention', { timeout: 20_000 }, async () => {
+    const owner = await addUser('owner@example.test');
+    // On the real clock, as serve runs it.
+    const live = await place.open();
+    const uploadId = (await live.dashboard.createUpload(owner, 'later.csv', Buffer.from('email\na@x.test\n')))!;
+    const log = { info: () => undefined, error: () => undefined };
+    const retention = startRetention((before, limit) => live.dashboard.deleteUploadsBefore(before, limit), 1_000, log, 'uploaded lists never submitted');
+    try {
+      expect(await live.dashboard.findUpload(owner, uploadId)).toBeDefined();
+      await expect.poll(() => live.dashboard.findUpload(owner, uploadId), { timeout: 10_000, interval: 200 }).toBeUndefined();
+    } finally {
+      await retention.stop();
+    }
   });
 
   it('deletes finished jobs past the retention, oldest first and at most as many as asked; unfinished and newer ones stay', async () => {

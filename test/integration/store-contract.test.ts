@@ -937,7 +937,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const owner = await addUser('owner@example.com', 10);
       const other = await addUser('other@example.com', 10);
       const content = Buffer.from('email\r\nann@example.org\r\n');
-      const uploadId = await store.dashboard.createUpload(owner.id, 'list.csv', content);
+      const uploadId = (await store.dashboard.createUpload(owner.id, 'list.csv', content))!;
       expect(await store.dashboard.findUpload(other.id, uploadId)).toBeUndefined();
       expect(await store.dashboard.findUpload(owner.id, uploadId)).toMatchObject({ fileName: 'list.csv', content, column: null, jobId: null });
 

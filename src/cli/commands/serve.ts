@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { HttpTimeouts } from '../../server/http/server.js';
-import { engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import { durationMs, engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
 import type { Io } from '../output/io.js';
 import { textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';
 import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
@@ -27,6 +27,7 @@ interface ServeFlags {
   requestTimeout?: string;
   keepAliveTimeout?: string;
   trustProxy?: string;
+  uploadRetention?: string;
   /** False with --no-worker. */
   worker: boolean;
 }
@@ -58,6 +59,12 @@ function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
   return timeouts;
 }
 
+/** `--upload-retention` > MAILVERIFY_UPLOAD_RETENTION (at least a second); the server's default (a day) when neither is given. */
+function parseUploadRetentionMs(flag: string | undefined, env: NodeJS.ProcessEnv): number | undefined {
+  const given = flag ?? (env.MAILVERIFY_UPLOAD_RETENTION?.trim() || undefined);
+  return given === undefined ? undefined : Math.max(1_000, durationMs(given, '--upload-retention'));
+}
+
 /** What to tell an operator whose address or port cannot be listened on. */
 function cannotListen(host: string, port: number, error: NodeJS.ErrnoException): CliError {
   const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
@@ -87,6 +94,7 @@ export function parse(parsed: ParsedCommand): ServeOptions {
     requestTimeout: text('requestTimeout'),
     keepAliveTimeout: text('keepAliveTimeout'),
     trustProxy: text('trustProxy'),
+    uploadRetention: text('uploadRetention'),
     worker: unlessNegated(flags, 'worker'),
   };
   return { port: parsePort(text('port')!), serve, flags: serviceProcessFlags(flags), engine: engineFlags(parsed) };
@@ -98,6 +106,7 @@ export async function run({ port, serve, flags, engine: given }: ServeOptions, {
   const logLevel = parseLogLevel(flags.logLevel, env);
   const httpTimeouts = parseHttpTimeouts(serve);
   const trustProxy = parseTrustProxy(serve.trustProxy, env);
+  const uploadRetentionMs = parseUploadRetentionMs(serve.uploadRetention, env);
   const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
   const metrics = parseMetricsListener(flags, env);
   const policy = parseServicePolicy(flags, env);
@@ -119,6 +128,7 @@ export async function run({ port, serve, flags, engine: given }: ServeOptions, {
     leaseMs,
     metrics,
     standingIntervalMs,
+    uploadRetentionMs,
   };
   const { startServer } = await import('../../server/serve.js');
   const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {

@@ -50,6 +50,8 @@ The service (serve, worker; the store's three for admin too)
   MAILVERIFY_STANDING_INTERVAL
                           how often each egress's standing is checked, 0 = off (--standing-interval)
   MAILVERIFY_TRUST_PROXY  serve: the reverse proxies whose X-Forwarded-For is believed (--trust-proxy)
+  MAILVERIFY_UPLOAD_RETENTION
+                          serve: delete dashboard uploads never verified after this (--upload-retention)
   MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
                           verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
   MAILVERIFY_RETENTION    delete finished jobs' addresses and results after this (--retention)

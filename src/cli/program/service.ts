@@ -17,6 +17,10 @@ export function addServiceCommands(program: Command): void {
       '--trust-proxy <addresses|hops>',
       'behind a reverse proxy: believe X-Forwarded-For and X-Forwarded-Proto from these addresses or CIDR ranges (comma list), or from this many hops (default: from nobody) [env MAILVERIFY_TRUST_PROXY]',
     )
+    .option(
+      '--upload-retention <duration>',
+      'delete lists uploaded on the dashboard and never verified this long after their upload, e.g. 12h [env MAILVERIFY_UPLOAD_RETENTION] (default 24h)',
+    )
     .option('--no-worker', 'the API alone: bulk jobs are worked by `mailverify worker` processes on the same store');
   addEngineFlags(addServiceProcessFlags(serve)).action(lazy(() => import('../commands/serve.js')));
 

@@ -1,7 +1,7 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/core/types.js';
 import { isTemporary, nextAttemptAt } from '../../engine/core/retry-schedule.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
-import type { PendingItem, WorkChunk } from '../store/store.js';
+import type { CacheEntry, PendingItem, WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';
 import type { HeldChunk, HeldChunks } from './held-chunks.js';
 import type { LeaseKeeper } from './lease-keeper.js';
@@ -113,16 +113,21 @@ export class ChunkWorker {
   private async verify(entry: HeldChunk): Promise<void> {
     const { verifier, batcher, held, log, retryScheduleMs, metrics } = this.options;
     const { lease, jobId, items, settleBy } = entry.chunk;
-    // Whose work it is and whether it may reuse recent verdicts (the result cache, when there is one).
-    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh };
+    // Verdicts to keep in the result cache, by address, until their results go to the batcher with them.
+    const toKeep = new Map<string, CacheEntry>();
+    // Whose work it is, whether it may reuse recent verdicts (the result cache, when there is one),
+    // and that the verdicts it finds are kept with its results, under the lease.
+    const asker = { owner: entry.chunk.userId, fresh: entry.chunk.fresh, keep: (kept: CacheEntry) => toKeep.set(kept.result.email, kept) };
     const positions = new AddressPositions(items);
     const progressed = () => {
       if (held.progressed(entry)) this.options.onRoom();
     };
     const byPosition = new Map(items.map((item) => [item.position, item]));
     const answer = (position: number, result: VerificationResult) => {
+      const keep = toKeep.get(result.email);
+      toKeep.delete(result.email);
       if (entry.lost) return;
-      batcher.add({ lease, jobId, position, ...scheduled(byPosition.get(position)!, result, { schedule: retryScheduleMs, settleBy, metrics }) });
+      batcher.add({ lease, jobId, position, keep, ...scheduled(byPosition.get(position)!, result, { schedule: retryScheduleMs, settleBy, metrics }) });
       entry.unanswered -= 1;
       progressed();
     };

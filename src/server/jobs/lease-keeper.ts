@@ -28,6 +28,10 @@ export class LeaseKeeper {
   private readonly renewal: NodeJS.Timeout;
   /** One renewal at a time: a slow store never gets a second one piled on the first. */
   private renewing = false;
+  /** A renewal was asked for (renewNow) while one was in progress: another follows it at once. */
+  private renewAgain = false;
+  /** Stopped: nothing renews any more, however it is asked (the store may be closed next). */
+  private stopped = false;
   /**
    * Leases whose release failed (the store away, as when this holder lost its standing): released
    * once the store answers and their results kept meanwhile are written, rather than left to run
@@ -42,15 +46,32 @@ export class LeaseKeeper {
       for (const entry of held.values()) this.lose(entry, 'this process could not show the store in time that it is alive');
     });
     this.renewEveryMs = options.leaseMs / 3;
-    this.renewal = setInterval(() => {
-      if (this.renewing || held.size === 0) return;
-      this.renewing = true;
-      void this.renew().finally(() => (this.renewing = false));
-    }, this.renewEveryMs);
+    this.renewal = setInterval(() => this.renewNow(), this.renewEveryMs);
+  }
+
+  /**
+   * Renews now (also on the timer): what the store answers says which chunks lost their lease. Asked
+   * at once when jobs were deleted, whose items then hold no lease, so that their chunks stop now.
+   */
+  renewNow(): void {
+    if (this.stopped || this.options.held.size === 0) return;
+    if (this.renewing) {
+      this.renewAgain = true;
+      return;
+    }
+    this.renewing = true;
+    void this.renew().finally(() => {
+      this.renewing = false;
+      if (this.renewAgain) {
+        this.renewAgain = false;
+        this.renewNow();
+      }
+    });
   }
 
   /** Renews nothing more (the runner is stopping). */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.renewal);
   }
 

@@ -65,6 +65,8 @@ export interface RunnerMetrics {
 export interface JobRunner {
   /** There may be new work (a job was just created): look now rather than at the next poll. */
   wake(): void;
+  /** Jobs may have been deleted: ask the store now which leases still hold anything, and stop the chunks of those that do not. */
+  workDeleted(): void;
   /**
    * Claims nothing more, writes the results already in hand and releases its leases, so other
    * runners take the rest over at once; results still in flight are dropped and verified again.
@@ -89,6 +91,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const runner = new ClaimingLoop(options);
   return {
     wake: () => runner.wake(),
+    workDeleted: () => runner.workDeleted(),
     /** Once this resolves the runner never touches the store again, so the store may be closed. */
     stop: () => runner.stop(),
   };
@@ -156,6 +159,10 @@ class ClaimingLoop {
 
   wake(): void {
     this.sleep.wake();
+  }
+
+  workDeleted(): void {
+    this.leases.renewNow();
   }
 
   async stop(): Promise<void> {

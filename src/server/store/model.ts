@@ -234,6 +234,8 @@ export interface LeasedResult {
    * result is kept as the item's answer so far, counted neither as processed nor for a refund.
    */
   dueAt?: number;
+  /** The verdict to keep in the result cache, kept only when the result is written (its item still held under the lease). */
+  keep?: CacheEntry;
 }
 
 export interface ResultPageRequest {
@@ -290,6 +292,14 @@ export interface DashboardSession {
 export type NewSession = Pick<DashboardSession, 'idHash' | 'userId' | 'csrfSecret'> & { expiresAt: Date };
 
 /** A list file uploaded in the dashboard, kept so that its rows can be merged with the job's results. */
+/** An uploaded list not submitted yet, as its owner sees it listed. */
+export interface PendingUpload {
+  id: string;
+  fileName: string;
+  bytes: number;
+  createdAt: string;
+}
+
 export interface ListUpload {
   id: string;
   userId: number;

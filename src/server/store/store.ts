@@ -23,6 +23,7 @@ import type {
   NewSession,
   NewUser,
   PaidCharge,
+  PendingUpload,
   Refund,
   ResultPageRequest,
   SavedResults,
@@ -396,8 +397,18 @@ export interface DashboardStore {
   /** The unexpired session with this id hash. */
   findSession(idHash: string): Promise<DashboardSession | undefined>;
   deleteSession(idHash: string): Promise<void>;
-  /** Keeps an uploaded list file; returns its id. */
-  createUpload(userId: number, fileName: string, content: Buffer): Promise<string>;
+  /**
+   * Keeps an uploaded list file; returns its id. Undefined, and nothing kept, when the user's
+   * uploads not submitted yet would hold more than `maxPendingBytes` with it (checked in the
+   * same transaction: uploads at once cannot pass it together).
+   */
+  createUpload(userId: number, fileName: string, content: Buffer, maxPendingBytes?: number): Promise<string | undefined>;
+  /** The user's uploads not submitted yet (made into no job), newest first. */
+  pendingUploads(userId: number): Promise<PendingUpload[]>;
+  /** Deletes an upload of this user not submitted yet (a submitted one goes with its job); false when there is none. */
+  deleteUpload(userId: number, uploadId: string): Promise<boolean>;
+  /** Deletes up to `limit` uploads not submitted, made before `before` (ISO), oldest first; returns how many (`--upload-retention`). */
+  deleteUploadsBefore(before: string, limit: number): Promise<number>;
   /** The upload when it belongs to this user, else undefined. */
   findUpload(userId: number, uploadId: string): Promise<ListUpload | undefined>;
   /** The upload a job of this user was made from, if it was made from one. */
@@ -426,6 +437,13 @@ export interface InstallStore {
    * second later. PostgreSQL notifies its listeners; on SQLite nothing does, and runners look every second.
    */
   onNewWork(listener: () => void): Promise<void>;
+  /**
+   * Calls `listener` whenever jobs with work may have been deleted (a job, an account), and when
+   * what it missed is unknown, so that runners stop asking about their addresses at once rather
+   * than at their next lease renewal. On the same path as onNewWork: PostgreSQL notifies every
+   * node at the deletion's commit; SQLite tells this process's listeners only.
+   */
+  onWorkDeleted(listener: () => void): Promise<void>;
   /**
    * The secret login JWTs are signed with, made on first use and the same for every node on this
    * store, so that each accepts the JWTs of all the others.

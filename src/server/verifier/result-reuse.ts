@@ -33,6 +33,12 @@ export interface Asker {
   owner?: number;
   /** Reuse nothing: ask the mail host again. */
   fresh?: boolean;
+  /**
+   * Where a verdict found now and worth keeping goes, instead of the cache, just before its result
+   * is answered: the runner keeps it with the result it writes under the chunk's lease, so that a
+   * verdict about an item deleted meanwhile is kept nowhere (WorkQueue.saveResults).
+   */
+  keep?: (entry: CacheEntry) => void;
 }
 
 /** The verifier the service's runner and routes call: the engine's, taking an Asker beside its options. */
@@ -101,10 +107,10 @@ export function reusingResults<V extends Verifier>(
     }
   }
 
+  /** Keeps these verdicts (none: those the caller keeps itself), and prunes when it is time. */
   async function keep(entries: readonly CacheEntry[]): Promise<void> {
-    if (entries.length === 0) return;
     try {
-      await cache.remember(entries);
+      if (entries.length > 0) await cache.remember(entries);
       if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
         prunedAt = Date.now();
         await cache.prune(prunedAt, policy.maxEntries);
@@ -124,7 +130,8 @@ export function reusingResults<V extends Verifier>(
       }
       const result = await verifier.verify(email, options);
       const entry = entryFor(result, options.owner, policy);
-      if (entry) await keep([entry]);
+      if (entry && options.keep) options.keep(entry);
+      await keep(entry && !options.keep ? [entry] : []);
       return result;
     },
     async verifyMany(emails: Iterable<string>, onResult: (result: VerificationResult) => void | Promise<void>, options: VerifyManyOptions & Asker = {}) {
@@ -143,7 +150,8 @@ export function reusingResults<V extends Verifier>(
           rest,
           (result) => {
             const entry = entryFor(result, options.owner, policy);
-            if (entry) found.push(entry);
+            if (entry && options.keep) options.keep(entry);
+            else if (entry) found.push(entry);
             return onResult(result);
           },
           options,

@@ -9,7 +9,7 @@ import { asListProblem, previewUploadedList, readUploadedList } from '../common/
 import type { DashboardConfig } from '../common/config.js';
 import { renderPage } from '../common/render.js';
 import { signedIn } from '../common/signed-in.js';
-import type { UploadedFile } from '../common/upload.js';
+import { MAX_PENDING_UPLOAD_BYTES, type UploadedFile } from '../common/upload.js';
 
 /** Jobs listed on the lists page, newest first. */
 const JOBS_SHOWN = 50;
@@ -24,6 +24,22 @@ function isUploadedFile(value: unknown): value is UploadedFile {
   return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadedFile).content);
 }
 
+/** Keeps an uploaded file, unless the account's lists not verified yet would hold more than MAX_PENDING_UPLOAD_BYTES with it. */
+async function keepUpload(store: DashboardConfig['store'], userId: number, name: string, content: Buffer): Promise<string> {
+  const id = await store.dashboard.createUpload(userId, name, content, MAX_PENDING_UPLOAD_BYTES);
+  if (id !== undefined) return id;
+  const mib = MAX_PENDING_UPLOAD_BYTES / 1024 / 1024;
+  throw new ProblemError('payload_too_large', `Your lists not verified yet would hold over ${mib} MiB with this one: verify or delete some of them first.`);
+}
+
+function deletingUploads(app: FastifyInstance, store: DashboardConfig['store']): void {
+  // A list uploaded and not verified leaves for good (the form carries the CSRF token, as every form).
+  app.post<{ Params: { id: string } }>('/lists/uploads/:id/delete', { schema: { params: uploadParams } }, async (request, reply) => {
+    if (!(await store.dashboard.deleteUpload(signedIn(request).user.id, request.params.id))) throw new ProblemError('not_found', 'No such uploaded list.');
+    return reply.redirect('/lists', 303);
+  });
+}
+
 export function listPages(app: FastifyInstance, { store, onJobCreated }: DashboardConfig): void {
   async function uploadOf(userId: number, id: string): Promise<ListUpload> {
     const upload = await store.dashboard.findUpload(userId, id);
@@ -32,8 +48,9 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
   }
 
   app.get('/lists', async (request, reply) => {
-    const jobs = await store.jobs.listJobs(signedIn(request).user.id, JOBS_SHOWN);
-    return renderPage(request, reply, 'lists', { title: 'Lists', jobs });
+    const userId = signedIn(request).user.id;
+    const [jobs, uploads] = [await store.jobs.listJobs(userId, JOBS_SHOWN), await store.dashboard.pendingUploads(userId)];
+    return renderPage(request, reply, 'lists', { title: 'Lists', jobs, uploads, uploadLimitMib: MAX_PENDING_UPLOAD_BYTES / 1024 / 1024 });
   });
 
   // Step 1: the file is kept and read as the CLI reads it, and the user sees what was found.
@@ -43,9 +60,11 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
     const name = file.name.trim() || 'list';
     // Read once before keeping it, so that a file that is no list at all is refused at once.
     await asListProblem(() => previewUploadedList({ fileName: name, content: file.content }, undefined));
-    const id = await store.dashboard.createUpload(signedIn(request).user.id, name, file.content);
+    const id = await keepUpload(store, signedIn(request).user.id, name, file.content);
     return reply.redirect(`/lists/uploads/${id}`, 303);
   });
+
+  deletingUploads(app, store);
 
   // Step 2: the detected column (changeable), what the list holds and what it will cost.
   app.get<{ Params: { id: string }; Querystring: { column?: string } }>(

@@ -21,17 +21,19 @@ export interface DeletionSteps {
 }
 
 /**
- * See JobStore.deleteJob. The items go first (after the owner's cached verdicts about them): a runner's batch for the job either committed before
- * (and counts as processed) or finds no item to write. The addresses not verified by then were
- * paid for at submission and are given back, once: after this the job is gone.
+ * See JobStore.deleteJob. The items go first: a runner's batch for the job either committed before
+ * (and counts as processed, its verdicts kept) or finds no item to write and keeps no verdict. The
+ * owner's cached verdicts about the addresses go after the items, so that they include what such a
+ * batch kept. The addresses not verified by then were paid for at submission and are given back,
+ * once: after this the job is gone.
  */
 export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string): Flow<{ refunded: number } | undefined> {
   const owned = yield* step(steps.jobOf(userId, jobId));
   if (!owned) return undefined;
-  // The owner's verdicts about the job's addresses leave the shared cache too: they hold the addresses.
   const keys = [...new Set((yield* step(steps.emailsOf(jobId))).map(addressKey))];
-  if (keys.length > 0) yield* step(steps.forgetCached(userId, keys));
   yield* step(steps.deleteItems(jobId));
+  // The owner's verdicts about the job's addresses leave the shared cache too: they hold the addresses.
+  if (keys.length > 0) yield* step(steps.forgetCached(userId, keys));
   const job = yield* step(steps.jobOf(userId, jobId));
   // Deleted meanwhile by another request: that one gave back what was owed.
   if (!job) return undefined;

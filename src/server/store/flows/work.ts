@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
-import type { ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
+import type { CacheEntry, ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 import { announceCompletion, type AnnounceSteps } from './webhooks.js';
@@ -73,6 +73,8 @@ export interface ResultSteps extends AnnounceSteps {
    * claimable again only once due (WorkQueue.wakeDue).
    */
   writeResults(results: readonly LeasedResult[], answeredAt: number): Awaitable<boolean[]>;
+  /** Keeps verdicts in the result cache (ResultCacheStore.remember), in this transaction. */
+  rememberVerdicts(entries: readonly CacheEntry[]): Awaitable<void>;
   /** Adds `written` to the job's processed count, completing it when that reaches its total; true when this completed it. */
   countProcessed(jobId: string, written: number, completedAt: string): Awaitable<boolean>;
   /** How many of the job's stored results are `unknown`, by reason code. */
@@ -87,13 +89,18 @@ export interface ResultSteps extends AnnounceSteps {
  * transaction: an item is written once, so it is refunded once, whichever node wrote it. With
  * `refundUnknown`, the job's other unknowns are refunded in the transaction that completes it, in
  * one ledger row, and the completion is announced to its owner's webhooks in that transaction too:
- * a job completes once, so both happen once, whichever node completed it.
+ * a job completes once, so both happen once, whichever node completed it. A verdict to keep goes to
+ * the result cache only with its written result, checked under the item's lease in this transaction:
+ * a deleted job's runner leaves nothing of its addresses behind.
  */
 export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[], completedAt: string, policy: SavePolicy = {}): Flow<SavedResults> {
   const saved = { completedJobs: 0, refunded: 0 };
   if (results.length === 0) return saved;
   const perJob = new Map<string, { written: number; refund: number }>();
   const written = yield* step(steps.writeResults(results, Date.parse(completedAt)));
+  // A verdict is kept only with its written result: one for an item deleted meanwhile (or taken over) leaves nothing behind.
+  const kept = results.flatMap(({ keep }, index) => (written[index] && keep ? [keep] : []));
+  if (kept.length > 0) yield* step(steps.rememberVerdicts(kept));
   for (const [index, { jobId, result, dueAt }] of results.entries()) {
     // A temporary answer settles nothing: neither processed nor refunded until the item's last answer.
     if (!written[index] || dueAt !== undefined) continue;

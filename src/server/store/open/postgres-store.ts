@@ -51,22 +51,24 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   const accounts = new PostgresAccounts(db, idempotency);
   const jobs = new PostgresJobs(db, accounts, idempotency);
   const webhooks = new PostgresWebhooks(db, jobs);
+  const resultCache = new PostgresResultCache(db);
   return {
     accounts,
     tokens: new PostgresTokens(db),
     jobs,
-    work: new PostgresWork(db, accounts, webhooks),
+    work: new PostgresWork(db, accounts, webhooks, resultCache),
     idempotency,
     limits: new PostgresLimits(db),
     dashboard: new PostgresDashboard(db),
     install: {
       dataVersion: async () => changes.version,
       onNewWork: async (listener) => changes.onNewWork(listener),
+      onWorkDeleted: async (listener) => changes.onWorkDeleted(listener),
       signingSecret: () => signingSecret(db),
       ping: async () => void (await db.sql.run('SELECT 1')),
     },
     holders: postgresHolders(config),
-    resultCache: new PostgresResultCache(db),
+    resultCache,
     hostSlots: new PostgresHostSlots(db),
     egressBenches: new PostgresEgressBenches(db),
     webhooks,

@@ -30,12 +30,13 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const accounts = new SqliteAccounts(connection, idempotency);
   const jobs = new SqliteJobs(connection, accounts, idempotency);
   const webhooks = new SqliteWebhooks(connection, jobs);
+  const resultCache = new SqliteResultCache(connection);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
     accounts: promised(accounts),
     tokens: promised(new SqliteTokens(connection, accounts)),
     jobs: promised(jobs),
-    work: promised(new SqliteWork(connection, accounts, webhooks)),
+    work: promised(new SqliteWork(connection, accounts, webhooks, resultCache)),
     idempotency: promised(idempotency),
     limits: promised(new SqliteLimits(connection)),
     dashboard: promised(new SqliteDashboard(connection)),
@@ -45,11 +46,12 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
       dataVersion: async () => dataVersion.get()!,
       // Nothing tells one process of another's commit: runners on a shared data dir look every second.
       onNewWork: async () => undefined,
+      onWorkDeleted: async (listener) => connection.onWorkDeleted(listener),
       signingSecret: async () => loadOrCreateSigningSecret(dataDir),
       ping: async () => void db.prepare('SELECT 1').get(),
     },
     holders: processHolders,
-    resultCache: promised(new SqliteResultCache(connection)),
+    resultCache: promised(resultCache),
     hostSlots: promised(new SqliteHostSlots(connection)),
     egressBenches: promised(new SqliteEgressBenches(connection)),
     webhooks: promised(webhooks),

@@ -19,6 +19,7 @@ import {
 } from '../model.js';
 import { isUniqueViolation, noSuchUser, type Database, type Statements } from './database.js';
 import type { PostgresIdempotency } from './idempotency.js';
+import { WORK_CHANNEL, WORK_DELETED } from './changes.js';
 
 /**
  * Users, their credits and the ledger. The balance moves only through conditional UPDATEs (a
@@ -112,6 +113,8 @@ export class PostgresAccounts {
     return this.db.transaction(async (sql) => {
       // The result cache names the account that found each verdict without a foreign key; the rest goes with the user (ON DELETE CASCADE).
       await sql.run('DELETE FROM result_cache WHERE user_id = $1', [userId]);
+      // Delivered at commit: every node's runner stops asking about the user's addresses at once (Store.onWorkDeleted).
+      await sql.run(`SELECT pg_notify('${WORK_CHANNEL}', '${WORK_DELETED}')`);
       return (await sql.run('DELETE FROM users WHERE id = $1', [userId])) > 0;
     });
   }

@@ -19,7 +19,7 @@ import { toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow }
 import type { Database, Statements } from './database.js';
 import type { PostgresIdempotency } from './idempotency.js';
 import type { PostgresAccounts } from './accounts.js';
-import { WORK_CHANNEL } from './changes.js';
+import { WORK_CHANNEL, WORK_DELETED } from './changes.js';
 
 /** Bulk jobs, their items and the results the runner stores for them. */
 export class PostgresJobs {
@@ -103,7 +103,11 @@ export class PostgresJobs {
 
   private deletionSteps(sql: Statements): DeletionSteps {
     return {
-      deleteItems: async (jobId) => void (await sql.run('DELETE FROM job_items WHERE job_id = $1', [jobId])),
+      deleteItems: async (jobId) => {
+        await sql.run('DELETE FROM job_items WHERE job_id = $1', [jobId]);
+        // Delivered at commit: every node's runner stops asking about the job's addresses at once (Store.onWorkDeleted).
+        await sql.run(`SELECT pg_notify('${WORK_CHANNEL}', '${WORK_DELETED}')`);
+      },
       emailsOf: async (jobId) => (await sql.rows<{ email: string }>('SELECT email FROM job_items WHERE job_id = $1', [jobId])).map((row) => row.email),
       forgetCached: async (userId, keys) =>
         void (await sql.run('DELETE FROM result_cache WHERE user_id = $1 AND address_key = ANY ($2::text[])', [userId, keys])),

@@ -1,7 +1,7 @@
 import { resultJson } from '../../../engine/core/types.js';
 import { distinctEntries, newestPerAddress, type CacheRow } from '../rows/result-cache.js';
 import type { CachedResult, CacheEntry } from '../model.js';
-import type { Database } from './database.js';
+import type { Database, Statements } from './database.js';
 
 /** Verdicts kept for reuse (ResultCacheStore), shared by every node of the database. */
 export class PostgresResultCache {
@@ -17,10 +17,11 @@ export class PostgresResultCache {
     return newestPerAddress(rows);
   }
 
-  async remember(entries: readonly CacheEntry[]): Promise<void> {
+  /** On `sql`, a transaction's connection, when asked inside one (a batch of results keeping their verdicts). */
+  async remember(entries: readonly CacheEntry[], sql: Statements = this.db.sql): Promise<void> {
     if (entries.length === 0) return;
     const rows = distinctEntries(entries);
-    await this.db.sql.run(
+    await sql.run(
       `INSERT INTO result_cache (address_key, user_id, result, verified_at, fresh_until)
        SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::bigint[])
        ON CONFLICT (address_key, user_id) DO UPDATE

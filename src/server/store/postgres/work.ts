@@ -8,6 +8,7 @@ import type { Database, Statements } from './database.js';
 import { aliveAt } from './holders.js';
 import type { PostgresAccounts } from './accounts.js';
 import type { PostgresWebhooks } from './webhooks.js';
+import type { PostgresResultCache } from './result-cache.js';
 
 /** An item is claimable when it has no result and no live lease: never leased, released, or expired ($1: now). */
 const CLAIMABLE = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= $1)';
@@ -23,6 +24,7 @@ export class PostgresWork {
     private readonly db: Database,
     private readonly users: PostgresAccounts,
     private readonly webhooks: PostgresWebhooks,
+    private readonly resultCache: PostgresResultCache,
   ) {}
 
   /** The queue's own transactions on job_items: planned for each call's values (see Planning). */
@@ -156,6 +158,7 @@ export class PostgresWork {
   private resultSteps(sql: Statements): ResultSteps {
     return {
       ...this.webhooks.announceSteps(sql),
+      rememberVerdicts: (entries) => this.resultCache.remember(entries, sql),
       // `lease_token = batch.lease`: only the lease holding an item may write it, and an item keeps
       // its first result, since an item with a result holds no lease (job_items_result_unleased).
       // Saying `result IS NULL` as well would let the planner reach each row through a partial

@@ -28,6 +28,9 @@ export const toSession = (row: SessionRow): DashboardSession => ({
   expiresAt: row.expires_at,
 });
 
+/** An upload not submitted yet as both dialects list it (length() is the bytes of a BLOB or bytea). */
+export const PENDING_UPLOAD_COLUMNS = 'id, file_name AS "fileName", length(content) AS bytes, created_at AS "createdAt"';
+
 export const toUpload = (row: UploadRow): ListUpload => ({
   id: row.id,
   userId: row.user_id,

@@ -152,7 +152,7 @@ export class SqliteAccounts {
   }
 
   deleteUser(userId: number): boolean {
-    return this.connection.db
+    const deleted = this.connection.db
       .transaction(() => {
         // The result cache names the account that found each verdict without a foreign key; the rest goes with the user (ON DELETE CASCADE).
         this.connection.db.prepare('DELETE FROM result_cache WHERE user_id = ?').run(userId);
@@ -160,6 +160,11 @@ export class SqliteAccounts {
         return this.connection.db.prepare('DELETE FROM users WHERE id = ?').run(userId).changes > 0;
       })
       .immediate();
+    if (deleted) {
+      this.connection.forgetDeleted();
+      this.connection.workDeleted();
+    }
+    return deleted;
   }
 
   /** Writes a ledger row; its id. */

@@ -28,12 +28,17 @@ export function openDatabase(dataDir: string, options: SqliteStoreOptions): Sqli
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // Deleted rows are overwritten with zeros rather than left in free pages (docs/operating.md "Deleting data").
+  db.pragma('secure_delete = ON');
   migrate(db);
   return db;
 }
 
 /** What every part of the store shares: the one connection and the clock. */
 export class Connection {
+  /** Store.onWorkDeleted's listeners: told by this process's own deletions (nothing tells one process of another's). */
+  private readonly deletionListeners: (() => void)[] = [];
+
   constructor(
     readonly db: Sqlite.Database,
     readonly now: () => Date,
@@ -46,5 +51,24 @@ export class Connection {
 
   timestamp(): string {
     return this.now().toISOString();
+  }
+
+  /**
+   * Called after a deletion commits: the write-ahead log still holds the pages as they were before
+   * it, so they are copied into the database (zeroed there by secure_delete) and the log cut to
+   * nothing. A reader of another process holding an older snapshot makes it wait (busy_timeout);
+   * what it could not cut goes at the next deletion or checkpoint (docs/operating.md "Deleting data").
+   */
+  forgetDeleted(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  onWorkDeleted(listener: () => void): void {
+    this.deletionListeners.push(listener);
+  }
+
+  /** Jobs with work were deleted (a job, an account): runners stop asking about their addresses at once. */
+  workDeleted(): void {
+    for (const listener of this.deletionListeners) listener();
   }
 }

@@ -123,15 +123,22 @@ export class SqliteJobs {
   }
 
   deleteJob(userId: number, jobId: string): { refunded: number } | undefined {
-    return this.connection.db.transaction(() => runNow(deleteJob(this.deletionSteps, userId, jobId))).immediate();
+    const deleted = this.connection.db.transaction(() => runNow(deleteJob(this.deletionSteps, userId, jobId))).immediate();
+    if (deleted) {
+      this.connection.forgetDeleted();
+      this.connection.workDeleted();
+    }
+    return deleted;
   }
 
   deleteFinishedBefore(before: string, limit: number): number {
-    return this.connection.db
+    const deleted = this.connection.db
       .transaction(() => {
         this.sql.deleteFinishedItems.run(before, limit);
         return this.sql.deleteFinished.run(before, limit).changes;
       })
       .immediate();
+    if (deleted > 0) this.connection.forgetDeleted();
+    return deleted;
   }
 }

@@ -8,6 +8,7 @@ import type { Connection } from './database.js';
 import { processIsAlive } from '../processes.js';
 import type { SqliteAccounts } from './accounts.js';
 import type { SqliteWebhooks } from './webhooks.js';
+import type { SqliteResultCache } from './result-cache.js';
 
 /** Lease-claimed work on SQLite: every claim is one IMMEDIATE transaction, so claims from several processes are serialised. */
 export class SqliteWork {
@@ -22,6 +23,7 @@ export class SqliteWork {
     private readonly connection: Connection,
     users: SqliteAccounts,
     webhooks: SqliteWebhooks,
+    resultCache: SqliteResultCache,
   ) {
     const prepare = connection.prepare.bind(connection);
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.
@@ -123,6 +125,7 @@ export class SqliteWork {
             this.sql.saveResult.run({ result: resultJson(result), dueAt: dueAt ?? null, answeredAt, jobId, position, lease }).changes > 0,
         ),
       ...webhooks.announceSteps,
+      rememberVerdicts: (entries) => resultCache.remember(entries),
       // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,
       unknownsOf: (jobId) => this.sql.unknowns.all(jobId),
