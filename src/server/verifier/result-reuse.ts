@@ -75,6 +75,23 @@ function entryFor(result: VerificationResult, owner: number | undefined, policy:
 }
 
 /**
+ * The asker's own live verdict for each key, else (install scope) the newest of anyone's. Own
+ * first: what an account is answered after its own verification must not change when another
+ * account verifies the address (docs/operating.md "What an account can learn from the shared cache").
+ */
+async function recallPreferringOwn(
+  cache: ResultCacheStore,
+  scope: ReusePolicy['scope'],
+  keys: readonly string[],
+  owner: number,
+): Promise<Map<string, CachedResult>> {
+  const now = Date.now();
+  if (scope === 'account') return cache.recall(keys, now, owner);
+  const [own, anyone] = await Promise.all([cache.recall(keys, now, owner), cache.recall(keys, now)]);
+  return new Map([...anyone, ...own]);
+}
+
+/**
  * The verifier with a result cache in the store before it: a verdict found lately (within its
  * freshness) for the same address is answered without asking the mail host, across jobs, accounts
  * (unless scoped to each) and nodes; what the engine finds is kept for the next time. Charging is
@@ -92,7 +109,7 @@ export function reusingResults<V extends Verifier>(
   async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<Map<string, CachedResult>> {
     if (fresh || owner === undefined || emails.length === 0) return new Map();
     try {
-      const found = await cache.recall([...new Set(emails.map(addressKey))], Date.now(), policy.scope === 'account' ? owner : undefined);
+      const found = await recallPreferringOwn(cache, policy.scope, [...new Set(emails.map(addressKey))], owner);
       // A verdict kept under a key an older rule made (Unicode folded, `Kate@` with a Kelvin sign as `kate@`) is not this address's.
       return new Map([...found].filter(([key, cached]) => addressKey(cached.result.email) === key));
     } catch (error) {
