@@ -74,6 +74,12 @@ export interface VerificationResult {
   /** When the verdict was found, on a result the service reused from an earlier verification (its result cache); absent on a fresh one. */
   verifiedAt?: string;
   /**
+   * Set when every mail host's provider rule says it reads a local part's ASCII letters in any case
+   * as one mailbox (`foldsCase`): only then may a verdict about this spelling stand for another. Not
+   * the interface's (resultJson leaves it out): the service's result cache reads it.
+   */
+  foldsCase?: true;
+  /**
    * How the verdict was reached, when `explain` was asked (transcript.ts): never kept (resultJson
    * leaves it out), so it reaches only the caller who asked.
    */

@@ -1,4 +1,5 @@
 import { addressKey } from '../../../text/address.js';
+import { cacheKeysOf } from '../rows/result-cache.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
 /** The statements of deleting a job, inside one transaction. */
@@ -29,7 +30,8 @@ export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string):
   const owned = yield* step(steps.jobOf(userId, jobId));
   if (!owned) return undefined;
   // The owner's verdicts about the job's addresses leave the shared cache too: they hold the addresses.
-  const keys = [...new Set((yield* step(steps.emailsOf(jobId))).map(addressKey))];
+  // Under either key (as asked, in any case), and the folded one unmarked that every verdict was kept under before.
+  const keys = [...new Set((yield* step(steps.emailsOf(jobId))).flatMap((email) => [...cacheKeysOf(email), addressKey(email)]))];
   if (keys.length > 0) yield* step(steps.forgetCached(userId, keys));
   yield* step(steps.deleteItems(jobId));
   const job = yield* step(steps.jobOf(userId, jobId));
