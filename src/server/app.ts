@@ -7,6 +7,7 @@ import { dashboardRoutes } from './dashboard/plugin.js';
 import { handleError, notFoundHandler } from './http/errors.js';
 import { clientErrorHandler, httpServerFactory, HTTP_TIMEOUTS } from './http/server.js';
 import { acceptOnlyJsonBodies } from './http/json-body.js';
+import { trustedProxies } from './http/trusted-proxies.js';
 import { loggerOptions } from './logging/logger.js';
 import { logNetworkChanges } from './network/network-log.js';
 import { createRateLimiter } from './auth/rate-limit.js';
@@ -22,12 +23,6 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-/** `--trust-proxy` as fastify takes it: the addresses as one list, a hop count as "the first n hops" (what proxy-addr makes of a number). */
-function trustedProxies(trust: AppConfig['trustProxy']): string | ((address: string, hop: number) => boolean) | undefined {
-  if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return trust?.join(',');
-}
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.

@@ -1,7 +1,7 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/core/types.js';
 import { buildApp } from './app.js';
-import type { TrustProxy } from './routes/app-config.js';
+import type { TrustProxy } from './http/trusted-proxies.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';

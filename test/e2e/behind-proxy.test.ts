@@ -4,7 +4,7 @@
  * the flag the client address and the scheme come from those headers (login limits per client,
  * `Secure` `__Host-` cookies); without it they count for nothing, since any client can send them.
  */
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from '../support/service-app.js';
 import { startService, type RunningService } from '../support/service.js';
@@ -38,8 +38,8 @@ async function startOfLoginWindow(): Promise<void> {
 
 const forwardedFor = (client: string) => ({ 'x-forwarded-for': client, 'x-forwarded-proto': 'https' });
 
-function login(service: RunningService, client: string, password: string) {
-  return call(service.baseUrl, 'POST', '/v1/auth/login', { json: { email: EMAIL, password }, headers: forwardedFor(client) });
+function login(service: RunningService, client: string, password: string, dispatcher?: Agent) {
+  return call(service.baseUrl, 'POST', '/v1/auth/login', { json: { email: EMAIL, password }, headers: forwardedFor(client), dispatcher });
 }
 
 /** The Set-Cookie lines of a dashboard page fetched as through the proxy. */
@@ -92,6 +92,52 @@ describe('serve --trust-proxy 127.0.0.1', () => {
     const owner = await login(service, OWNER, PASSWORD);
     expect(owner.status, JSON.stringify(owner.body)).toBe(200);
     expect(owner.body.token).toEqual(expect.any(String));
+  });
+});
+
+describe('serve --trust-proxy with a hop count', () => {
+  it('refuses a hop count alone: whoever reaches the port directly would pick their own address', { timeout: 60_000 }, async () => {
+    const refusal = await serve(['--trust-proxy', '1']).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refusal?.message).toMatch(/exited \(2\) before it was ready/);
+    expect(refusal?.message).toMatch(
+      /--trust-proxy 1: a hop count alone believes the X-Forwarded-For of any client that reaches the port directly; name the proxies too/,
+    );
+  });
+
+  it('believes a hop only from a listed proxy: a client reaching the port directly is limited by its own address', { timeout: 120_000 }, async () => {
+    // The proxy is 127.0.0.2; this client comes from 127.0.0.1 and names a new address in every request.
+    const service = await serve(['--trust-proxy', '127.0.0.2,1']);
+    await startOfLoginWindow();
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 12; attempt++) statuses.push((await login(service, `203.0.113.${attempt + 1}`, `guess ${attempt}`)).status);
+    expect(statuses.slice(0, 10).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    // Through the proxy the forwarded address counts: the owner signs in.
+    const viaProxy = new Agent({ localAddress: '127.0.0.2' });
+    try {
+      const owner = await login(service, OWNER, PASSWORD, viaProxy);
+      expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+    } finally {
+      await viaProxy.close();
+    }
+  });
+});
+
+describe('login limits for IPv6 clients', () => {
+  it('count per /64: a client naming another address of its /64 in every attempt is refused all the same', { timeout: 120_000 }, async () => {
+    const service = await serve(['--trust-proxy', '127.0.0.1']);
+    await startOfLoginWindow();
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 12; attempt++)
+      statuses.push((await login(service, `2001:db8:66:1::${(attempt + 1).toString(16)}`, `guess ${attempt}`)).status);
+    expect(statuses.slice(0, 10).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    expect((await login(service, '2001:db8:66:1:ffff:1:2:3', PASSWORD)).status).toBe(429);
+    // The next /64 is another client.
+    expect((await login(service, '2001:db8:66:2::1', PASSWORD)).status).toBe(200);
   });
 });
 

@@ -60,9 +60,9 @@ describe('POST /v1/verify with "explain": true', () => {
     expect(explained.body).toMatchObject({ result: 'valid', reasonCode: 'accepted' });
     const { details } = explained.body;
     expect(details.mxHosts).toEqual([{ host: `mx.${DOMAIN}`, address: MX }]);
-    expect(details.connections).toEqual([
-      { ms: expect.any(Number), host: `mx.${DOMAIN}`, address: MX, egress: `SOCKS5 proxy ${PROXY}:${proxy.port}`, outcome: 'connected' },
-    ]);
+    expect(details.connections).toEqual([{ ms: expect.any(Number), host: `mx.${DOMAIN}`, address: MX, egress: 'proxy 1', outcome: 'connected' }]);
+    // The service's proxy is named by its label only: neither its host nor its address.
+    expect(JSON.stringify(explained.body)).not.toContain(PROXY);
     const lines = details.transcript as { ms: number; dir: string; line: string }[];
     const rcpt = lines.findIndex((line) => line.dir === 'sent' && line.line === `RCPT TO:<ann@${DOMAIN}>`);
     expect(rcpt, JSON.stringify(lines)).toBeGreaterThan(0);
@@ -88,6 +88,21 @@ describe('POST /v1/verify with "explain": true', () => {
       notes: [`reused: a verdict found ${reused.body.verifiedAt} (the result cache); no mail host was asked now; ask with "fresh": true to see the dialogue`],
     });
     expect(smtp.rcptCount()).toBe(rcptsBefore);
+  });
+
+  it("says nothing of other accounts' activity at the domain: its own catch-all probe, no finding reused", async () => {
+    const tenantC = await service.createUser('c-catch-all@tenants.test', { credits: 10 });
+    const tenantD = await service.createUser('d-catch-all@tenants.test', { credits: 10 });
+    const verify = (token: string, json: object) => call(service.baseUrl, 'POST', '/v1/verify', { token, json });
+    // Tenant C asks about the domain; tenant D then asks about another address of it, explained.
+    expect((await verify(tenantC, { email: `carl@${DOMAIN}`, fresh: true })).status).toBe(200);
+    const explained = await verify(tenantD, { email: `dora@${DOMAIN}`, fresh: true, explain: true });
+    expect(explained.status, JSON.stringify(explained.body)).toBe(200);
+    const { details } = explained.body;
+    expect(details.notes).toEqual([]);
+    const rcpts = (details.transcript as { dir: string; line: string }[]).filter((line) => line.dir === 'sent' && line.line.startsWith('RCPT TO:'));
+    // The random address of its own catch-all probe, then the address asked about.
+    expect(rcpts.map((line) => line.line)).toEqual([expect.not.stringContaining('dora@'), `RCPT TO:<dora@${DOMAIN}>`]);
   });
 
   it('is refused on bulk work: single verifications only', async () => {

@@ -137,12 +137,15 @@ describe('webhook deliveries', () => {
       for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
         const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
         expectProblem(refused, 400, 'invalid_request');
-        expect(refused.body.detail).toMatch(/loopback or private/);
+        expect(refused.body.detail).toBe(`Webhooks are not sent to ${new URL(url).hostname}: a receiver must resolve, and only to public addresses.`);
       }
-      // A name that resolves into a private range: refused, and what it resolved to is not told.
+      // A name that resolves into a private range and one that does not resolve: refused alike, nothing told of either.
       const named = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://localhost:9/hooks' } });
       expectProblem(named, 400, 'invalid_request');
-      expect(named.body.detail).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there.');
+      expect(named.body.detail).toBe('Webhooks are not sent to localhost: a receiver must resolve, and only to public addresses.');
+      const unresolved = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://hooks.example.invalid/' } });
+      expectProblem(unresolved, 400, 'invalid_request');
+      expect(unresolved.body.detail).toBe('Webhooks are not sent to hooks.example.invalid: a receiver must resolve, and only to public addresses.');
       expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
       expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
       expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
@@ -160,7 +163,7 @@ describe('webhook deliveries', () => {
     ]) {
       const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
       expectProblem(refused, 400, 'invalid_request');
-      expect(refused.body.detail, url).toMatch(/link-local or cloud metadata/);
+      expect(refused.body.detail, url).toMatch(/^Webhooks are not sent to .*: a receiver must resolve, and only to public addresses\.$/);
     }
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
   });

@@ -238,6 +238,13 @@ describe('the engine on loopback fixtures', () => {
     expect(byMx.result).toBe('valid');
   });
 
+  it("says a verdict may stand for the address in any case only where the MX host's provider rule folds case", async () => {
+    expect((await verifier().verify('CEO@workspace.test')).foldsCase).toBe(true);
+    // Rules go by the MX host, not the domain: this gmail.com's MX is a fixture of no provider.
+    expect((await verifier().verify('someone@gmail.com')).foldsCase).toBeUndefined();
+    expect((await verifier().verify('alice@valid.test')).foldsCase).toBeUndefined();
+  });
+
   it('leaves a 554 5.7.1 block unknown, not invalid, quoting the reply', async () => {
     const result = await verifier().verify('someone@blocked.test');
     expect(result.result).toBe('unknown');

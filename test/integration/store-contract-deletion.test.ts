@@ -4,6 +4,7 @@ import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { instrumentStore } from '../../src/server/metrics/instrument-store.js';
 import { Metrics } from '../../src/server/metrics/metrics.js';
 import { startRetention } from '../../src/server/jobs/retention.js';
+import { cacheKey } from '../../src/server/store/rows/result-cache.js';
 import type { Store, WorkChunk } from '../../src/server/store/store.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 
@@ -60,7 +61,7 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     const owner = await addUser('owner@example.test');
     const stranger = await addUser('stranger@example.test');
     const uploadId = (await store.dashboard.createUpload(owner, 'list.csv', Buffer.from('email\na@x.test\nb@x.test\n')))!;
-    const jobId = await completedJob(owner, ['a@x.test', 'b@x.test']);
+    const jobId = await completedJob(owner, ['a@x.test', 'B@x.test']);
     await store.dashboard.attachUploadToJob(owner, uploadId, jobId, 'email');
     expect(await rowsOf(jobId)).toEqual({ items: 2, jobs: 1, uploads: 1 });
     const ledger = await store.accounts.ledger(owner);
@@ -72,7 +73,14 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
       verifiedAt: clock.toISOString(),
       freshUntil: fresh,
     });
-    await store.resultCache.remember([cached('a@x.test', owner), cached('a@x.test', stranger), cached('elsewhere@x.test', owner)]);
+    // `B@x.test` as asked, in any case (its provider folds case), and as every verdict was kept before case was kept.
+    const keysOfB = [cacheKey('B@x.test', false), cacheKey('B@x.test', true), 'b@x.test'];
+    await store.resultCache.remember([
+      cached('a@x.test', owner),
+      cached('a@x.test', stranger),
+      cached('elsewhere@x.test', owner),
+      ...keysOfB.map((key) => cached(key, owner)),
+    ]);
 
     expect(await store.jobs.deleteJob(stranger, jobId)).toBeUndefined();
     expect(await store.jobs.getJob(owner, jobId)).toBeDefined();
@@ -86,6 +94,7 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     // The owner's cached verdicts about the job's addresses went with it; another account's, and the owner's others, stay.
     expect([...(await store.resultCache.recall(['a@x.test', 'elsewhere@x.test'], clock.getTime(), owner)).keys()]).toEqual(['elsewhere@x.test']);
     expect((await store.resultCache.recall(['a@x.test'], clock.getTime(), stranger)).size).toBe(1);
+    expect((await store.resultCache.recall(keysOfB, clock.getTime(), owner)).size).toBe(0);
     expect(await store.jobs.deleteJob(owner, jobId)).toBeUndefined();
   });
 

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { describeFailure } from '../../src/server/webhooks/deliverer.js';
-import { checkDestination, deliveryAgent, DestinationRefused, isNeverReached } from '../../src/server/webhooks/destination.js';
+import { checkDestination, deliveryAgent, DestinationRefused, isNeverReached, refusedDestination } from '../../src/server/webhooks/destination.js';
 import { startHttpServer, type HttpFixture } from '../support/http-server.js';
 
 let receiver: HttpFixture;
@@ -40,7 +40,7 @@ describe('where webhooks may go', () => {
     ]) {
       const refusal = await checkDestination(url, true).catch((error: unknown) => error);
       expect(refusal, url).toBeInstanceOf(DestinationRefused);
-      expect((refusal as Error).message, url).toMatch(/link-local or cloud metadata address; webhooks are never sent there\.$/);
+      expect((refusal as Error).message, url).toBe(refusedDestination(new URL(url).hostname));
     }
     for (const ip of ['169.254.169.254', 'fd00:ec2::254', '::ffff:a9fe:a9fe']) expect(isNeverReached(ip), ip).toBe(true);
     for (const ip of ['127.0.0.1', '10.0.0.1', 'fd00:ec2::253', '93.184.215.14']) expect(isNeverReached(ip), ip).toBe(false);
@@ -62,15 +62,21 @@ describe('where webhooks may go', () => {
     } finally {
       await agent.close();
     }
-    expect(describeFailure(new DestinationRefused('x.example resolves to a loopback or private network address'))).toBe(
-      'x.example resolves to a loopback or private network address',
-    );
+    expect(describeFailure(new DestinationRefused(refusedDestination('x.example')))).toBe(refusedDestination('x.example'));
   });
 
-  it('never says what a name resolved to', async () => {
-    const refusal = (await checkDestination('http://localhost:8080/hook', false).catch((error: unknown) => error)) as Error;
-    expect(refusal).toBeInstanceOf(DestinationRefused);
-    expect(refusal.message).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there.');
+  it('never says what a name resolved to, nor whether it resolved: one message for every refusal', async () => {
+    const refusalOf = async (url: string, allowPrivateWebhooks: boolean) =>
+      ((await checkDestination(url, allowPrivateWebhooks).catch((error: unknown) => error)) as Error).message;
+    const expected = 'Webhooks are not sent to hook.example.invalid: a receiver must resolve, and only to public addresses.';
+    // A name that does not resolve, and names that resolve to a private and to a metadata address: the same words.
+    expect(await refusalOf('http://hook.example.invalid/hook', false)).toBe(expected);
+    expect(await refusalOf('http://hook.example.invalid/hook', true)).toBe(expected);
+    const privateName = await refusalOf('http://localhost:8080/hook', false);
+    expect(privateName).toBe(expected.replace('hook.example.invalid', 'localhost'));
+    for (const url of ['http://10.1.2.3/', 'http://169.254.169.254/', 'http://[::1]/']) {
+      expect(await refusalOf(url, false), url).toBe(expected.replace('hook.example.invalid', new URL(url).hostname));
+    }
   });
 
   it('refuses again at the connection a name that resolves to a private address then (DNS rebinding), and sends nothing there', async () => {
@@ -81,7 +87,7 @@ describe('where webhooks may go', () => {
     try {
       const error = await request(url, { method: 'POST', body: '{}', dispatcher: guarded }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DestinationRefused);
-      expect((error as Error).message).toBe('localhost resolves to a loopback or private network address; webhooks are not sent there');
+      expect((error as Error).message).toBe(refusedDestination('localhost'));
       expect(receiver.requestCount()).toBe(0);
       // The same request on the agent of a private install arrives (to 127.0.0.1, where the receiver listens;
       // `localhost` may resolve to ::1 first): the refusal above was the guard's.

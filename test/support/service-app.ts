@@ -39,7 +39,7 @@ export interface MailWorld {
 
 /** DNS with `service.test` → MX on 127.0.0.1, an SMTP server there knowing `mailboxes` (and greylisting as told). */
 export async function startMailWorld(
-  options: Pick<SmtpFixtureOptions, 'replyDelayMs' | 'greylist' | 'unknownUserText'> & { mailboxes: string[] },
+  options: Pick<SmtpFixtureOptions, 'replyDelayMs' | 'greylist' | 'unknownUserText' | 'caseSensitive'> & { mailboxes: string[] },
 ): Promise<MailWorld> {
   const smtp = await startSmtpServer({ host: '127.0.0.1', replyDelayMs: 0, ...options });
   const dns = await startDnsServer({

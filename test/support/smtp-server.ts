@@ -19,8 +19,10 @@ export interface SmtpFixtureOptions {
   port?: number;
   /** Host name in the greeting and EHLO reply. */
   name?: string;
-  /** Addresses that exist (case-insensitive); every other RCPT gets 550 5.1.1. */
+  /** Addresses that exist (case-insensitive, unless `caseSensitive`); every other RCPT gets 550 5.1.1. */
   mailboxes?: string[];
+  /** `mailboxes` match only a local part in the case given (a server may tell `Ann@` from `ann@`, RFC 5321 §2.4); the domain in any case. */
+  caseSensitive?: boolean;
   /** The text of the 550 for unknown recipients (Postfix's 5.1.1 line unless given): hostile text for output tests. */
   unknownUserText?: string;
   /** Accept every RCPT. */
@@ -96,6 +98,12 @@ const RCPT_ADDRESS = /^RCPT TO:\s*<([^>]*)>/i;
  * as sent (U+212A KELVIN SIGN is not `k`, though `toLowerCase()` makes it one).
  */
 const foldCase = (address: string) => address.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
+/** The address as a case-sensitive server reads it: the local part as sent, the domain in any case. */
+const foldDomain = (address: string) => {
+  const at = address.lastIndexOf('@');
+  return `${address.slice(0, at)}${foldCase(address.slice(at))}`;
+};
 
 /** An error whose reply code smtp-server sends as is. */
 function smtpReply(code: number, text: string): Error {
@@ -206,7 +214,8 @@ class FixtureState {
       const domain = key.split('@').pop() ?? '';
       return smtpReply(450, `4.2.0 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`);
     }
-    const exists = options.catchAll || (options.mailboxes ?? []).some((m) => foldCase(m) === key);
+    const same = options.caseSensitive ? (m: string) => foldDomain(m) === foldDomain(address) : (m: string) => foldCase(m) === key;
+    const exists = options.catchAll || (options.mailboxes ?? []).some(same);
     return exists ? null : smtpReply(550, options.unknownUserText ?? `5.1.1 <${address}>: Recipient address rejected: User unknown`);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressDomain } from '../../src/engine/checks/format.js';
-import { addressKey } from '../../src/text/address.js';
+import { addressKey, exactAddressKey } from '../../src/text/address.js';
 
 const KELVIN = '\u212a';
 
@@ -28,5 +28,24 @@ describe('addressKey: the address as the engine asks it', () => {
   it('ASCII-folds what is not an address, and address literals', () => {
     expect(addressKey(` Not-An-Address${KELVIN} `)).toBe(`not-an-address${KELVIN}`);
     expect(addressKey('Ünïcode@[IPv6:2001:DB8::1]')).toBe('Ünïcode@[ipv6:2001:db8::1]');
+  });
+});
+
+describe('exactAddressKey: the address as the engine asks it, case kept', () => {
+  it('keeps the local part as given, case included, and lower-cases the domain', () => {
+    expect(exactAddressKey('  Ann.Smith@Example.COM ')).toBe('Ann.Smith@example.com');
+    expect(exactAddressKey('Ann@example.com')).not.toBe(exactAddressKey('ann@example.com'));
+    expect(exactAddressKey('"John@Doe"@Example.com')).toBe('"John@Doe"@example.com');
+    expect(exactAddressKey('Jörg@BÜCHER.de')).toBe('Jörg@xn--bcher-kva.de');
+  });
+
+  it('folds to addressKey, for the addresses whose provider folds case', () => {
+    for (const address of ['Ann.Smith@Example.COM', 'Jörg@BÜCHER.de', `${KELVIN}ate@Example.com`]) {
+      expect(addressKey(exactAddressKey(address))).toBe(addressKey(address));
+    }
+  });
+
+  it('keeps what is not an address as given, trimmed', () => {
+    expect(exactAddressKey(` Not-An-Address${KELVIN} `)).toBe(`Not-An-Address${KELVIN}`);
   });
 });

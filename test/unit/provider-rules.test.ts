@@ -134,3 +134,25 @@ describe('checkHosts', () => {
     expect(rules.of('gmail-smtp-in.l.google.com')?.checkHosts).toEqual(['gmail.com']);
   });
 });
+
+describe('foldsCase', () => {
+  it('is set for the providers whose local parts are one mailbox in any case, and for no gateway', () => {
+    const rules = new ProviderRules(parseProviderRules('data/provider-rules.json', BUILT_IN));
+    for (const host of [
+      'gmail-smtp-in.l.google.com',
+      'aspmx.l.google.com',
+      'aspmx2.googlemail.com',
+      'example-com.mail.protection.outlook.com',
+      'hotmail-com.olc.protection.outlook.com',
+      'mta5.am0.yahoodns.net',
+      'mx01.mail.icloud.com',
+    ]) {
+      expect(rules.of(host)?.foldsCase, host).toBe(true);
+    }
+    for (const host of ['mx1.corp.pphosted.com', 'mx.example.test']) expect(rules.of(host)?.foldsCase, host).toBeUndefined();
+  });
+
+  it('is true or false', () => {
+    expect(failure('{"a.test": {"source": "x",\n"foldsCase": "yes"}}')).toMatchObject({ line: 2, field: '"a.test".foldsCase' });
+  });
+});

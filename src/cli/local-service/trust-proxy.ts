@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { TrustProxy } from '../../server/routes/app-config.js';
+import type { TrustProxy } from '../../server/http/trusted-proxies.js';
 import { UsageError } from '../output/errors.js';
 
 /** Names proxy-addr (fastify's trustProxy) takes for whole ranges. */
@@ -18,27 +18,37 @@ function isProxyAddress(entry: string): boolean {
   return family === 4 && isIP(prefix) === 4;
 }
 
+/** `--trust-proxy 1`: the count without the proxies it counts. */
+function hopsAlone(raw: string): UsageError {
+  return new UsageError(
+    `--trust-proxy ${raw}: a hop count alone believes the X-Forwarded-For of any client that reaches the port directly; name the proxies too`,
+    `e.g. --trust-proxy 10.0.0.5,${raw} (the proxies' addresses or ranges, then the hop count)`,
+  );
+}
+
 /**
  * `--trust-proxy` > MAILVERIFY_TRUST_PROXY: the reverse proxies whose X-Forwarded-For and
  * X-Forwarded-Proto the service believes (docs/operating.md "TLS and a reverse proxy"), as a comma list of
- * addresses and CIDR ranges, or as the number of proxy hops in front of it. Undefined when neither
- * is given: the headers count for nothing.
+ * addresses and CIDR ranges, with at most one number among them: how many proxies in a row stand in
+ * front of it. Undefined when neither is given: the headers count for nothing.
  */
 export function parseTrustProxy(flag: string | undefined, env: NodeJS.ProcessEnv): TrustProxy | undefined {
   const raw = (flag ?? env.MAILVERIFY_TRUST_PROXY ?? '').trim();
   if (raw === '') return undefined;
-  if (/^\d+$/.test(raw)) {
-    const hops = Number(raw);
-    if (hops < 1 || hops > MAX_HOPS) throw new UsageError(`--trust-proxy takes 1 to ${MAX_HOPS} hops, got ${raw}`);
-    return hops;
-  }
   const entries = raw.split(',').map((entry) => entry.trim());
-  const wrong = entries.find((entry) => !isProxyAddress(entry));
+  const counts = entries.filter((entry) => /^\d+$/.test(entry));
+  const addresses = entries.filter((entry) => !/^\d+$/.test(entry));
+  const wrong = addresses.find((entry) => !isProxyAddress(entry));
   if (wrong !== undefined) {
     throw new UsageError(
       `--trust-proxy: "${wrong}" is not an address, a CIDR range or a hop count`,
-      'e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8,fd00::/8 or --trust-proxy 1',
+      'e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8,fd00::/8 or --trust-proxy 10.0.0.5,1',
     );
   }
-  return entries;
+  if (counts.length > 1) throw new UsageError(`--trust-proxy takes one hop count, got ${counts.join(' and ')}`);
+  if (counts.length === 0) return { addresses };
+  const hops = Number(counts[0]);
+  if (hops < 1 || hops > MAX_HOPS) throw new UsageError(`--trust-proxy takes 1 to ${MAX_HOPS} hops, got ${counts[0]}`);
+  if (addresses.length === 0) throw hopsAlone(raw);
+  return { addresses, hops };
 }

@@ -14,8 +14,8 @@ export function addServiceCommands(program: Command): void {
     .option('--request-timeout <ms>', 'close a connection whose whole request is not in by then (default 60000)')
     .option('--keep-alive-timeout <ms>', 'close a keep-alive connection idle this long (default 10000)')
     .option(
-      '--trust-proxy <addresses|hops>',
-      'behind a reverse proxy: believe X-Forwarded-For and X-Forwarded-Proto from these addresses or CIDR ranges (comma list), or from this many hops (default: from nobody) [env MAILVERIFY_TRUST_PROXY]',
+      '--trust-proxy <addresses[,hops]>',
+      'behind a reverse proxy: believe X-Forwarded-For and X-Forwarded-Proto from these addresses or CIDR ranges (comma list), at most this many hops of them when a number is among them (default: from nobody) [env MAILVERIFY_TRUST_PROXY]',
     )
     .option(
       '--upload-retention <duration>',

@@ -97,6 +97,7 @@ export class VerifierContext {
       startTls: true,
       dial: this.port25.of(this.egresses[0]!).dial,
       egress: this.egresses[0]!.key,
+      egressLabel: this.egresses[0]!.label,
     };
     this.sessions = new Semaphore(options.concurrency);
     this.rules = loadProviderRules(options.providerRulesFile);
@@ -139,13 +140,14 @@ export class VerifierContext {
       dial = this.port25.of(egress).watch(dialerFor({ proxy, sourceAddress: egress.sourceAddress }));
       this.ruleDialers.set(key, dial);
     }
-    return { ...this.sessionOptions, dial, egress: egressKey({ proxy, sourceAddress: egress.sourceAddress }) };
+    const egressLabel = `proxy of provider rule ${this.rules.of(target.hostname)!.suffix}`;
+    return { ...this.sessionOptions, dial, egress: egressKey({ proxy, sourceAddress: egress.sourceAddress }), egressLabel };
   };
 
   private egressSession(egress: Egress): SessionOptions {
     let session = this.egressSessions.get(egress.key);
     if (!session) {
-      session = { ...this.sessionOptions, dial: this.port25.of(egress).dial, egress: egress.key };
+      session = { ...this.sessionOptions, dial: this.port25.of(egress).dial, egress: egress.key, egressLabel: egress.label };
       this.egressSessions.set(egress.key, session);
     }
     return session;

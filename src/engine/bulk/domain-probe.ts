@@ -116,6 +116,9 @@ export class DomainProbe {
   }
 
   private start(): Promise<CatchAllFinding> {
+    // An explained verification probes for itself: a finding reused from another run would tell its
+    // reader that someone, maybe another account, asked about the domain lately (docs/architecture.md "Explain").
+    if (this.transcript) return new Promise((settle) => this.probeCatchAllFirst(settle));
     let ours = false;
     let settle: (finding: CatchAllFinding) => void = () => undefined;
     const catchAll = this.context.catchAll.get(this.asciiDomain, () => {
@@ -127,7 +130,6 @@ export class DomainProbe {
     } else {
       // Another run has the probe: use its finding if it is in, else ask and read it at the end.
       const known = this.context.catchAll.peek(this.asciiDomain);
-      this.transcript?.note(`catch-all: the finding of an earlier probe of ${this.asciiDomain} is reused (its random address not asked again)`);
       if (known?.isCatchAll) this.settleAll(acceptedByCatchAll(known));
       else this.askAll();
     }

@@ -48,8 +48,18 @@ export class DomainRun {
   private async finish(facts: DomainFacts, address: string, answer: Promise<SmtpOutcome>, catchAll: Promise<CatchAllFinding>): Promise<void> {
     const smtp = await answer;
     const [listings, reachable, finding] = await Promise.all([facts.listings, facts.reachable, catchAll]);
+    const foldsCase = this.foldsCase(facts);
     for (const entry of this.entries.get(address) ?? []) {
-      this.emit(addressResult(entry, { facts, listings, reachable, catchAll: finding }, smtp));
+      this.emit(addressResult(entry, { facts, listings, reachable, catchAll: finding, foldsCase }, smtp));
     }
+  }
+
+  /**
+   * Whether a verdict here may stand for the address in any case: only when every mail host's
+   * provider rule says so (docs/providers.md), since any of them may be the one that answered.
+   */
+  private foldsCase(facts: DomainFacts): boolean {
+    const { targets } = facts.mail;
+    return targets.length > 0 && targets.every((target) => this.context.rules.of(target.hostname)?.foldsCase === true);
   }
 }

@@ -21,6 +21,8 @@ export interface DomainFindings {
   /** Null when the web check did not run. */
   reachable: boolean | null;
   catchAll: CatchAllFinding;
+  /** Every mail host's provider rule says it folds a local part's ASCII case (see VerificationResult.foldsCase). */
+  foldsCase: boolean;
 }
 
 /** The words behind the checks that a result has (see `Evidence`). */
@@ -88,5 +90,6 @@ export function addressResult(entry: AddressEntry, findings: DomainFindings, smt
   };
   const words = { smtpReason: smtp.reason, smtpCode: smtp.code, acceptUnproven: smtp.unproven, listings: listings ?? [], catchAllReason: catchAll.reason };
   const verdict = result(entry.email, checks, facts.status, words, notLookedAt(findings, smtp));
-  return facts.suggestedDomain === null ? verdict : { ...verdict, suggestion: `${entry.local}@${facts.suggestedDomain}` };
+  const folded = findings.foldsCase ? { ...verdict, foldsCase: true as const } : verdict;
+  return facts.suggestedDomain === null ? folded : { ...folded, suggestion: `${entry.local}@${facts.suggestedDomain}` };
 }

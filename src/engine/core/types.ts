@@ -79,6 +79,12 @@ export interface VerificationResult {
    */
   nextAttemptAt?: string;
   /**
+   * Set when every mail host's provider rule says it reads a local part's ASCII letters in any case
+   * as one mailbox (`foldsCase`): only then may a verdict about this spelling stand for another. Not
+   * the interface's (resultJson leaves it out): the service's result cache reads it.
+   */
+  foldsCase?: true;
+  /**
    * How the verdict was reached, when `explain` was asked (transcript.ts): never kept (resultJson
    * leaves it out), so it reaches only the caller who asked.
    */

@@ -14,6 +14,11 @@ export interface EgressSpec {
 export interface Egress extends EgressSpec {
   /** The egress as a key (egressKey): its host slots, its benches; never a credential. */
   key: string;
+  /**
+   * The egress by its place in the configuration (`proxy 2`, `source address 1`, `default`): what
+   * an explanation names, so that nobody reading it learns a proxy's host or the service's addresses.
+   */
+  label: string;
   /** How its connections are dialled (the proxy parsed). */
   settings: EgressSettings;
 }
@@ -44,7 +49,7 @@ export function egressPool({ proxies, sourceAddresses }: Pick<EngineOptions, 'pr
         ? sourceAddresses.map((sourceAddress) => ({ proxy: null, sourceAddress }))
         : [{ proxy: null, sourceAddress: null }];
   const keys = new Set<string>();
-  return specs.map((spec) => {
+  return specs.map((spec, index) => {
     let settings: EgressSettings;
     try {
       settings = { proxy: spec.proxy === null ? null : parseProxyUrl(spec.proxy), sourceAddress: spec.sourceAddress };
@@ -54,6 +59,7 @@ export function egressPool({ proxies, sourceAddresses }: Pick<EngineOptions, 'pr
     const key = egressKey(spec);
     if (keys.has(key)) throw new RangeError(`engine options: ${key} is given twice; each egress once`);
     keys.add(key);
-    return { ...spec, key, settings };
+    const label = spec.proxy !== null ? `proxy ${index + 1}` : spec.sourceAddress !== null ? `source address ${index + 1}` : 'default';
+    return { ...spec, key, label, settings };
   });
 }

@@ -23,6 +23,11 @@ export interface ProviderRule {
    * refusal no reply row reads keeps the table's reading (docs/architecture.md "What a reply means").
    */
   postmasterProvesSender?: boolean;
+  /**
+   * True where the hosts read a local part's ASCII letters in any case as one mailbox (Gmail,
+   * Outlook, Yahoo, iCloud): only there may a verdict about one spelling be reused for another.
+   */
+  foldsCase?: boolean;
   /** `socks5://host:port`: SMTP connections to these hosts go through this proxy. */
   proxy?: string;
   /**
@@ -86,6 +91,7 @@ const FIELDS: Record<keyof ProviderRule, Check> = {
   skipCatchAllProbe: yesOrNo,
   acceptProvesMailbox: yesOrNo,
   postmasterProvesSender: yesOrNo,
+  foldsCase: yesOrNo,
   proxy: proxyUrl,
   checkHosts: checkDomains,
   source: words,

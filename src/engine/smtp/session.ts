@@ -15,8 +15,13 @@ export interface SessionOptions {
   startTls: boolean;
   /** How connections go out: directly or through the proxy, from the source address, watched for a blocked port. */
   dial: Dialer;
-  /** The egress `dial` goes out through, as its key (net/egress-key.ts): what `--explain` names. */
+  /** The egress `dial` goes out through, as its key (net/egress-key.ts): its host slots and benches. */
   egress?: string;
+  /**
+   * The egress as its configured label (net/egress-pool.ts): what `--explain` names, never a proxy's
+   * host or address, which an explanation read through the service would give away.
+   */
+  egressLabel?: string;
   /** Where the session's lines and connection attempts are written, when someone asked (`--explain`). */
   transcript?: Transcript;
 }
@@ -116,13 +121,15 @@ export class SmtpSession {
   /** The connection, its attempt written to the transcript (if any) whichever way it ends. */
   private static async connect(target: SessionTarget, options: SessionOptions): Promise<SmtpConnection> {
     const { transcript } = options;
-    const attempt = { host: target.hostname, address: target.address, egress: options.egress ?? 'default' };
+    const egress = options.egressLabel ?? 'default';
+    const attempt = { host: target.hostname, address: target.address, egress };
     try {
       const connection = await SmtpConnection.connect(target.address, options.port, options.connectTimeoutMs, options.dial, transcript);
       transcript?.connection({ ...attempt, outcome: 'connected' });
       return connection;
     } catch (error) {
-      transcript?.connection({ ...attempt, outcome: (error as Error).message });
+      // A proxy's failure names the proxy: the explanation names the egress by its label instead.
+      transcript?.connection({ ...attempt, outcome: (error as Error).message.replace(/^SOCKS5 proxy \S+ /, `${egress} `) });
       throw error;
     }
   }

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { clientNetwork } from './client-network.js';
 import { fixedWindow, rateLimited } from './rate-limit.js';
 import type { LimitStore } from '../store/store.js';
 
 /**
  * Login limits that an attacker cannot turn against an account's owner. Refusals (429) are keyed
- * by the client address: failures per (account, client address), against guessing one password,
- * and per client address, against trying many accounts. Failures on an account from everywhere
+ * by the client's network (its address, or for IPv6 its /64: client-network.ts): failures per
+ * (account, client network), against guessing one password, and per client network, against
+ * trying many accounts. Failures on an account from everywhere
  * only slow its logins down (a growing delay), and a right password is never refused for them:
  * a flood of wrong passwords from one address locks out that address, not the owner elsewhere.
  */
@@ -45,7 +47,8 @@ export interface LoginAttempt {
 export async function admitLoginAttempt(limits: LimitStore, email: string, clientAddress: string, nowMs = Date.now()): Promise<LoginAttempt> {
   const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
   const account = `account:${email.toLowerCase()}`;
-  const perAddress = [`${account} from:${clientAddress}`, `from:${clientAddress}`];
+  const network = clientNetwork(clientAddress);
+  const perAddress = [`${account} from:${network}`, `from:${network}`];
   const [pair, address] = await Promise.all(perAddress.map((key) => limits.addToLoginCount(key, windowStart, 1)));
   if (pair! > LOGIN_FAILURES_PER_ACCOUNT_AND_ADDRESS || address! > LOGIN_FAILURES_PER_ADDRESS) {
     throw rateLimited(resetSeconds, `Too many failed logins from this address; retry in ${resetSeconds} s.`);

@@ -1,6 +1,7 @@
 import type { NetworkWatch } from '../../engine/index.js';
 import type { JwtIssuer } from '../auth/jwt.js';
 import type { HttpTimeouts } from '../http/server.js';
+import type { TrustProxy } from '../http/trusted-proxies.js';
 import type { LogSettings } from '../logging/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
@@ -28,11 +29,8 @@ export interface AppConfig {
   httpTimeouts?: Partial<HttpTimeouts>;
   /**
    * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (`--trust-proxy`):
-   * their addresses (CIDR ranges too), or how many hops in front of us are ours. None when not given:
+   * their addresses (CIDR ranges too), with at most how many hops in front of us are ours. None when not given:
    * the headers then count for nothing, since any client can send them.
    */
   trustProxy?: TrustProxy;
 }
-
-/** Fastify's `trustProxy` as `--trust-proxy` gives it: the proxies' addresses, or a hop count. */
-export type TrustProxy = readonly string[] | number;

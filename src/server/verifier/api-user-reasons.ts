@@ -16,12 +16,15 @@ const FOR_API_USERS: Partial<Record<ReasonCode, string>> = {
   egress_benched: `the domain's mail host refuses the verification service's addresses at the moment (their reputation, not this address); ${NOT_THE_ADDRESS}`,
 };
 
-function forApiUsers(result: VerificationResult): VerificationResult {
+function forApiUsers({ foldsCase: _forTheCache, ...result }: VerificationResult): VerificationResult {
   const reason = FOR_API_USERS[result.reasonCode];
   return reason === undefined ? result : { ...result, reason };
 }
 
-/** The verifier whose results the service hands out: the same verdicts, reasons addressed to API users. */
+/**
+ * The verifier whose results the service hands out: the same verdicts, reasons addressed to API
+ * users, and nothing that is not the interface's (`foldsCase` is the result cache's, read before).
+ */
 export function speakingToApiUsers<V extends Verifier>(verifier: V): V {
   return {
     ...verifier,

@@ -1,7 +1,7 @@
 import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
 import type { Verdict, VerificationResult, Verifier, VerifyManyOptions, VerifyOptions } from '../../engine/core/types.js';
 import type { Explanation } from '../../engine/core/transcript.js';
-import { addressKey } from '../../text/address.js';
+import { cacheKey, cacheKeysOf, fitsKey } from '../store/rows/result-cache.js';
 import type { CachedResult, CacheEntry, ResultCacheStore } from '../store/store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1_000;
@@ -77,7 +77,39 @@ function entryFor(result: VerificationResult, owner: number | undefined, policy:
   const freshFor = policy.freshness[result.result];
   if (owner === undefined || freshFor <= 0 || VERIFIER_CONDITIONS.has(result.reasonCode)) return undefined;
   const now = Date.now();
-  return { addressKey: addressKey(result.email), userId: owner, result, verifiedAt: new Date(now).toISOString(), freshUntil: now + freshFor };
+  // Kept as asked, unless the provider reads the local part in any case (docs/providers.md).
+  return {
+    addressKey: cacheKey(result.email, result.foldsCase === true),
+    userId: owner,
+    result,
+    verifiedAt: new Date(now).toISOString(),
+    freshUntil: now + freshFor,
+  };
+}
+
+/** The asker's own live verdicts under each key, and (install scope) the newest of anyone's. */
+async function recallOwnAndAnyone(
+  cache: ResultCacheStore,
+  scope: ReusePolicy['scope'],
+  keys: readonly string[],
+  owner: number,
+): Promise<ReadonlyMap<string, CachedResult>[]> {
+  const now = Date.now();
+  if (scope === 'account') return [await cache.recall(keys, now, owner)];
+  return Promise.all([cache.recall(keys, now, owner), cache.recall(keys, now)]);
+}
+
+/**
+ * The newest verdict found for `email` under its key as asked or its key in any case, of those
+ * about it: one kept in any case was kept so because its provider folds case (entryFor).
+ */
+function newestFor(found: ReadonlyMap<string, CachedResult>, email: string): CachedResult | undefined {
+  let newest: CachedResult | undefined;
+  for (const foldsCase of [false, true]) {
+    const cached = found.get(cacheKey(email, foldsCase));
+    if (cached && fitsKey(email, foldsCase, cached) && !(newest && newest.verifiedAt >= cached.verifiedAt)) newest = cached;
+  }
+  return newest;
 }
 
 /**
@@ -95,15 +127,20 @@ export function reusingResults<V extends Verifier>(
 ): V & ServiceVerifier {
   let prunedAt = 0;
 
-  async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<Map<string, CachedResult>> {
-    if (fresh || owner === undefined || emails.length === 0) return new Map();
+  /**
+   * The verdict to reuse for an address, if any: the asker's own live one first, else (install
+   * scope) the newest of anyone's. Own first: what an account is answered after its own verification
+   * must not change when another account verifies the address (docs/operating.md "What an account
+   * can learn from the shared cache").
+   */
+  async function recall(emails: readonly string[], { owner, fresh }: Asker): Promise<(email: string) => CachedResult | undefined> {
+    if (fresh || owner === undefined || emails.length === 0) return () => undefined;
     try {
-      const found = await cache.recall([...new Set(emails.map(addressKey))], Date.now(), policy.scope === 'account' ? owner : undefined);
-      // A verdict kept under a key an older rule made (Unicode folded, `Kate@` with a Kelvin sign as `kate@`) is not this address's.
-      return new Map([...found].filter(([key, cached]) => addressKey(cached.result.email) === key));
+      const found = await recallOwnAndAnyone(cache, policy.scope, [...new Set(emails.flatMap(cacheKeysOf))], owner);
+      return (email) => found.reduce<CachedResult | undefined>((chosen, each) => chosen ?? newestFor(each, email), undefined);
     } catch (error) {
       onError(error);
-      return new Map();
+      return () => undefined;
     }
   }
 
@@ -123,7 +160,7 @@ export function reusingResults<V extends Verifier>(
   return {
     ...verifier,
     async verify(email: string, options: VerifyOptions & Asker = {}) {
-      const cached = (await recall([email], options)).get(addressKey(email));
+      const cached = (await recall([email], options))(email);
       if (cached) {
         const result = reused(email, cached, options.owner);
         return options.explain ? { ...result, details: reusedExplanation(result.verifiedAt!) } : result;
@@ -139,7 +176,7 @@ export function reusingResults<V extends Verifier>(
       const cached = await recall(list, options);
       const rest: string[] = [];
       for (const email of list) {
-        const hit = cached.get(addressKey(email));
+        const hit = cached(email);
         if (hit) await onResult(reused(email, hit, options.owner));
         else rest.push(email);
       }

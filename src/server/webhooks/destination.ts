@@ -9,8 +9,10 @@ import { isPrivateAddress } from '../../engine/net/private-address.js';
  * install allows private webhooks (`--allow-private-webhooks`, for test receivers and private
  * installs; the engine's `--allow-private-networks` does not cover webhooks), and a link-local or
  * cloud metadata address always: at registration (a 400), and again at each connection, because
- * a name may resolve elsewhere later (DNS rebinding). What a name resolved to is never said: an
- * error naming it would map an install's internal DNS for anyone outside.
+ * a name may resolve elsewhere later (DNS rebinding). Every refused destination gets the one
+ * message, REFUSED: a name that does not resolve, one that resolves to a private address and one
+ * that resolves to a metadata address answered apart would map an install's internal DNS for
+ * anyone outside (docs/api.md "Webhooks").
  */
 
 export class DestinationRefused extends Error {
@@ -46,16 +48,12 @@ export function isNeverReached(ip: string): boolean {
 }
 
 /** Whether a delivery may connect to this address: never to link-local or metadata, to private ranges only when allowed. */
-function refusedAddress(ip: string, allowPrivateWebhooks: boolean): 'metadata' | 'private' | undefined {
-  if (isNeverReached(ip)) return 'metadata';
-  if (!allowPrivateWebhooks && isPrivateAddress(ip)) return 'private';
-  return undefined;
+function refusedAddress(ip: string, allowPrivateWebhooks: boolean): boolean {
+  return isNeverReached(ip) || (!allowPrivateWebhooks && isPrivateAddress(ip));
 }
 
-const REFUSALS = {
-  metadata: 'a link-local or cloud metadata address; webhooks are never sent there',
-  private: 'a loopback or private network address; webhooks are not sent there',
-};
+/** What every refused destination is told, whichever rule refused it. */
+export const refusedDestination = (host: string): string => `Webhooks are not sent to ${host}: a receiver must resolve, and only to public addresses.`;
 
 /** The URL as an endpoint may have it: http(s), no credentials in it. Throws DestinationRefused. */
 function endpointUrl(text: string): URL {
@@ -78,7 +76,7 @@ async function addressesOf(url: URL): Promise<string[]> {
   if (isIP(host)) return [host];
   return new Promise((resolve, reject) =>
     lookup(host, { all: true }, (error, addresses: LookupAddress[]) =>
-      error ? reject(new DestinationRefused(`${host} does not resolve (${error.code ?? error.message}).`)) : resolve(addresses.map((each) => each.address)),
+      error ? reject(new DestinationRefused(refusedDestination(url.hostname))) : resolve(addresses.map((each) => each.address)),
     ),
   );
 }
@@ -86,13 +84,8 @@ async function addressesOf(url: URL): Promise<string[]> {
 /** Refuses (DestinationRefused) a URL that is malformed or reaches an address webhooks are not sent to. */
 export async function checkDestination(text: string, allowPrivateWebhooks: boolean): Promise<URL> {
   const url = endpointUrl(text);
-  const host = hostOf(url);
-  for (const address of await addressesOf(url)) {
-    const refusal = refusedAddress(address, allowPrivateWebhooks);
-    if (refusal === undefined) continue;
-    // An address written in the URL is the owner's own; one a name resolved to is never told.
-    throw new DestinationRefused(isIP(host) ? `${host} is ${REFUSALS[refusal]}.` : `${host} resolves to ${REFUSALS[refusal]}.`);
-  }
+  const addresses = await addressesOf(url);
+  if (addresses.some((address) => refusedAddress(address, allowPrivateWebhooks))) throw new DestinationRefused(refusedDestination(url.hostname));
   return url;
 }
 
@@ -106,8 +99,7 @@ export function deliveryAgent(allowPrivateWebhooks: boolean): Agent {
     lookup(hostname, options, (error, address: string | LookupAddress[], family?: number) => {
       if (error) return callback(error);
       const addresses = typeof address === 'string' ? [address] : address.map((each) => each.address);
-      const refusal = addresses.map((each) => refusedAddress(each, allowPrivateWebhooks)).find((each) => each !== undefined);
-      if (refusal !== undefined) return callback(new DestinationRefused(`${hostname} resolves to ${REFUSALS[refusal]}`));
+      if (addresses.some((each) => refusedAddress(each, allowPrivateWebhooks))) return callback(new DestinationRefused(refusedDestination(hostname)));
       callback(null, address, family);
     })) as typeof lookup;
   return new Agent({ connect: { lookup: guardedLookup } });

@@ -1,4 +1,5 @@
 import { addressKey } from '../../../text/address.js';
+import { cacheKeysOf } from '../rows/result-cache.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
 /** The statements of deleting a job, inside one transaction. */
@@ -30,7 +31,8 @@ export interface DeletionSteps {
 export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string): Flow<{ refunded: number } | undefined> {
   const owned = yield* step(steps.jobOf(userId, jobId));
   if (!owned) return undefined;
-  const keys = [...new Set((yield* step(steps.emailsOf(jobId))).map(addressKey))];
+  // Under either key (as asked, in any case), and the folded one unmarked that every verdict was kept under before.
+  const keys = [...new Set((yield* step(steps.emailsOf(jobId))).flatMap((email) => [...cacheKeysOf(email), addressKey(email)]))];
   yield* step(steps.deleteItems(jobId));
   // The owner's verdicts about the job's addresses leave the shared cache too: they hold the addresses.
   if (keys.length > 0) yield* step(steps.forgetCached(userId, keys));
