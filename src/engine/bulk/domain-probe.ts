@@ -124,6 +124,8 @@ export class DomainProbe {
         retryLater?.(address);
       },
     );
+    // Cancelled: what waits for its retry is dropped now, not a greylist delay later (a Ctrl-C stops at once).
+    signal?.addEventListener('abort', () => this.greylist.flushNow(), { once: true });
     const primary = targets[0] && context.rules.of(targets[0].hostname);
     this.catchAll = primary?.skipCatchAllProbe ? this.skipCatchAllProbe(primary) : this.start();
   }

@@ -60,6 +60,12 @@ export class GreylistRetries {
     this.timer = setTimeout(() => this.flush(), due - now);
   }
 
+  /** The batch handed back now, not after the delay: the caller no longer wants the answers (its signal aborted). */
+  flushNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.batch.length > 0) this.flush();
+  }
+
   private flush(): void {
     const batch = this.batch;
     this.batch = [];
