@@ -232,7 +232,7 @@ async function jobAt(service, world, kind, label) {
 
 async function greylistedAgainstPlain(fixture) {
   fixture.reset();
-  const greylistFlags = ['--greylist-retry', String(GREYLIST.retryMs), '--greylist-budget', String(10 * GREYLIST.retryMs)];
+  const greylistFlags = ['--retry-schedule', `${GREYLIST.retryMs / 1_000}s`];
   const service = await startMailverify([
     '--dns-server',
     fixture.dnsServer,

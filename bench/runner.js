@@ -40,7 +40,7 @@ const SLOW_FACTOR = 5;
  * worker, so one slow domain would bound the job whatever the number of workers.
  */
 const SCALING_LATENCY = { smtpLatencyMs: 100, slowFactor: 1 };
-const GREYLIST_ARGS = ['--greylist-retry', '1000', '--greylist-budget', '10000'];
+const GREYLIST_ARGS = ['--retry-schedule', '1s'];
 const WORKER_COUNTS = [2, 4];
 
 const BULK_TARGET = { on: 'ratio', op: '>=', value: 0.95 };

@@ -7,7 +7,7 @@
  * an SMTP session occupies one connection slot for (replies × delay). The least work per domain:
  * - one session: greeting, EHLO, MAIL FROM (SESSION_OVERHEAD replies), then RCPT TO for a random
  *   local part (the catch-all probe) and for each address; a catch-all domain needs the probe only;
- * - a greylisted domain all of that twice, the second time at least `greylistRetryMs` later;
+ * - a greylisted domain the same: the engine answers it in one pass (the job runner asks it again later);
  * - an NXDOMAIN domain no SMTP at all;
  * - before any SMTP two DNS answers in sequence: the MX, then the MX host's address.
  * Splitting a domain over more sessions only adds overhead, so the total slot time is least with one
@@ -24,10 +24,10 @@ const DNS_ANSWERS_BEFORE_SMTP = 2;
 /**
  * @param {import('./world.js').World} world
  * @param {{ smtpLatencyMs: number, slowFactor: number, dnsLatencyMs: number, concurrency: number,
- *   perHostConcurrency: number, greylistRetryMs: number }} limits
+ *   perHostConcurrency: number }} limits
  */
 export function idealSchedule(world, limits) {
-  const { dnsLatencyMs, concurrency, perHostConcurrency, greylistRetryMs } = limits;
+  const { dnsLatencyMs, concurrency, perHostConcurrency } = limits;
   const slotMsByHost = new Map();
   let slotMs = 0;
   let chainMs = 0;
@@ -39,15 +39,12 @@ export function idealSchedule(world, limits) {
     }
     const replyMs = limits.smtpLatencyMs * (domain.host.kind === 'slow' ? limits.slowFactor : 1);
     const rcpts = 1 + (domain.kind === 'catch_all' ? 0 : domain.addresses.length);
-    const attempts = domain.kind === 'greylisted' ? 2 : 1;
-    const domainSlotMs = attempts * (SESSION_OVERHEAD + rcpts) * replyMs;
+    const domainSlotMs = (SESSION_OVERHEAD + rcpts) * replyMs;
     slotMs += domainSlotMs;
     slotMsByHost.set(domain.host, (slotMsByHost.get(domain.host) ?? 0) + domainSlotMs);
 
     const firstPassMs = (SESSION_OVERHEAD + Math.ceil(rcpts / perHostConcurrency)) * replyMs;
-    // The last recipient asked first can be asked again no sooner than the retry delay later.
-    const retryMs = attempts === 2 ? greylistRetryMs + (SESSION_OVERHEAD + 1) * replyMs : 0;
-    chainMs = Math.max(chainMs, DNS_ANSWERS_BEFORE_SMTP * dnsLatencyMs + firstPassMs + retryMs);
+    chainMs = Math.max(chainMs, DNS_ANSWERS_BEFORE_SMTP * dnsLatencyMs + firstPassMs);
   }
 
   const bounds = {

@@ -19,10 +19,13 @@ const BIN = fileURLToPath(new URL('../../bin/mailverify.js', import.meta.url));
 const QUICK_HOST = '127.0.17.61';
 const SLOW_HOST = '127.0.17.62';
 const SLOW_REPLY_MS = 40;
+/** Greylists each address once, as postgrey does: the first RCPT waits for its retry. */
+const GREY_HOST = '127.0.17.63';
 
 let dns: DnsFixture;
 let quick: SmtpFixture;
 let slow: SmtpFixture;
+let grey: SmtpFixture;
 let engineArgs: string[];
 let dir: string;
 
@@ -30,6 +33,9 @@ interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** When SIGINT was sent (`interruptWhen`), and when the process had ended. */
+  interruptedAt?: number;
+  endedAt: number;
 }
 
 /**
@@ -55,9 +61,11 @@ function run(args: string[], options: { stdin?: string; interruptWhen?: () => bo
     });
     let stdout = '';
     let stderr = '';
+    let interruptedAt: number | undefined;
     const watch = setInterval(() => {
       if (!options.interruptWhen?.()) return;
       clearInterval(watch);
+      interruptedAt = Date.now();
       child.kill('SIGINT');
     }, 10);
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -65,7 +73,7 @@ function run(args: string[], options: { stdin?: string; interruptWhen?: () => bo
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(watch);
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, interruptedAt, endedAt: Date.now() });
     });
     child.stdin.end(options.stdin ?? '');
   });
@@ -74,13 +82,15 @@ function run(args: string[], options: { stdin?: string; interruptWhen?: () => bo
 const valid = (email: string) => /^(ann|bob|p\d*[02468])@/i.test(email);
 
 beforeAll(async () => {
-  const port = await freePort([QUICK_HOST, SLOW_HOST]);
+  const port = await freePort([QUICK_HOST, SLOW_HOST, GREY_HOST]);
   const slowMailboxes = Array.from({ length: 400 }, (_, index) => `p${index}@slow.local.test`).filter(valid);
   quick = await startSmtpServer({ host: QUICK_HOST, port, mailboxes: ['ann@quick.local.test', 'bob@quick.local.test'] });
   slow = await startSmtpServer({ host: SLOW_HOST, port, mailboxes: slowMailboxes, replyDelayMs: SLOW_REPLY_MS });
+  grey = await startSmtpServer({ host: GREY_HOST, port, mailboxes: ['ann@grey.local.test'], greylist: { times: 1, addresses: ['ann@grey.local.test'] } });
   dns = await startDnsServer({
     ...mxZones('quick.local.test', { 'mx.quick.local.test': QUICK_HOST }),
     ...mxZones('slow.local.test', { 'mx.slow.local.test': SLOW_HOST }),
+    ...mxZones('grey.local.test', { 'mx.grey.local.test': GREY_HOST }),
   });
   engineArgs = [
     '--local',
@@ -105,7 +115,7 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([quick?.close(), slow?.close(), dns?.close()]);
+  await Promise.all([quick?.close(), slow?.close(), grey?.close(), dns?.close()]);
 });
 
 describe('bulk submit --local', () => {
@@ -178,6 +188,23 @@ describe('bulk submit --local', () => {
       expect(changed.stderr).toMatch(/changed since its last run .*: starting a new job/);
     },
   );
+
+  it('stops within 2 s at Ctrl-C while an address waits for its greylisting retry, saying so; the same command resumes it', { timeout: 60_000 }, async () => {
+    await writeFile(join(dir, 'grey.txt'), 'ann@grey.local.test\n');
+    // The address waits in the store for its next try: the first Ctrl-C must not wait for it, and the
+    // resumed run asks it when due (the due time kept in the data dir).
+    const args = ['bulk', 'submit', 'grey.txt', ...engineArgs, '--retry-schedule', '3s', '--output', 'grey.csv'];
+    const stopped = await run(args, { interruptWhen: () => grey.rcptCount('ann@grey.local.test') >= 1 });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.endedAt - stopped.interruptedAt!).toBeLessThan(2_000);
+    expect(stopped.stderr).toMatch(/^interrupted: stopping; press Ctrl-C again to quit at once$/m);
+    expect(stopped.stderr).toMatch(/resume with: mailverify bulk submit grey\.txt --local /);
+
+    const resumed = await run(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming/);
+    expect((await readFile(join(dir, 'grey.csv'), 'utf8')).trim().split('\n')[1]).toMatch(/^ann@grey\.local\.test,valid,/);
+  });
 
   it(
     "keeps to a data dir of its own and works only its own job: a service's pending job on the default data dir is left alone",

@@ -110,6 +110,20 @@ describe('verify --local behind a resolver that denies every name', () => {
   });
 });
 
+describe('role addresses behind a resolver that denies every name', () => {
+  // The role list alone would say `risky` (exit 0): a gate on `invalid,unknown` would pass on a verifier that saw nothing.
+  it('finds info@, admin@ and postmaster@ unknown with the resolver named, and exits 9', async () => {
+    const addresses = ['info@gmail.com', 'admin@yahoo.com', 'postmaster@example.org'];
+    const { code, stdout, stderr } = await runCli(['verify', ...local(lying), '--json', '--fail-on', 'invalid,unknown', ...addresses]);
+    expect(code, stderr).toBe(9);
+    const results = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; result: string; reasonCode: string });
+    expect(results).toEqual(addresses.map((email) => expect.objectContaining({ email, result: 'unknown', reasonCode: 'resolver_untruthful' })));
+  });
+});
+
 describe('no silent wipes behind a resolver that denies every name', () => {
   it("leaves yesterday's cleaned list as it was and exits 9; --force replaces it, still exit 9", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mailverify-wipe-'));

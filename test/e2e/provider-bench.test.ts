@@ -73,7 +73,7 @@ async function serve(kind: (typeof STORE_KINDS)[number], checkDomain: string): P
   const rules = join(testTempDir('provider-rules'), 'rules.json');
   writeFileSync(rules, JSON.stringify({ 'gateway.test': { checkHosts: [checkDomain], source: 'test' } }));
   place = await kind.create();
-  const engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--greylist-retry', '0', '--provider-rules', rules];
+  const engineArgs = ['--dns-server', dns.server, '--smtp-port', String(port), '--helo', 'probe.test', '--retry-schedule', 'none', '--provider-rules', rules];
   for (const egress of EGRESSES) engineArgs.push('--source-address', egress);
   const service = await startService({ dataDir: place.location.dataDir, databaseUrl: place.location.databaseUrl, engineArgs });
   running.push(service);

@@ -22,7 +22,7 @@ const DROPPED = '127.0.13.64/28';
 const hostAddress = (index: number) => `127.0.13.${64 + (index % 16)}`;
 /** Nothing listens there and nothing drops: connections are refused at once. */
 const refusingAddress = (index: number) => `127.0.13.${90 + index}`;
-const DOMAINS = 50;
+const DOMAINS = 75;
 const PER_DOMAIN = 4;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** Two sessions at once: without the fail-fast, 50 domains would wait 25 connect timeouts in turn. */
@@ -79,7 +79,7 @@ const addresses = (domain: (index: number) => string, domains: number) =>
   Array.from({ length: domains * PER_DOMAIN }, (_, index) => `user${index}@${domain(index % domains)}`);
 
 describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
-  it('is reported as blocked once the check host times out too, and a 200-address list at 50 domains does not wait a connect timeout per domain', async () => {
+  it('is reported as blocked once the check host times out too, and a 300-address list at 75 domains does not wait a connect timeout per domain', async () => {
     const verifier = createVerifier(
       fixtureOptions(dns, port, { connectTimeoutMs: CONNECT_TIMEOUT_MS, concurrency: CONCURRENCY, port25CheckHosts: [CHECK_HOST] }),
     );
@@ -91,18 +91,16 @@ describe.skipIf(absent)('outbound SMTP dropped by the network', () => {
     });
     const elapsed = Date.now() - started;
 
-    expect(results).toHaveLength(200);
-    expect(results.every((result) => result.result === 'unknown')).toBe(true);
-    const blocked = results.filter((result) =>
-      /outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/.test(result.reason),
-    );
-    // Only the first sessions' addresses (and those asked while the check host is tried) spend a timeout; all the others are told at once.
-    expect(blocked.length).toBeGreaterThanOrEqual(150);
-    // Those say so in their code; the ones that spent a timeout before the port was found blocked say that.
-    expect(blocked.every((result) => result.reasonCode === 'port25_blocked')).toBe(true);
-    expect(new Set(results.map((result) => result.reasonCode))).toEqual(new Set(['port25_blocked', 'timeout']));
+    expect(results).toHaveLength(300);
+    // Every one names the port, those whose connection timed out before the check host confirmed it too:
+    // the machine's network, not the customer's host.
+    for (const result of results) {
+      expect(result.result).toBe('unknown');
+      expect(result.reasonCode, result.reason).toBe('port25_blocked');
+      expect(result.reason).toMatch(/outbound port \d+ appears blocked on this network: .*use --proxy or run where port \d+ is open/);
+    }
     expect(verifier.network.status().port25).toMatchObject({ state: 'blocked', reason: expect.stringContaining(`outbound port ${port} appears blocked`) });
-    // 25 timeouts one after the other without the fail-fast; a small multiple of one with it (a generous bound).
+    // 38 timeouts one after the other without the fail-fast; a small multiple of one with it (a generous bound).
     expect(elapsed).toBeLessThan(8 * CONNECT_TIMEOUT_MS);
   });
 

@@ -169,6 +169,24 @@ const ROWS: [string, Evidence, string, string | RegExp, ReasonCode][] = [
     'the resolver denies gmail.com too',
     'resolver_untruthful',
   ],
+  // The lists alone make no verdict when the verifier is blind.
+  [
+    'a role address behind a resolver that denies everything',
+    evidence(
+      { domainExists: false, hasMx: false, smtpStatus: 'unknown', isRole: true },
+      { domain: { kind: 'untrusted-dns', detail: 'the resolver denies gmail.com too' } },
+    ),
+    'unknown',
+    'the resolver denies gmail.com too',
+    'resolver_untruthful',
+  ],
+  [
+    'a disposable catch-all domain behind a blocked port 25',
+    evidence({ smtpStatus: 'unknown', isDisposable: true, isCatchAll: true }, { smtpReason: 'outbound port 25 is blocked', smtpCode: 'port25_blocked' }),
+    'unknown',
+    'outbound port 25 is blocked',
+    'port25_blocked',
+  ],
 ];
 
 describe('classify: the verdict rules of docs/architecture.md "The engine", first match wins', () => {

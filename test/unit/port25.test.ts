@@ -41,6 +41,15 @@ const attempt = (dial: Dialer, address: string) =>
     () => 'ok',
     (error: Error) => error.message,
   );
+/** The port's verdict on a dial that timed out (DialError.portCheck), boxed so that awaiting the dial does not await it. */
+async function timedOutVerdict(dial: Dialer, address: string): Promise<{ verdict: Promise<string | null> }> {
+  const error = await dial(address, 25, 1_000).then(
+    () => new Error(`${address} did not time out`),
+    (failure: DialError) => failure,
+  );
+  if (!(error instanceof DialError) || error.portCheck === undefined) throw new Error(`no verdict awaited: ${error.message}`);
+  return { verdict: error.portCheck };
+}
 const customerHosts = (first: number, count: number) => Array.from({ length: count }, (_, index) => `192.0.2.${first + index}`);
 
 describe('Port25Watch', () => {
@@ -131,6 +140,33 @@ describe('Port25Watch', () => {
     for (const address of ['192.0.2.8', '192.0.2.1', '192.0.2.2']) await attempt(watch.dial, address);
     expect(board.status().port25.state).toBe('unknown');
     expect(await watch.confirm()).toBe('open');
+  });
+
+  it('gives the timeouts before a check its verdict: blocked when the check hosts time out too', async () => {
+    const { watch } = setUp(() => 'timeout', { checkHosts: () => 'timeout' });
+    const verdicts = [];
+    for (const address of customerHosts(1, 3)) verdicts.push((await timedOutVerdict(watch.dial, address)).verdict);
+    // The first two timed out before the suspicion; the third started the check. All learn what it found.
+    for (const verdict of await Promise.all(verdicts)) expect(verdict).toMatch(/^outbound port 25 appears blocked on this network: none of the check hosts/);
+  });
+
+  it("lets a timeout stand as the host's own when the check hosts answer, or a connection gets through", async () => {
+    const { watch } = setUp((address) => (address === '192.0.2.9' ? 'ok' : 'timeout'));
+    const before = await timedOutVerdict(watch.dial, '192.0.2.1');
+    expect(await attempt(watch.dial, '192.0.2.9')).toBe('ok');
+    expect(await before.verdict).toBeNull();
+    // Three hosts more: a suspicion, whose check hosts answer.
+    const checked = [];
+    for (const address of customerHosts(2, 3)) checked.push((await timedOutVerdict(watch.dial, address)).verdict);
+    expect(await Promise.all(checked)).toEqual([null, null, null]);
+  });
+
+  it('starts a check itself when a timeout waited a connect timeout with none under way', async () => {
+    const { checkCalls, watch } = setUp(() => 'timeout', { checkHosts: () => 'timeout' });
+    const { verdict } = await timedOutVerdict(watch.dial, '192.0.2.1');
+    expect(checkCalls()).toBe(0);
+    expect(await verdict).toMatch(/appears blocked/);
+    expect(checkCalls()).toBe(CHECK_HOSTS.length);
   });
 
   it('does not count a timeout of a connection during which another got through', async () => {

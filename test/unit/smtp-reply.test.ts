@@ -150,6 +150,12 @@ describe('the table against real replies', () => {
   });
 });
 
+/** The reply reads as `kind`, a kind that never makes the address `invalid`. */
+function readsUnknownAs(line: string, kind: ReplyKind): void {
+  expect(replyKind(reply(line))).toBe(kind);
+  expect(statusOfKind(kind)).toBe('unknown');
+}
+
 describe('refusals about the sender', () => {
   // The unseen real replies that were read as "no such mailbox" before: each about us, none `invalid`.
   it.each([
@@ -161,10 +167,7 @@ describe('refusals about the sender', () => {
     ['503 Improper sequence of commands', 'server-error'],
     ['550 coolexample.com From: Domain is invalid. Provide a valid From: IB506', 'sender-rejected'],
     ['552 Too much mail data recipient-mailbox-is-full@docomo.ne.jp', 'mailbox-full'],
-  ] as const)('%s → %s, unknown', (line, kind) => {
-    expect(replyKind(reply(line))).toBe(kind);
-    expect(statusOfKind(kind)).toBe('unknown');
-  });
+  ] as const)('%s → %s, unknown', readsUnknownAs);
 
   it('reads a 552 by its code whatever its words', () => {
     expect(replyKind(reply('552 5.1.1 Postfach voll'))).toBe('mailbox-full');
@@ -173,6 +176,28 @@ describe('refusals about the sender', () => {
 
   it('leaves a refusal in words no row reads to the postmaster control', () => {
     expect(replyKind(reply('550 Odmowa przyjęcia wiadomości'))).toBe(CONTROLLED_KIND);
+  });
+});
+
+describe('refusals about room or size', () => {
+  // Real replies that were read as `invalid` (a list cleaner would delete a real customer for them).
+  it.each([
+    ['550-Benutzer hat das Speichervolumen überschritten.\r\n550 User has exhausted allowed storage space.', 'mailbox-full'],
+    ['550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient', 'policy'],
+    ['550 mailbox lleno', 'mailbox-full'],
+    ['550 account is full', 'mailbox-full'],
+  ] as const)('%s → %s, unknown', readsUnknownAs);
+
+  it.each(['boîte pleine', 'casella piena', 'skrzynka pełna', 'caixa cheia', 'Postfach voll', 'quota exceeded', 'size limit exceeded'])(
+    'never reads "550 %s" as invalid',
+    (words) => expect(statusOfKind(replyKind(reply(`550 ${words}`)))).toBe('unknown'),
+  );
+
+  it('leaves a 5.7.x that calls the address invalid to the postmaster control, not to policy', () => {
+    const refusal = reply('550 5.7.0 address invalid');
+    expect(replyKind(refusal)).toBe(CONTROLLED_KIND);
+    const fine = postmasterAnswerOf(reply('250 2.1.5 Ok'), 'a.test');
+    expect(controlledOutcome(refusal, fine, 'a.test', 'mx.a.test').outcome).toMatchObject({ status: 'invalid' });
   });
 });
 

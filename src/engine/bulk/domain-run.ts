@@ -1,5 +1,5 @@
 import { UNDECIDED, type CatchAllFinding } from '../checks/catch-all.js';
-import { unknownOutcome, type SmtpOutcome } from '../smtp/outcome.js';
+import { settledOutcome, unknownOutcome, type SmtpOutcome } from '../smtp/outcome.js';
 import type { Priority } from '../core/semaphore.js';
 import type { Transcript } from '../core/transcript.js';
 import type { VerificationResult, VerifyManyOptions } from '../core/types.js';
@@ -46,7 +46,7 @@ export class DomainRun {
   }
 
   private async finish(facts: DomainFacts, address: string, answer: Promise<SmtpOutcome>, catchAll: Promise<CatchAllFinding>): Promise<void> {
-    const smtp = await answer;
+    const smtp = await settledOutcome(await answer);
     const [listings, reachable, finding] = await Promise.all([facts.listings, facts.reachable, catchAll]);
     const foldsCase = this.foldsCase(facts);
     for (const entry of this.entries.get(address) ?? []) {

@@ -1,4 +1,4 @@
-import type { ReasonCode } from '../core/reason-codes.js';
+import { VERIFIER_CONDITIONS, type ReasonCode } from '../core/reason-codes.js';
 import type { Checks, Verdict } from '../core/types.js';
 
 /** What DNS said about the domain's mail, as far as the verdict cares. */
@@ -63,6 +63,15 @@ function unknown({ domain, smtpReason, smtpCode }: Evidence): Classification {
   return { result: 'unknown', reason: smtpReason, reasonCode: smtpCode };
 }
 
+/**
+ * The verifier could not verify (its resolver lies, its port 25 is blocked, no egress): the lists
+ * alone (role, disposable, a listing, a provider's catch-all) must not make a verdict then, or a
+ * gate on `unknown` passes and a later run keeps it (docs/architecture.md "The verifying side's own conditions").
+ */
+function blind({ domain, smtpCode }: Evidence): boolean {
+  return domain.kind === 'untrusted-dns' || VERIFIER_CONDITIONS.has(smtpCode);
+}
+
 /** SMTP accepted: `valid`, unless the acceptance proves nothing at this provider. */
 function accepted({ smtpReason, smtpCode, acceptUnproven }: Evidence): Classification {
   if (acceptUnproven === undefined) return { result: 'valid', reason: smtpReason, reasonCode: smtpCode };
@@ -79,6 +88,7 @@ export function classify(evidence: Evidence): Classification {
   const undeliverable = UNDELIVERABLE_DOMAIN[domain.kind];
   if (undeliverable !== undefined) return { result: 'invalid', ...undeliverable };
   if (checks.smtpStatus === 'invalid') return { result: 'invalid', reason: evidence.smtpReason, reasonCode: evidence.smtpCode };
+  if (blind(evidence)) return unknown(evidence);
   const found = risks(evidence);
   if (found.length > 0) return { result: 'risky', reason: found.map((risk) => risk.words).join('; '), reasonCode: found[0]!.code };
   if (checks.isCatchAll) return { result: 'catch_all', reason: `catch-all domain: ${evidence.catchAllReason}`, reasonCode: 'catch_all' };

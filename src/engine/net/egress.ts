@@ -17,6 +17,11 @@ export interface EgressSettings {
  */
 export class DialError extends Error {
   override name = 'DialError';
+  /**
+   * On a timeout the port-25 watch may still be judging (net/port25.ts): the blocked-port reason
+   * once its check finds the port blocked, or null once the timeout stands as the host's own.
+   */
+  portCheck?: Promise<string | null>;
   constructor(
     message: string,
     readonly timedOut = false,

@@ -55,6 +55,8 @@ export class Port25Watch {
   private blockedReason: string | null = null;
   private nextRecheckAt = 0;
   private confirming: Promise<Confirmation> | null = null;
+  /** Timeouts waiting for the port's verdict (`verdictOn`). */
+  private readonly waiting = new Set<(reason: string | null) => void>();
   private lastConfirmationAt = Number.NEGATIVE_INFINITY;
   private readonly clock: Clock;
   /** The egress's dialer, watched: what probes use. */
@@ -82,7 +84,10 @@ export class Port25Watch {
         this.succeeded();
         return socket;
       } catch (error) {
-        if (error instanceof DialError && error.timedOut) this.timeOut(address, startedAt);
+        if (error instanceof DialError && error.timedOut) {
+          this.timeOut(address, startedAt);
+          error.portCheck = this.verdictOn(startedAt);
+        }
         throw error;
       }
     };
@@ -96,7 +101,10 @@ export class Port25Watch {
     if (this.confirming) return this.confirming;
     this.lastConfirmationAt = this.clock.now();
     if (this.blockedReason !== null) this.nextRecheckAt = this.lastConfirmationAt + RECHECK_MS;
-    this.confirming = this.dialCheckHosts().finally(() => (this.confirming = null));
+    this.confirming = this.dialCheckHosts().finally(() => {
+      this.confirming = null;
+      this.settleWaiting();
+    });
     return this.confirming;
   }
 
@@ -142,6 +150,36 @@ export class Port25Watch {
     this.timedOut.clear();
     this.blockedReason = null;
     this.options.board.set('port25', { state: 'open' });
+    this.settleWaiting();
+  }
+
+  /**
+   * What a timeout that started at `startedAt` turns out to be: the blocked-port reason when a
+   * check concludes the port blocked, null (the host's own timeout) once a connection gets through
+   * or a check finds it open or learns nothing. A timeout with no check under way starts one after
+   * a connect timeout, so the first timeouts of a blocked port are named as the later ones are.
+   */
+  private verdictOn(startedAt: number): Promise<string | null> {
+    if (this.lastSuccessAt >= startedAt) return Promise.resolve(null);
+    if (this.blockedReason !== null) return Promise.resolve(this.blockedReason);
+    return new Promise((resolve) => {
+      this.waiting.add(resolve);
+      setTimeout(() => {
+        if (!this.waiting.has(resolve) || this.confirming) return;
+        if (this.clock.now() - this.lastConfirmationAt >= CONFIRM_INTERVAL_MS) void this.confirm();
+        else this.settle(resolve, null);
+      }, this.options.connectTimeoutMs).unref();
+    });
+  }
+
+  private settle(resolve: (reason: string | null) => void, reason: string | null): void {
+    this.waiting.delete(resolve);
+    resolve(reason);
+  }
+
+  /** Every timeout waiting for a verdict gets the port's: blocked with its reason, else its own. */
+  private settleWaiting(): void {
+    for (const resolve of [...this.waiting]) this.settle(resolve, this.blockedReason);
   }
 
   private timeOut(address: string, startedAt: number): void {

@@ -13,6 +13,19 @@ export interface SmtpOutcome {
   code: ReasonCode;
   /** Why an acceptance proves nothing here (a provider rule says the host takes every RCPT). */
   unproven?: string;
+  /** A connect timeout the port-25 watch is still judging (net/port25.ts): see `settledOutcome`. */
+  portCheck?: Promise<string | null>;
+}
+
+/**
+ * The outcome once the port-25 watch has judged its timeout: a port found blocked names that for
+ * this address too (`port25_blocked`, not the host's timeout), as for every address after it.
+ */
+export async function settledOutcome(outcome: SmtpOutcome): Promise<SmtpOutcome> {
+  if (outcome.portCheck === undefined) return outcome;
+  const blocked = await outcome.portCheck;
+  const { portCheck: _judged, ...settled } = outcome;
+  return blocked === null ? settled : unknownOutcome(blocked, 'port25_blocked');
 }
 
 export function outcomeOfReply(reply: SmtpReply, kind: ReplyKind = replyKind(reply)): SmtpOutcome {
@@ -42,7 +55,8 @@ export function outcomeOfFailure(error: SmtpError, target: SessionTarget): SmtpO
     return { status: 'unknown', reason: `${wordsOfKind(kind)}: ${error.message} (${where})`, code };
   }
   const prefix = error.kind === 'timeout' ? 'timeout' : error.kind === 'connect' ? 'no connection' : 'connection lost';
-  return { status: 'unknown', reason: `${prefix}: ${where}: ${error.message}`, code: codeOfFailure(error) };
+  const portCheck = error.cause instanceof DialError ? error.cause.portCheck : undefined;
+  return { status: 'unknown', reason: `${prefix}: ${where}: ${error.message}`, code: codeOfFailure(error), ...(portCheck ? { portCheck } : {}) };
 }
 
 export function unknownOutcome(reason: string, code: ReasonCode): SmtpOutcome {

@@ -331,17 +331,16 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     kind: 'mailbox-full',
     text: phrases(
       String.raw`quota`,
-      String.raw`exceeded storage`,
+      // Any storage but the server's own ("insufficient system storage" is RFC 5321's 452, a server fault).
+      String.raw`(?<!system )\bstorage\b`,
+      String.raw`speicher(platz|volumen)`,
       String.raw`mailbox (is )?full`,
-      String.raw`out of storage`,
+      // A mailbox word (not part of an address), then "full" in any language the corpus holds.
+      String.raw`(?<![\w-])(mailbox|inbox|account|buz[oó]n|bo[iî]te|casella|postfach|skrzynka|caixa)\b[^.]{0,30}\b(full|llen[oa]|pleine?|pien[oa]|voll|pe[lł]n[aey]|chei[ao])\b`,
       String.raw`insufficient storage space`,
       String.raw`mail ?folder is full`,
       String.raw`exceeds allowed size`,
       String.raw`too many messages (in|on)`,
-      String.raw`boite[^.]{0,30}pleine`,
-      String.raw`postfach[^.]{0,30}voll`,
-      String.raw`buz[oó]n[^.]{0,30}lleno`,
-      String.raw`casella[^.]{0,30}piena`,
     ),
     examples: [
       { reply: '552 Requested mail action aborted: exceeded storage allocation, mailbox full', source: 'RFC 5321 §4.2.2 text' },
@@ -352,6 +351,11 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         reply: '552 5.1.1 <example@comcast.net> recipient rejected - extended quota violation',
         source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/552.json)',
       },
+      {
+        reply: '550 Benutzer hat das Speichervolumen überschritten. User has exhausted allowed storage space.',
+        source: "Dovecot's quota_exceeded_message in German and English (a public mail server's dovecot.conf; issue 35)",
+      },
+      { reply: '550 mailbox lleno', source: 'TYPO3 direct_mail Readmail (its reason_text 551, mailbox full)' },
     ],
   },
   {
@@ -595,9 +599,12 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`not authori[sz]ed`,
       String.raw`administrative prohibition`,
       String.raw`refused to receive`,
+      // Refused with a reason given ("due to recipient preferences", "to receive this mail"): a rule's doing.
+      String.raw`\brefused (to|due to)\b`,
       // The message refused, not the address: content, size or filtering rules.
       String.raw`\b(mail|message|e-?mail) (was |is )?(rejected|refused|not accepted|rejete)`,
       String.raw`message (length|size)`,
+      String.raw`\b(message|mail|e-?mail)\b[^.;]{0,30}\btoo (large|big)\b`,
       String.raw`filtered`,
       String.raw`\b(no |insufficient )?permi(t|ssion)\b`,
       String.raw`spoof`,
@@ -610,6 +617,10 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       { reply: '550 Denied by policy', source: 'sisimai lhost-postfix-42' },
       { reply: '550 5.2.0 Mail rejete. Mail rejected. ofr_506 [506]', source: 'Orange (ActiveCampaign smtp-field-manual data/codes/550.json)' },
       { reply: '552 5.2.3 Message length exceeds limit set by recipient', source: 'sisimai lhost-receivingses-08' },
+      {
+        reply: '550 5.2.3 RESOLVER.RST.RecipSizeLimit; message too large for this recipient',
+        source: 'Exchange Server (learn.microsoft.com "Email non-delivery reports in Exchange Server"; sisimai lhost-exchange2007)',
+      },
       { reply: '550 5.2.0 Message Filtered', source: 'sisimai lhost-receivingses-07' },
       { reply: '550 5.0.0 <kijitora@example.or.jp>... Insufficient permission', source: 'sisimai lhost-sendmail-13' },
     ],
@@ -672,12 +683,13 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   {
     // A 5.7.x that says the recipient address itself is refused, for no cause a row above reads
     // (Postfix's check_recipient_access prefix, which gateways keep): the address is not taken.
-    // Not when it names a cause: a block, "not authorized", "temporarily", a restriction to some
-    // senders ("members only").
+    // Also one that calls the address invalid: the postmaster control tells that apart from a
+    // refusal about us. Not when it names a cause: a block, "not authorized", "temporarily", a
+    // restriction to some senders ("members only"), the mailbox's room or the message's size.
     kind: 'unreadable-refusal',
     code: PERMANENT,
     enhanced: /^5\.7\.\d+$/,
-    text: /recipient address rejected ?: (?!access denied)(?![^.]*(block|\bonly\b|authori[sz]|temporar))/i,
+    text: /recipient address rejected ?: (?!access denied)(?!.*?(block|\bonly\b|authori[sz]|temporar|quota|storage|exceed|too large))|\baddress\b[^.;]{0,20}\b(invalid|not valid)\b/i,
     examples: [
       {
         reply: '554 5.7.1 <email@example.com>: Recipient address rejected: Not in recipient list',
@@ -687,6 +699,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         reply: '550 5.7.1 <email@example.com>: Recipient address rejected: User email address is marked as invalid.',
         source: 'Proofpoint (ActiveCampaign smtp-field-manual data/codes/550.json)',
       },
+      { reply: '550 5.7.0 address invalid', source: 'issue 35 (a real reply the table had not seen)' },
     ],
   },
   {
@@ -732,6 +745,14 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     code: PERMANENT,
     text: /try (again )?later|plus tard|sp[äa]ter|m[aá]s tarde|pi[uù] tardi/i,
     examples: [{ reply: '550 mwinf5c10 ME Service refuse. Veuillez essayer plus tard.', source: 'Orange (sisimai lib/Sisimai/Rhost/FrancePTT.pm)' }],
+  },
+  {
+    // Room or size words no row above read (exhausted, exceeded, "full" in other words): the
+    // mailbox is there, so never `invalid`.
+    kind: 'mailbox-full',
+    code: PERMANENT,
+    text: phrases(String.raw`exhaust`, String.raw`exceeded`, String.raw`\bfull\b`, String.raw`size ?limit`),
+    examples: [{ reply: '550 disk full', source: 'MailPress bounce handling II (its mailbox-full bodies)' }],
   },
   {
     // What such a refusal means most often: the address is not served there (see the kind's note).

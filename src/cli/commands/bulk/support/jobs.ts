@@ -25,6 +25,9 @@ const MAX_POLL_MS = 2_000;
  * Ctrl-C while waiting on the service. The signal exists from the start (the client is built with
  * it) but a SIGINT handler is installed only around `during`: elsewhere Ctrl-C keeps its usual effect.
  */
+/** A SIGINT this soon after the first is its echo (a library re-raising it), not a second Ctrl-C. */
+const ECHO_MS = 300;
+
 export class Interruption {
   private readonly controller = new AbortController();
 
@@ -32,9 +35,19 @@ export class Interruption {
     return this.controller.signal;
   }
 
-  /** Runs `work`; on SIGINT aborts it (requests and waits) and throws `interrupted()` instead. */
-  async during<T>(work: () => Promise<T>, interrupted: () => InterruptedError): Promise<T> {
-    const onSigint = () => this.controller.abort();
+  /**
+   * Runs `work`; on SIGINT aborts it (requests and waits) and throws `interrupted()` instead. With
+   * `stopping`, the first SIGINT says it (while the work winds down) and a second quits at once.
+   */
+  async during<T>(work: () => Promise<T>, interrupted: () => InterruptedError, stopping?: (line: string) => void): Promise<T> {
+    let firstAt: number | undefined;
+    const onSigint = () => {
+      if (firstAt === undefined) {
+        firstAt = Date.now();
+        stopping?.('interrupted: stopping; press Ctrl-C again to quit at once');
+        this.controller.abort();
+      } else if (stopping && Date.now() - firstAt >= ECHO_MS) process.exit(ExitCode.interrupted);
+    };
     // `on`, not `once`: ora's signal-exit re-raises SIGINT when it finds itself the only listener
     // left, which would kill the process before it can say how to resume.
     process.on('SIGINT', onSigint);

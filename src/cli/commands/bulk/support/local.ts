@@ -217,6 +217,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
         return await askAgain(store, session, dataDir, list, jobs, stale, (retry) => working.push(retry), interruption.signal);
       },
       () => new InterruptedError(`interrupted; what was verified is kept in ${dataDir}`, `resume with: ${resume}`),
+      (line) => session.notice(line),
     );
     const results = await resultsOf(store, chain);
     const summary = await writeOutput(plan, session.io, { results, source });
