@@ -15,7 +15,7 @@ function randomHostPrefix() {
   return `127.${100 + Math.floor(Math.random() * 150)}.${Math.floor(Math.random() * 250)}`;
 }
 
-async function startHosts(world, port, latency) {
+async function startHosts(world, port, latency, greylistMs) {
   const started = [];
   try {
     for (const host of world.hosts) {
@@ -26,6 +26,7 @@ async function startHosts(world, port, latency) {
         port,
         replyDelayMs,
         greylist: host.kind === 'greylisted',
+        greylistMs,
         refusesInOwnWords: host.refusesInOwnWords,
         domains,
       });
@@ -43,21 +44,22 @@ async function startHosts(world, port, latency) {
 /**
  * @param {{ addresses: number, domains: number }} sizes
  * @param {{ smtpLatencyMs: number, slowFactor: number, dnsLatencyMs: number }} latency
+ * @param {{ greylistMs?: number }} [greylisting] how long greylisting hosts refuse a recipient after its first RCPT (default: only that RCPT)
  */
-export async function startWorldFixture(sizes, latency) {
+export async function startWorldFixture(sizes, latency, { greylistMs } = {}) {
   let lastError;
   for (let attempt = 0; attempt < SUBNET_ATTEMPTS; attempt++) {
     const world = buildWorld({ ...sizes, hostPrefix: randomHostPrefix() });
     let hosts;
     let portNote = '';
     try {
-      hosts = await startHosts(world, SMTP_PORT, latency);
+      hosts = await startHosts(world, SMTP_PORT, latency, greylistMs);
     } catch (error) {
       lastError = error;
       if (error.code === 'EADDRINUSE') continue;
       if (error.code !== 'EACCES') throw error;
       portNote = 'port 25 needs root here: MX hosts on an ephemeral port, peers (fixed to port 25) not run';
-      hosts = await startHosts(world, 0, latency);
+      hosts = await startHosts(world, 0, latency, greylistMs);
     }
     const dns = await startDnsFixture(dnsRecords(world), { latencyMs: latency.dnsLatencyMs });
     return {

@@ -255,7 +255,7 @@ describe('mailverify doctor', () => {
     const report = JSON.parse(stdout) as { ok: boolean; checks: { check: string; status: string; detail: string }[] };
     expect(Object.keys(report).sort()).toEqual(['checks', 'ok']);
     expect(report.ok).toBe(true);
-    expect(report.checks).toHaveLength(11);
+    expect(report.checks).toHaveLength(12);
     for (const check of report.checks) {
       expect(Object.keys(check).sort()).toEqual(['check', 'detail', 'status']);
       expect(check.status).toBe('ok');

@@ -211,7 +211,7 @@ describe('dashboard pages over HTTP', () => {
 
     const refused = await fetchPage('/webhooks', { method: 'POST', cookie, form: { _csrf: csrf, url: 'http://169.254.169.254/latest' } });
     expect(refused.status).toBe(400);
-    expect(refused.text).toContain('metadata');
+    expect(refused.text).toContain('Webhooks are not sent to 169.254.169.254');
 
     const erin = await signedInAs('erin@example.test');
     const erinCsrf = csrfOf(await fetchPage('/webhooks', { cookie: erin }));
