@@ -189,7 +189,20 @@ describe('bulk submit --local', () => {
     },
   );
 
+  it('says how many addresses settled unknown for lack of time when their retries run out', { timeout: 60_000 }, async () => {
+    grey.reset();
+    await writeFile(join(dir, 'hurried.txt'), 'ann@grey.local.test\nann@quick.local.test\n');
+    const hurried = await run(['bulk', 'submit', 'hurried.txt', ...engineArgs, '--retry-schedule', 'none', '--output', 'hurried.csv']);
+    expect(hurried.code, hurried.stderr).toBe(0);
+    expect(hurried.stderr).toMatch(
+      /^1 address settled unknown for lack of time: its mail servers still answered "try again later" \(greylisting, throttling\) after the last try of the retry schedule$/m,
+    );
+    const rows = (await readFile(join(dir, 'hurried.csv'), 'utf8')).trim().split('\n');
+    expect(rows[1]).toMatch(/^ann@grey\.local\.test,unknown,.*,greylisted,/);
+  });
+
   it('stops within 2 s at Ctrl-C while an address waits for its greylisting retry, saying so; the same command resumes it', { timeout: 60_000 }, async () => {
+    grey.reset();
     await writeFile(join(dir, 'grey.txt'), 'ann@grey.local.test\n');
     // The address waits in the store for its next try: the first Ctrl-C must not wait for it, and the
     // resumed run asks it when due (the due time kept in the data dir).

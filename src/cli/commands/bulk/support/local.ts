@@ -3,6 +3,7 @@ import { ResultIndex } from '../../../../csv/result-index.js';
 import type { ListSource } from '../../../../csv/source.js';
 import { selectorsOf, type ResultSelector } from '../../../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
+import { isTemporary } from '../../../../engine/core/retry-schedule.js';
 import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
 import type { JobRunner } from '../../../../server/jobs/runner.js';
 import { StoreError, type Holder, type JobDetails, type Store, type User } from '../../../../server/store/store.js';
@@ -102,6 +103,12 @@ async function jobsFor(
   const jobId = await newJob(store, addresses, { settleWithinSeconds });
   await recordRun(dataDir, list, { digest, jobId });
   return { jobIds: [jobId], resumed: false };
+}
+
+/** What a run that ended with temporary answers says of them: unknown for lack of time, not for their mailbox. */
+function unsettledNote(count: number, settleWithinSeconds: number | undefined): string {
+  const why = settleWithinSeconds === undefined ? 'after the last try of the retry schedule' : `when --settle-within ran out (${settleWithinSeconds} s)`;
+  return `${counted(count, 'address', 'addresses')} settled unknown for lack of time: ${count === 1 ? 'its' : 'their'} mail servers still answered "try again later" (greylisting, throttling) ${why}`;
 }
 
 /** Addresses whose newest result is unknown for this machine's own condition (VERIFIER_CONDITIONS), not the address's. */
@@ -224,6 +231,8 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     const counts = new Map<string, number>();
     for (const result of results.values()) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
     session.notice(`${counted(addresses.length, 'address', 'addresses')}: ${VERDICTS.map((verdict) => `${counts.get(verdict) ?? 0} ${verdict}`).join(', ')}`);
+    const unsettled = [...results.values()].filter(isTemporary).length;
+    if (unsettled > 0) session.notice(unsettledNote(unsettled, run.settleWithinSeconds));
     if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
     if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
     const matched = new Set([...results.values()].flatMap((result) => selectorsOf(result).filter((selector) => run.failOn.includes(selector))));
