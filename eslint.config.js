@@ -122,6 +122,8 @@ export default tseslint.config(
     'cli|client|server',
     'a lower layer never imports the CLI, the client or the service',
   ),
+  // After the rule above, which it replaces for src/text: the bottom layer imports no other.
+  layerRule(['src/text/**'], 'cli|client|server|config|csv|wire|engine', 'src/text is the bottom layer: it imports no other'),
   ...CLI_HELPERS.map((folder, index) =>
     layerRule(
       [`src/cli/${folder}/**`],

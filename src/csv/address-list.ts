@@ -1,6 +1,6 @@
 import { CsvError } from './errors.js';
 import { NO_ADDRESS, precheckFailure } from './precheck.js';
-import { addressKey } from '../text/address.js';
+import { addressKey } from '../engine/checks/address-key.js';
 import { forEachAddress, type AddressRow, type ListSource } from './source.js';
 
 /** A pre-check failure shown to the user: where (as an editor shows it), what and why. */

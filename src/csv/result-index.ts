@@ -1,5 +1,5 @@
 import type { VerificationResult } from '../engine/core/types.js';
-import { addressKey } from '../text/address.js';
+import { addressKey } from '../engine/checks/address-key.js';
 
 /** The results of one or more jobs, found by address. */
 export class ResultIndex {

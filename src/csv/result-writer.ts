@@ -6,7 +6,7 @@ import { jsonSafe } from '../text/sanitize.js';
 import { csvFieldEncoder, csvLayout } from './csv-text.js';
 import { localResult } from './precheck.js';
 import { RESULT_COLUMNS, resultCellsEncoder } from './result-columns.js';
-import { addressKey } from '../text/address.js';
+import { addressKey } from '../engine/checks/address-key.js';
 import type { ResultIndex } from './result-index.js';
 import { readRows, type ListSource, type SourceRow } from './source.js';
 

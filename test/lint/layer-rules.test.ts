@@ -38,11 +38,12 @@ describe('the layer rules', () => {
 
   it.each([
     ['src/engine/smtp/planted.ts', "import { buildApp } from '../../server/app.js';", 'the engine imports nothing'],
-    ['src/engine/planted.ts', "import { addressKey } from '../text/address.js';", 'the engine imports nothing'],
+    ['src/engine/planted.ts', "import { terminalSafe } from '../text/sanitize.js';", 'the engine imports nothing'],
     ['src/engine/net/planted.ts', "import { SmtpSession } from '../smtp/session.js';", 'net/ imports only those before it'],
     ['src/engine/bulk/planted.ts', "import { createVerifier } from '../index.js';", 'bulk/ imports only those before it'],
     ['src/client/planted.ts', "import type { Store } from '../server/store/store.js';", 'over HTTP only'],
     ['src/csv/planted.ts', "import { main } from '../cli/main.js';", 'never imports the CLI'],
+    ['src/text/planted.ts', "import { checkFormat } from '../engine/checks/format.js';", 'the bottom layer'],
     ['src/server/store/flows/planted.ts', "import { startJobRunner } from '../../jobs/runner.js';", 'below every part of the service'],
     ['src/server/store/rows/planted.ts', "import { runNow } from '../flows/flow.js';", 'rows/ imports only those before it'],
     ['src/server/store/sqlite/planted.ts', "import { openStore } from '../open/open-store.js';", 'sqlite/ imports only those before it'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressDomain } from '../../src/engine/checks/format.js';
-import { addressKey, exactAddressKey } from '../../src/text/address.js';
+import { addressKey, exactAddressKey } from '../../src/engine/checks/address-key.js';
 
 const KELVIN = '\u212a';
 

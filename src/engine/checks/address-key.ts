@@ -1,4 +1,4 @@
-import { checkFormat } from '../engine/checks/format.js';
+import { checkFormat } from './format.js';
 
 /** Only ASCII: such an address's domain, lower-cased, is its own A-label, and its local part has no other letters to fold. */
 const ASCII_ONLY = /^[\p{ASCII}]*$/u;

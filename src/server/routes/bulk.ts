@@ -7,7 +7,7 @@ import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempot
 import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
-import { addressKey } from '../../text/address.js';
+import { addressKey } from '../../engine/checks/address-key.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 

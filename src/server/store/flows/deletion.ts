@@ -1,4 +1,4 @@
-import { addressKey } from '../../../text/address.js';
+import { addressKey } from '../../../engine/checks/address-key.js';
 import { cacheKeysOf } from '../rows/result-cache.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 

@@ -1,5 +1,5 @@
 import type { VerificationResult } from '../../../engine/core/types.js';
-import { addressKey, exactAddressKey } from '../../../text/address.js';
+import { addressKey, exactAddressKey } from '../../../engine/checks/address-key.js';
 import type { CachedResult, CacheEntry } from '../model.js';
 
 /** Begins the key of a verdict kept for its address in any case, so that it is never taken for one kept as asked. */
