@@ -109,7 +109,7 @@ async function busyAgainstIdle(fixture, backlog, samples, { postgres, worker = f
       missingRow(SECTION, metric, TARGET, database.missing),
     );
   fixture.reset();
-  const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
+  const { engineArgs } = fixture;
   try {
     const service = await startMailverify(worker ? [...engineArgs, '--no-worker'] : engineArgs, [], database?.url);
     const workers = [];
@@ -175,7 +175,7 @@ async function smallJobBesideStartingJob(fixture, samples, { postgres }) {
     await untilCompleted(service, await submit(service, smallEmails(label)), { pollMs: 20 });
     return performance.now() - started;
   };
-  const engineArgs = ['--dns-server', fixture.dnsServer, '--smtp-port', String(fixture.smtpPort), '--helo', 'bench.mailverify.test'];
+  const { engineArgs } = fixture;
   try {
     const service = await startMailverify(engineArgs, [], database?.url);
     try {
@@ -233,15 +233,7 @@ async function jobAt(service, world, kind, label) {
 async function greylistedAgainstPlain(fixture) {
   fixture.reset();
   const greylistFlags = ['--retry-schedule', `${GREYLIST.retryMs / 1_000}s`];
-  const service = await startMailverify([
-    '--dns-server',
-    fixture.dnsServer,
-    '--smtp-port',
-    String(fixture.smtpPort),
-    '--helo',
-    'bench.mailverify.test',
-    ...greylistFlags,
-  ]);
+  const service = await startMailverify([...fixture.engineArgs, ...greylistFlags]);
   try {
     const plain = await jobAt(service, fixture.world, 'normal', 'plain');
     const greylisted = await jobAt(service, fixture.world, 'greylisted', 'grey');

@@ -48,17 +48,7 @@ const SCALING_TARGETS = { 2: { on: 'ratio', op: '>=', value: 1.9 }, 4: { on: 'ra
 const FAIRNESS_TARGET = { on: 'ratio', op: '<=', value: 2 };
 
 function engineArgsFor(fixture) {
-  return [
-    '--dns-server',
-    fixture.dnsServer,
-    '--smtp-port',
-    String(fixture.smtpPort),
-    '--helo',
-    'bench.mailverify.test',
-    '--mail-from',
-    'verify@bench.mailverify.test',
-    ...GREYLIST_ARGS,
-  ];
+  return [...fixture.engineArgs, '--mail-from', 'verify@bench.mailverify.test', ...GREYLIST_ARGS];
 }
 
 /** The built CLI, stdout discarded; resolves with its wall time, rejects on a non-zero exit. */

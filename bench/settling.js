@@ -55,16 +55,7 @@ export async function run({ quick = false } = {}) {
   if (missing.length > 0) return [missingRow(SECTION, 'a list with greylisted addresses', null, `not built yet: ${missing.join(', ')} (npm run build)`)];
   const { addresses, domains, samples } = quick ? SIZES.quick : SIZES.full;
   const fixture = await startWorldFixture({ addresses, domains }, LATENCY, { greylistMs: GREYLIST_MS });
-  const engineArgs = [
-    '--dns-server',
-    fixture.dnsServer,
-    '--smtp-port',
-    String(fixture.smtpPort),
-    '--helo',
-    'bench.mailverify.test',
-    '--retry-schedule',
-    SCHEDULE,
-  ];
+  const engineArgs = [...fixture.engineArgs, '--retry-schedule', SCHEDULE];
   const service = await startMailverify(engineArgs);
   try {
     const small = smallJobDomains(fixture.world, SMALL_JOB);

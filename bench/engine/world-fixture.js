@@ -66,6 +66,8 @@ export async function startWorldFixture(sizes, latency, { greylistMs } = {}) {
       world,
       dnsServer: dns.server,
       smtpPort: hosts[0]?.port ?? SMTP_PORT,
+      /** The flags that point `serve`, `worker` and `--local` at this world: its DNS server, its MX port, our HELO name. */
+      engineArgs: ['--dns-server', dns.server, '--smtp-port', String(hosts[0]?.port ?? SMTP_PORT), '--helo', 'bench.mailverify.test'],
       portNote,
       /** Per MX host: its kind, sessions, peak parallel sessions, busy time and active span. */
       hostStats: () => hosts.map((mx, i) => ({ ip: mx.host, kind: world.hosts[i].kind, ...mx.stats() })),

@@ -3,10 +3,9 @@
  * test:setup`), through the built CLI (`npm run build` first): the transcript shows the mail host,
  * the egress, and every SMTP line with its time, the RCPT and Postfix's own reply among them.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { missing } from '../support/machine.js';
-import { DNS_SERVER, MX_HOST, postfixProblem } from '../support/postfix.js';
+import { MX_HOST, postfixEngineArgs, postfixProblem } from '../support/postfix.js';
 import { runCli } from '../support/service.js';
 
 const absent = missing('test/e2e/cli-explain.test.ts', 'the Postfix fixture', await postfixProblem());
@@ -14,18 +13,11 @@ const absent = missing('test/e2e/cli-explain.test.ts', 'the Postfix fixture', aw
 /** A sender postgrey has not seen (it greylists by sender too), as test/integration/postfix.test.ts does. */
 const engineArgs = () => [
   '--local',
-  '--dns-server',
-  DNS_SERVER,
-  '--smtp-port',
-  '25',
+  ...postfixEngineArgs(),
   '--allow-private-networks',
   '--no-web-check',
   '--dnsbl-zone',
   'dnsbl.test',
-  '--helo',
-  'probe.verifier.test',
-  '--mail-from',
-  `probe.x${randomBytes(6).toString('hex')}z@verifier.test`,
   '--retry-schedule',
   'none',
 ];

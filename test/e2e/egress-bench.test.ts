@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { missing } from '../support/machine.js';
-import { BLOCKED_CLIENTS, DNS_SERVER, postfixLogFromNow, postfixProblem } from '../support/postfix.js';
+import { BLOCKED_CLIENTS, postfixEngineArgs, postfixLogFromNow, postfixProblem } from '../support/postfix.js';
 import { call, verifyFresh } from '../support/service-app.js';
 import { startService, startWorker, type RunningService, type RunningWorker } from '../support/service.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
@@ -16,20 +16,7 @@ const [REFUSED, ALSO_REFUSED] = BLOCKED_CLIENTS;
 const SERVED = '127.0.0.76';
 const EXPECTED = { 'alice@mailbox.test': 'valid', 'bob@mailbox.test': 'valid', 'nobody@mailbox.test': 'invalid', 'anyone@catchall.test': 'catch_all' };
 /** The refused address first: a new session takes the egress with the fewest sessions there, ties in the pool's order. */
-const ENGINE_ARGS = [
-  '--dns-server',
-  DNS_SERVER,
-  '--smtp-port',
-  '25',
-  '--helo',
-  'probe.verifier.test',
-  '--retry-schedule',
-  'none',
-  '--source-address',
-  REFUSED,
-  '--source-address',
-  SERVED,
-];
+const ENGINE_ARGS = [...postfixEngineArgs(), '--retry-schedule', 'none', '--source-address', REFUSED, '--source-address', SERVED];
 
 const postgres = STORE_KINDS.find((kind) => kind.name === 'PostgreSQL');
 const absent = missing('test/e2e/egress-bench.test.ts', 'the Postfix fixture', await postfixProblem());

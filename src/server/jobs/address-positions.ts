@@ -1,19 +1,20 @@
 import type { PendingItem } from '../store/model.js';
 
 /**
- * Which positions of a chunk still wait for a result. The engine answers by address, while results
- * are written by position, and a job may hold an address twice: each answer takes its address's
- * next waiting position, so that no position gets two results and none is left without one.
+ * Which items of a chunk still wait for a result. The engine answers by address, while results are
+ * written by position (and scheduled by the item's tries so far), and a job may hold an address
+ * twice: each answer takes its address's next waiting item, so that no position gets two results
+ * and none is left without one.
  */
 export class AddressPositions {
-  /** Positions still waiting for a result, by address (a list, in case a job holds an address twice). */
-  private readonly waiting = new Map<string, number[]>();
+  /** Items still waiting for a result, by address (a list, in case a job holds an address twice). */
+  private readonly waiting = new Map<string, PendingItem[]>();
 
   constructor(items: readonly PendingItem[]) {
-    for (const { email, position } of items) {
-      const positions = this.waiting.get(email);
-      if (positions) positions.push(position);
-      else this.waiting.set(email, [position]);
+    for (const item of items) {
+      const waiting = this.waiting.get(item.email);
+      if (waiting) waiting.push(item);
+      else this.waiting.set(item.email, [item]);
     }
   }
 
@@ -27,8 +28,8 @@ export class AddressPositions {
     return (this.waiting.get(email)?.length ?? 0) > 0;
   }
 
-  /** The address's next waiting position, taken by the answer just come; undefined when none waits. */
-  take(email: string): number | undefined {
+  /** The address's next waiting item, taken by the answer just come; undefined when none waits. */
+  take(email: string): PendingItem | undefined {
     return this.waiting.get(email)?.shift();
   }
 }

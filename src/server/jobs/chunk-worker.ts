@@ -48,9 +48,10 @@ function scheduled(
   result: VerificationResult,
   { schedule, settleBy, metrics }: { schedule: readonly number[]; settleBy: number | null; metrics?: RunnerMetrics },
 ): { result: VerificationResult; dueAt?: number } {
-  const dueAt = isTemporary(result) ? nextAttemptAt(schedule, item, Date.now(), settleBy, spreadOf(item.email)) : null;
+  const temporary = isTemporary(result);
+  const dueAt = temporary ? nextAttemptAt(schedule, item, Date.now(), settleBy, spreadOf(item.email)) : null;
   if (dueAt !== null) metrics?.retries('waiting');
-  else if (item.attempts > 0) metrics?.retries(isTemporary(result) ? 'exhausted' : 'settled');
+  else if (item.attempts > 0) metrics?.retries(temporary ? 'exhausted' : 'settled');
   return dueAt === null ? { result } : { result: { ...result, nextAttemptAt: new Date(dueAt).toISOString() }, dueAt };
 }
 
@@ -122,12 +123,11 @@ export class ChunkWorker {
     const progressed = () => {
       if (held.progressed(entry)) this.options.onRoom();
     };
-    const byPosition = new Map(items.map((item) => [item.position, item]));
-    const answer = (position: number, result: VerificationResult) => {
+    const answer = (item: PendingItem, result: VerificationResult) => {
       const keep = toKeep.get(result.email);
       toKeep.delete(result.email);
       if (entry.lost) return;
-      batcher.add({ lease, jobId, position, keep, ...scheduled(byPosition.get(position)!, result, { schedule: retryScheduleMs, settleBy, metrics }) });
+      batcher.add({ lease, jobId, position: item.position, keep, ...scheduled(item, result, { schedule: retryScheduleMs, settleBy, metrics }) });
       entry.unanswered -= 1;
       progressed();
     };
@@ -136,8 +136,8 @@ export class ChunkWorker {
       items.map((item) => item.email),
       (result) => {
         if (this.stopped) return;
-        const position = positions.take(result.email);
-        if (position !== undefined) answer(position, result);
+        const item = positions.take(result.email);
+        if (item !== undefined) answer(item, result);
       },
       { signal: entry.cancel.signal, share: String(entry.chunk.userId), ...asker },
     );
