@@ -52,6 +52,8 @@ describe('the layer rules', () => {
     ['src/server/dashboard/pages/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
     ['src/server/dashboard/common/planted.ts', "import { jobPages } from '../pages/jobs.js';", 'below the pages and the plugin'],
     ['src/server/dashboard/common/planted.ts', "import { buildApp } from '../../app.js';", 'imports the parts, never the other way'],
+    ['src/server/jobs/planted.ts', "import { rescuer } from '../maintenance/rescuer.js';", 'maintenance wakes it, never the other way'],
+    ['src/server/maintenance/planted.ts', "import { startJobRunner } from '../jobs/runner.js';", 'the wiring hands them a callback'],
     ['src/cli/program/planted.ts', "import { run } from '../commands/verify.js';", 'only when the command runs'],
     ['src/cli/output/planted.ts', "import { createSession } from '../session/session.js';", 'output/ imports only those before it'],
     ['src/cli/session/planted.ts', "import { run } from '../commands/verify.js';", 'session/ imports only those before it'],

@@ -147,6 +147,8 @@ export interface EgressBenchStore extends EgressBenches {
   benched(provider: string): Promise<string[]>;
   /** Every bench in force now, by provider then egress. */
   inForce(): Promise<BenchInForce[]>;
+  /** Deletes the benches whose cool-down is over (the bench expirer's turn); returns how many. */
+  expire(): Promise<number>;
 }
 
 /** A bench in force: `until` in epoch milliseconds; `reason` the refusal that set it. */
