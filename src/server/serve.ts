@@ -31,7 +31,7 @@ export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWat
 }
 
 /** `--upload-retention`'s default: a day to verify a list uploaded, and no longer kept for free. */
-export const DEFAULT_UPLOAD_RETENTION_MS = 24 * 3_600_000;
+const DEFAULT_UPLOAD_RETENTION_MS = 24 * 3_600_000;
 
 export interface RunningServer {
   url: string;

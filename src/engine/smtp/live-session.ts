@@ -135,7 +135,7 @@ async function askPostmaster(habits: HostHabits, live: LiveSession, target: Sess
 }
 
 /** 421 closes the session (RFC 5321 §3.8): it is about the session, not the mailbox. */
-export function throwIfClosing(reply: SmtpReply): void {
+function throwIfClosing(reply: SmtpReply): void {
   if (reply.code === SERVICE_CLOSING) throw new SmtpError('closed', `the server closed the session: ${reply.line}`, reply);
 }
 
