@@ -217,7 +217,7 @@ describe.each(STORE_KINDS)('the job runner on $name', (kind) => {
     const greylistedMs = await timeJob(store, wake, addresses('grey.fair.test'));
 
     // Every address is asked twice at the greylisting host (a 450, then the answer): twice the
-    // work, plus one delay and its spread (a tenth), and the upkeep's second that wakes it. Held
+    // work, plus one delay and its spread (a tenth), and the due waker's second that wakes it. Held
     // chunk by chunk, its forty chunks of 50 would take forty delays.
     expect(greylistedMs, `plain ${plainMs.toFixed(0)} ms, greylisted ${greylistedMs.toFixed(0)} ms`).toBeLessThanOrEqual(2 * plainMs + 2 * GREYLIST_DELAY_MS);
   }, 120_000);
