@@ -11,13 +11,16 @@ function layerRule(files, forbidden, why, ...more) {
 }
 
 /** The files at the root of src/server: the wiring that puts the service's parts together. */
-const SERVER_WIRING = 'app|serve|worker|service-parts';
+const SERVER_WIRING = 'app|serve|worker|service-parts|local-run';
 /** Every part of src/server keeps below the wiring. */
 const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
 
+/** The dashboard's pages and the API's routes share services (src/server/services), never each other's modules. */
+const DASHBOARD_NOT_ROUTES = ['routes', 'the dashboard calls the services the routes call (src/server/services), never a route module'];
+
 /** What the store never imports: every other part of the service. */
 const STORE_BELOW = [
-  `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
+  `routes|services|jobs|webhooks|maintenance|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
   'the store is below every part of the service',
 ];
 /**
@@ -92,30 +95,42 @@ export default tseslint.config(
   ),
   layerRule(
     ['src/server/http/**'],
-    `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|services|dashboard|schemas|auth|jobs|webhooks|maintenance|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'the HTTP helpers sit just above the store, below every other part of the service',
   ),
   layerRule(
     ['src/server/auth/**'],
-    `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|services|dashboard|jobs|webhooks|maintenance|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'auth is below the routes and pages it guards',
   ),
   layerRule(
     ['src/server/jobs/**'],
-    `webhooks|routes|dashboard|${SERVER_WIRING}`,
-    "the job runner knows no route or page, and shares its loop's parts with the webhook deliverer through src/server/background",
+    `webhooks|maintenance|routes|dashboard|${SERVER_WIRING}`,
+    "the job runner knows no route or page, and shares its loop's parts with the webhook deliverer through src/server/background; maintenance wakes it, never the other way",
   ),
   layerRule(
     ['src/server/webhooks/**'],
-    `jobs|routes|dashboard|${SERVER_WIRING}`,
-    "the webhook deliverer knows no route or page, and shares its loop's parts with the job runner through src/server/background",
+    `jobs|maintenance|routes|dashboard|${SERVER_WIRING}`,
+    "the webhook deliverer knows no route or page, and shares its loop's parts with the job runner through src/server/background; maintenance wakes it, never the other way",
+  ),
+  layerRule(
+    ['src/server/maintenance/**'],
+    `jobs|webhooks|routes|dashboard|${SERVER_WIRING}`,
+    'maintenance services know the store, not the runner or the deliverer they wake (the wiring hands them a callback)',
   ),
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
+  layerRule(['src/server/dashboard/**'], ...DASHBOARD_NOT_ROUTES, SERVER_PARTS),
   layerRule(
     ['src/server/dashboard/common/**'],
     'pages|plugin',
     "what the dashboard's pages share sits below the pages and the plugin that registers them",
     SERVER_PARTS,
+    DASHBOARD_NOT_ROUTES,
+  ),
+  layerRule(
+    ['src/server/services/**'],
+    `routes|dashboard|jobs|webhooks|maintenance|${SERVER_WIRING}`,
+    'a service is what routes and pages both call: it knows neither, nor the background loops',
   ),
   layerRule(
     ['src/wire/**', 'src/text/**', 'src/config/**', 'src/csv/**'],

@@ -13,7 +13,7 @@ import { inCi } from './output/ci.js';
  * run, so no command ever waits for it or fails by it. At most one check and one notice a day.
  */
 
-export const PACKAGE_NAME = 'mailverify';
+const PACKAGE_NAME = 'mailverify';
 export const DEFAULT_REGISTRY = 'https://registry.npmjs.org';
 const DAY_MS = 24 * 60 * 60 * 1000;
 

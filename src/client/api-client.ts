@@ -66,7 +66,7 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 const segment = (id: string) => encodeURIComponent(id);
 

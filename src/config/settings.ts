@@ -33,7 +33,7 @@ function given(value: string | undefined): string | undefined {
 }
 
 /** Trailing slashes dropped, so that the same service always compares equal. */
-export function normaliseBaseUrl(url: string): string {
+function normaliseBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 

@@ -4,7 +4,7 @@ import envPaths from 'env-paths';
 
 /** conf's options shared by every opening of our config: where it lives and how private it is. */
 export const CONF_PROJECT = { projectName: 'mailverify', projectSuffix: '' } as const;
-export const CONFIG_DIR_MODE = 0o700;
+const CONFIG_DIR_MODE = 0o700;
 export const CONFIG_FILE_MODE = 0o600;
 
 /**

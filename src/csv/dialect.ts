@@ -1,7 +1,7 @@
 /** How a list file is laid out: delimited fields, or plain text with one address per line. */
 export type Dialect = { kind: 'csv'; delimiter: Delimiter; crlf: boolean; bom: boolean } | { kind: 'text'; crlf: boolean; bom: boolean };
 
-export const DELIMITERS = [',', ';', '\t'] as const;
+const DELIMITERS = [',', ';', '\t'] as const;
 export type Delimiter = (typeof DELIMITERS)[number];
 
 const BOM = '\uFEFF';

@@ -22,7 +22,7 @@ import { verifyRoutes } from './routes/verify.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.

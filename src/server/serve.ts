@@ -5,10 +5,9 @@ import type { TrustProxy } from './http/trusted-proxies.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';
-import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
+import { listenForMetrics, openServiceParts, startPartsMaintenance, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open/open-store.js';
-import { startRetention } from './jobs/retention.js';
 
 export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWatchOptions {
   host: string;
@@ -32,7 +31,7 @@ export interface ServerOptions extends StoreLocation, ServicePolicy, StandingWat
 }
 
 /** `--upload-retention`'s default: a day to verify a list uploaded, and no longer kept for free. */
-export const DEFAULT_UPLOAD_RETENTION_MS = 24 * 3_600_000;
+const DEFAULT_UPLOAD_RETENTION_MS = 24 * 3_600_000;
 
 export interface RunningServer {
   url: string;
@@ -76,12 +75,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const runner = options.worker ? startRegisteredRunner(parts, { ...options, log: app.log }) : undefined;
   // The dashboard is served here, with or without a runner: so are its uploads' deletions.
-  const uploads = startRetention(
-    (before, limit) => store.dashboard.deleteUploadsBefore(before, limit),
-    options.uploadRetentionMs ?? DEFAULT_UPLOAD_RETENTION_MS,
-    app.log,
-    'uploaded lists never submitted',
-  );
+  const uploadRetentionMs = options.uploadRetentionMs ?? DEFAULT_UPLOAD_RETENTION_MS;
+  const maintenance = startPartsMaintenance(parts, { ...options, log: app.log, runner, uploadRetentionMs });
   let listener: MetricsListener | undefined;
 
   async function close(): Promise<void> {
@@ -90,7 +85,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // the store, which neither touches any more. Engine work in flight is abandoned, to be
     // verified again by whichever runner claims it next.
     standing?.stop();
-    const outcomes = await Promise.allSettled([app.close(), runner?.stop(), uploads.stop(), listener?.close()]);
+    const outcomes = await Promise.allSettled([app.close(), runner?.stop(), maintenance.stop(), listener?.close()]);
     await holder.leave();
     await store.close();
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;

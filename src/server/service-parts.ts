@@ -12,7 +12,13 @@ import { shareHostSlots } from './verifier/shared-host-slots.js';
 import { openStore, type StoreLocation } from './store/open/open-store.js';
 import type { Holder, Store } from './store/store.js';
 import { watchWebhooks } from './metrics/webhook-metrics.js';
-import { startRetention } from './jobs/retention.js';
+import { benchExpirer } from './maintenance/bench-expirer.js';
+import { dueWaker } from './maintenance/due-waker.js';
+import { rescuer } from './maintenance/rescuer.js';
+import { retention } from './maintenance/retention.js';
+import type { MaintenanceService } from './maintenance/service.js';
+import { startMaintenance, type Maintenance } from './maintenance/supervisor.js';
+import { webhookPruner } from './maintenance/webhook-pruner.js';
 import { startWebhookDeliverer } from './webhooks/deliverer.js';
 import type { WebhookPolicy } from './webhooks/policy.js';
 import { retrySchedule } from './webhooks/retry-schedule.js';
@@ -96,9 +102,8 @@ export async function openServiceParts(
 
 /**
  * A job runner under the parts' holder, so that its leases are taken over at once should this
- * process die, and beside it the webhook deliverer under the same holder: the runner's rescue
- * frees the deliveries of gone holders too; with a retention, the deletion of finished jobs past
- * it. Stopping the runner stops them all.
+ * process die, and beside it the webhook deliverer under the same holder (the rescuer frees the
+ * deliveries of gone holders too). Stopping the runner stops both.
  */
 export function startRegisteredRunner(
   { store, verifier, retryScheduleMs, metrics, holder }: ServiceParts,
@@ -114,10 +119,6 @@ export function startRegisteredRunner(
     log: options.log,
     leaseMs: options.leaseMs,
   });
-  const retention =
-    options.retentionMs === undefined
-      ? undefined
-      : startRetention((before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, options.log);
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
@@ -135,7 +136,40 @@ export function startRegisteredRunner(
   void store.install.onNewWork(jobs.wake);
   // A job or account any node deleted stops this runner's chunks of it at once, not at its next lease renewal.
   void store.install.onWorkDeleted(jobs.workDeleted);
-  return { wake: jobs.wake, workDeleted: jobs.workDeleted, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), retention?.stop()])) };
+  return { wake: jobs.wake, workDeleted: jobs.workDeleted, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop()])) };
+}
+
+/**
+ * The maintenance of a process on these parts (docs/architecture.md "Maintenance"), under one
+ * supervisor: bench expiry always (the engine benches egresses in the store); with a runner, the
+ * rescuer and the due waker, which wake it when they freed items, webhook pruning and, with a
+ * retention, the deletion of finished jobs past it; with the dashboard (`serve`), the deletion of
+ * uploads never submitted.
+ */
+export function startPartsMaintenance(
+  { store, metrics }: ServiceParts,
+  options: { log: BackgroundLog; runner?: JobRunner; uploadRetentionMs?: number } & ServicePolicy,
+): Maintenance {
+  const { log, runner } = options;
+  const services: MaintenanceService[] = [benchExpirer(store.egressBenches)];
+  if (runner) {
+    services.push(
+      rescuer(store.work, log, (items) => {
+        metrics?.runner.leases('taken_over', items);
+        runner.wake();
+      }),
+      dueWaker(store.work, log, runner.wake),
+      webhookPruner(store.webhooks, options.webhooks.retentionMs, log),
+    );
+    if (options.retentionMs !== undefined) {
+      services.push(retention('job_retention', (before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, log, 'finished jobs'));
+    }
+  }
+  if (options.uploadRetentionMs !== undefined) {
+    const deleteUploads = (before: string, limit: number) => store.dashboard.deleteUploadsBefore(before, limit);
+    services.push(retention('upload_retention', deleteUploads, options.uploadRetentionMs, log, 'uploaded lists never submitted'));
+  }
+  return startMaintenance(services, { log, metrics: metrics?.maintenance });
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */

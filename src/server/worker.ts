@@ -1,7 +1,7 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/core/types.js';
 import { logNetworkChanges } from './network/network-log.js';
-import { listenForMetrics, openServiceParts, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
+import { listenForMetrics, openServiceParts, startPartsMaintenance, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open/open-store.js';
 
@@ -35,6 +35,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { store, verifier, metrics, log, holder } = parts;
   const stopLogging = logNetworkChanges(verifier.network, log);
   const runner = startRegisteredRunner(parts, { ...options, log });
+  const maintenance = startPartsMaintenance(parts, { ...options, log, runner });
   const listener = await listenForMetrics(metrics, options.metrics);
   const standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
   return {
@@ -45,7 +46,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       try {
         stopLogging();
         standing?.stop();
-        await Promise.all([runner.stop(), listener?.close()]);
+        await Promise.all([runner.stop(), maintenance.stop(), listener?.close()]);
         await holder.leave();
       } finally {
         await store.close();

@@ -13,7 +13,7 @@ import { BEYOND_FORMAT, VERDICTS } from '../engine/core/types.js';
 export const MAX_BULK_EMAILS = 50_000;
 
 /** The interface's `checks` object (docs/api.md "Resources"), field for field. */
-export const checksSchema = {
+const checksSchema = {
   type: 'object',
   required: ['format', 'domainExists', 'hasMx', 'domainReachable', 'smtpStatus', 'isDisposable', 'isRole', 'isBlacklisted', 'isKnownProvider', 'isCatchAll'],
   additionalProperties: false,
@@ -76,7 +76,7 @@ export const explainProperty = {
 } as const;
 
 /** `details` of an explained result (src/engine/core/transcript.ts): this request's own dialogue, nothing of anyone else's. */
-export const explanationSchema = {
+const explanationSchema = {
   type: 'object',
   required: ['mxHosts', 'connections', 'transcript', 'notes'],
   additionalProperties: false,
@@ -295,7 +295,7 @@ export const createdTokenSchema = {
   properties: { ...tokenFields, token: { type: 'string' } },
 } as const;
 
-export const tokenInfoSchema = {
+const tokenInfoSchema = {
   type: 'object',
   required: ['id', 'name', 'createdAt', 'lastUsedAt', 'scopes', 'expiresAt'],
   additionalProperties: false,
@@ -336,7 +336,7 @@ export const createdWebhookSchema = {
   },
 } as const;
 
-export const webhookAttemptSchema = {
+const webhookAttemptSchema = {
   type: 'object',
   required: ['eventId', 'at', 'status', 'latencyMs', 'error'],
   additionalProperties: false,
@@ -349,7 +349,7 @@ export const webhookAttemptSchema = {
   },
 } as const;
 
-export const webhookInfoSchema = {
+const webhookInfoSchema = {
   type: 'object',
   required: ['id', 'url', 'description', 'createdAt', 'disabled', 'disabledReason', 'attempts'],
   additionalProperties: false,
@@ -378,12 +378,10 @@ export const webhookTestSchema = {
   properties: { eventId: { type: 'string', description: 'The `webhook-id` the test event is delivered with.' } },
 } as const;
 
-export type BulkRequest = FromSchema<typeof bulkRequestSchema>;
 export type BulkSubmission = FromSchema<typeof bulkAckSchema>;
 export type JobProgress = FromSchema<typeof jobProgressSchema>;
 export type JobStatus = JobProgress['status'];
 export type Account = FromSchema<typeof accountBodySchema>;
-export type LoginRequest = FromSchema<typeof loginRequestSchema>;
 export type LoginResponse = FromSchema<typeof loginResponseSchema>;
 export type CreatedToken = FromSchema<typeof createdTokenSchema>;
 export type TokenInfo = FromSchema<typeof tokenInfoSchema>;

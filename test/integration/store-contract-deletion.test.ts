@@ -3,7 +3,8 @@ import type { VerificationResult } from '../../src/engine/core/types.js';
 import { hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { instrumentStore } from '../../src/server/metrics/instrument-store.js';
 import { Metrics } from '../../src/server/metrics/metrics.js';
-import { startRetention } from '../../src/server/jobs/retention.js';
+import { retention as retentionService } from '../../src/server/maintenance/retention.js';
+import { startMaintenance } from '../../src/server/maintenance/supervisor.js';
 import { cacheKey } from '../../src/server/store/rows/result-cache.js';
 import type { Store, WorkChunk } from '../../src/server/store/store.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
@@ -198,7 +199,8 @@ describe.each(STORE_KINDS)('deletion on the $name store', (kind) => {
     const live = await place.open();
     const uploadId = (await live.dashboard.createUpload(owner, 'later.csv', Buffer.from('email\na@x.test\n')))!;
     const log = { info: () => undefined, error: () => undefined };
-    const retention = startRetention((before, limit) => live.dashboard.deleteUploadsBefore(before, limit), 1_000, log, 'uploaded lists never submitted');
+    const deleteUploads = (before: string, limit: number) => live.dashboard.deleteUploadsBefore(before, limit);
+    const retention = startMaintenance([retentionService('upload_retention', deleteUploads, 1_000, log, 'uploaded lists never submitted')], { log });
     try {
       expect(await live.dashboard.findUpload(owner, uploadId)).toBeDefined();
       await expect.poll(() => live.dashboard.findUpload(owner, uploadId), { timeout: 10_000, interval: 200 }).toBeUndefined();

@@ -1103,5 +1103,17 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
         { egress: '127.0.0.77', provider: 'google.com', until: clock.getTime() - 60_000 + HOUR_MS, reason: 'second' },
       ]);
     });
+
+    it('expires the benches whose cool-down is over, and only those', async () => {
+      await bench('127.0.0.77', 'google.com', HOUR_MS);
+      await bench('127.0.0.78', 'google.com', 60_000);
+      expect(await store.egressBenches.expire()).toBe(0);
+      later(60_000);
+      expect(await store.egressBenches.expire()).toBe(1);
+      expect(await store.egressBenches.expire()).toBe(0);
+      later(HOUR_MS);
+      expect(await store.egressBenches.expire()).toBe(1);
+      expect(await place.query('SELECT egress FROM egress_benches')).toEqual([]);
+    });
   });
 });

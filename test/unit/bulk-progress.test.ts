@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { distinctEmails, progressPercent } from '../../src/server/routes/bulk.js';
+import { distinctEmails } from '../../src/server/routes/bulk.js';
+import { progressPercent } from '../../src/server/services/job-progress.js';
 
 describe('progressPercent', () => {
   it.each([

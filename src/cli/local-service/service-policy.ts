@@ -45,7 +45,7 @@ function parseRetention(flags: PolicyFlags, env: NodeJS.ProcessEnv): number | un
  * `--cache-ttl`: `0` turns reuse off; one duration applies to every verdict but `unknown`;
  * `valid=14d,invalid=30d` sets those verdicts and keeps the defaults of the others.
  */
-export function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | undefined {
+function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | undefined {
   const given = text.trim();
   if (!given.includes('=')) {
     const all = durationMs(given, flag, ZERO_TURNS_REUSE_OFF);

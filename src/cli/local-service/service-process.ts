@@ -41,7 +41,7 @@ export function logStrayRejections(): void {
 }
 
 /** Whether the service's log (JSON lines on stderr) takes warnings at this `--log-level`. */
-export function logsWarnings(level: string): boolean {
+function logsWarnings(level: string): boolean {
   return level !== 'silent' && LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]) >= LOG_LEVELS.indexOf('warn');
 }
 

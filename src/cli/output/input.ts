@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { announceStdinRead, type Io } from './io.js';
 
 /** Non-blank, trimmed lines of a stream (stdin for `-`), read as they arrive. */
-export async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
+async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   for await (const line of lines) {
     const trimmed = line.trim();

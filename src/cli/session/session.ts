@@ -102,7 +102,7 @@ export function checkProfileName(name: string, origin = ''): void {
 }
 
 /** Exit 2 for a profile that is not there, saying how to see the others and how to make it. */
-export function noSuchProfile(name: string, origin = ''): UsageError {
+function noSuchProfile(name: string, origin = ''): UsageError {
   return new UsageError(`no profile named "${name}"${origin}`, `\`mailverify profile list\` shows them; \`mailverify login --profile ${name}\` makes it`);
 }
 

@@ -1,6 +1,7 @@
 import { catchAllProbeAddress, type CatchAllFinding } from '../checks/catch-all.js';
 import type { SmtpOutcome } from '../smtp/outcome.js';
-import { SmtpProber, type ProbeAnswer, type ProbeRequest, type SessionSlot } from '../smtp/prober.js';
+import type { ProbeAnswer, ProbeRequest, SessionSlot } from '../smtp/probe-contract.js';
+import { SmtpProber } from '../smtp/prober.js';
 import { SessionSharing } from '../smtp/session-sharing.js';
 import type { Transcript } from '../core/transcript.js';
 import type { SessionTarget } from '../smtp/session.js';

@@ -4,7 +4,7 @@ import { BenchBoard, wholeProvider } from '../net/egress-benches.js';
 import type { Egress } from '../net/egress-pool.js';
 import type { MatchedRule, ProviderRules } from '../rules/provider-rules.js';
 import type { ProviderFinding } from './provider-check.js';
-import { EgressesBenched } from '../smtp/prober.js';
+import { EgressesBenched } from '../smtp/probe-contract.js';
 import type { SessionTarget } from '../smtp/session.js';
 import type { EgressBenches } from '../core/types.js';
 

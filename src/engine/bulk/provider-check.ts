@@ -11,7 +11,7 @@ import { replyKind } from '../smtp/reply-table.js';
 import { SmtpSession, type SessionOptions, type SessionTarget } from '../smtp/session.js';
 
 /** A confirmation of one egress at one provider starts at most this often, however many domains refuse it. */
-export const PROVIDER_CHECK_INTERVAL_MS = 60_000;
+const PROVIDER_CHECK_INTERVAL_MS = 60_000;
 
 /** What a provider's check hosts said to an egress: every one refused it (`refused`, the first refusal), or not. */
 export type ProviderFinding = { refused: string } | 'answered' | 'inconclusive';

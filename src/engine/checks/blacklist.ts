@@ -36,7 +36,7 @@ export function reverseDnsName(ip: string): string | null {
  * Answers in 127.0.0.0/8 that are the list talking about the query, not listings (lists answer
  * 127.0.0.2 and up for those): taken for listings, they would turn every address risky.
  */
-export function isErrorAnswer(address: string): boolean {
+function isErrorAnswer(address: string): boolean {
   return (
     address.startsWith('127.255.255.') || // Spamhaus: asked via a public resolver, over the query limit, typo in the zone
     address === '127.0.0.1' || // "query refused" on several lists (URIBL, SURBL)

@@ -4,7 +4,7 @@
  * with the wording. Each code belongs to one verdict, except those about the address's mailbox
  * under a catch-all or risk verdict, which is why the verdict is given beside it.
  */
-export const REASON_CODES = {
+const REASON_CODES = {
   // valid
   accepted: "the recipient's server accepted the address at RCPT TO",
   // invalid

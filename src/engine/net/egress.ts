@@ -82,7 +82,7 @@ function dialThroughProxy(proxy: ProxySettings, sourceAddress: string | null): D
   };
 }
 
-export function createDialer(settings: EgressSettings): Dialer {
+function createDialer(settings: EgressSettings): Dialer {
   return settings.proxy ? dialThroughProxy(settings.proxy, settings.sourceAddress) : dialDirect(settings.sourceAddress);
 }
 

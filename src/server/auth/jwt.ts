@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify } from 'jose';
 
 /** docs/api.md: login tokens are HS256 JWTs valid for one hour. */
-export const JWT_TTL_SECONDS = 60 * 60;
+const JWT_TTL_SECONDS = 60 * 60;
 const ISSUER = 'mailverify';
 
 export interface IssuedJwt {

@@ -19,7 +19,7 @@ export const LOGIN_FAILURES_PER_ADDRESS = 30;
 export const LOGIN_WINDOW_SECONDS = 60;
 /** Failures on one account, from anywhere, within its longer window before its logins start to slow down. */
 export const ACCOUNT_FAILURES_BEFORE_DELAY = 10;
-export const ACCOUNT_WINDOW_SECONDS = 15 * 60;
+const ACCOUNT_WINDOW_SECONDS = 15 * 60;
 const FIRST_DELAY_MS = 250;
 /** The most a login waits: an owner signing in during an attack waits this long at worst. */
 export const MAX_LOGIN_DELAY_MS = 4_000;

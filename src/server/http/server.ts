@@ -26,9 +26,9 @@ export interface HttpTimeouts {
  */
 export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 10_000 };
 /** The request line and headers together, as Node's default (over it: 431). */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 /** The longest request target accepted (over it: 414); no route of ours needs a tenth of it. */
-export const MAX_URL_CHARS = 8 * 1024;
+const MAX_URL_CHARS = 8 * 1024;
 
 /** A token as RFC 9110 defines a method name: an unknown one is a 501, anything else on the request line a 400. */
 const REQUEST_LINE_WITH_TOKEN_METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d\r?\n/;

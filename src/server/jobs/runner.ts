@@ -5,7 +5,6 @@ import { ChunkWorker } from './chunk-worker.js';
 import { HeldChunks } from './held-chunks.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { ResultBatcher } from './result-batcher.js';
-import { QueueUpkeep } from './queue-upkeep.js';
 import type { BackgroundLog } from '../background/log.js';
 import { WakeableSleep } from '../background/wakeable-sleep.js';
 
@@ -82,10 +81,11 @@ export interface JobRunner {
  * Charging happened at submission, so re-verifying an item whose result was lost costs nothing;
  * the store keeps only an item's first result. Any number of runners may share one store.
  *
- * The loop here claims; its parts do the rest: the chunk worker works each chunk to its end
- * (chunk-worker.ts), the lease keeper renews and gives back its leases (lease-keeper.ts), the
- * upkeep frees the leases of holders that are gone and wakes the items due again (queue-upkeep.ts), and HeldChunks keeps the account
- * of the work in hand that says whether the runner has room for more (held-chunks.ts).
+ * The loop here only claims; its parts do the rest: the chunk worker works each chunk to its end
+ * (chunk-worker.ts), the lease keeper renews and gives back its leases (lease-keeper.ts), and
+ * HeldChunks keeps the account of the work in hand that says whether the runner has room for more
+ * (held-chunks.ts). What makes items claimable again (the leases of holders that are gone, items
+ * due again) is maintenance (src/server/maintenance), which wakes the runner when it freed some.
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const runner = new ClaimingLoop(options);
@@ -111,7 +111,6 @@ class ClaimingLoop {
   private readonly held: HeldChunks;
   private readonly batcher: ResultBatcher;
   private readonly leases: LeaseKeeper;
-  private readonly upkeep: QueueUpkeep;
   private readonly worker: ChunkWorker;
   private readonly running: Promise<void>;
 
@@ -140,7 +139,6 @@ class ClaimingLoop {
       },
     });
     this.leases = new LeaseKeeper({ queue, held: this.held, batcher: this.batcher, leaseMs: this.leaseMs, standing: options.standing, metrics, log });
-    this.upkeep = new QueueUpkeep(queue, log, metrics);
     const onRoom = () => this.sleep.wake();
     const onTrouble = () => (this.troubled = true);
     this.worker = new ChunkWorker({
@@ -191,7 +189,6 @@ class ClaimingLoop {
     const { queue, standing, onlyJobs, holder, metrics, log } = this.options;
     try {
       await this.leases.releaseLeft();
-      await this.upkeep.runWhenDue();
       while (!this.stopped && standing?.standing() !== false) {
         // Chunks the engine answers from its caches alone end within microtasks: without a turn of
         // the event loop between claims, such a run would keep requests (and timers) waiting.

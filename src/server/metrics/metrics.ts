@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { providerOfMxHost, type EgressStanding, type NetworkWatch, type StandingCheck } from '../../engine/index.js';
 import type { SmtpObserver } from '../../engine/core/types.js';
 import type { RunnerMetrics } from '../jobs/runner.js';
+import type { MaintenanceMetrics } from '../maintenance/service.js';
 import type { EgressBenchStore, WorkQueue } from '../store/store.js';
 
 /**
@@ -102,6 +103,34 @@ export class Metrics {
     inFlight: (chunks, items) => {
       this.chunksInFlight.set(chunks);
       this.itemsInFlight.set(items);
+    },
+  };
+
+  private readonly maintenanceRuns = new Counter({
+    name: 'mailverify_maintenance_runs_total',
+    help: 'Turns of each maintenance service (rescuer, due_waker, job_retention, upload_retention, webhook_pruner, bench_expirer), by outcome: ok, error',
+    labelNames: ['service', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly maintenanceRows = new Counter({
+    name: 'mailverify_maintenance_rows_total',
+    help: 'Rows each maintenance service changed: items freed or woken, rows deleted',
+    labelNames: ['service'],
+    registers: [this.registry],
+  });
+  private readonly maintenanceDuration = new Histogram({
+    name: 'mailverify_maintenance_run_duration_seconds',
+    help: 'Time of one turn of a maintenance service',
+    labelNames: ['service'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+
+  readonly maintenance: MaintenanceMetrics = {
+    ran: (service, outcome, rows, seconds) => {
+      this.maintenanceRuns.inc({ service, outcome });
+      this.maintenanceRows.inc({ service }, rows);
+      this.maintenanceDuration.observe({ service }, seconds);
     },
   };
 

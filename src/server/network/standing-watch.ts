@@ -36,7 +36,7 @@ export function standingProblems(standings: readonly EgressStanding[]): string[]
  * (`--standing-interval`; 0 turns the watch off and this is not called). A problem is logged when it appears and when it is gone, not at every check.
  * A check that fails (it never should: each lookup answers) is logged and the last findings kept.
  */
-export function watchStanding(check: () => Promise<EgressStanding[]>, { intervalMs, log }: { intervalMs: number; log: Logger }): StandingWatch {
+function watchStanding(check: () => Promise<EgressStanding[]>, { intervalMs, log }: { intervalMs: number; log: Logger }): StandingWatch {
   let latest: readonly EgressStanding[] = [];
   let known = new Set<string>();
   let stopped = false;

@@ -6,7 +6,7 @@ import { insufficientTokens, ProblemError } from '../http/errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempotency.js';
 import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
-import type { JobProgress } from '../store/store.js';
+import { jobProgress } from '../services/job-progress.js';
 import { addressKey } from '../../engine/checks/address-key.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
@@ -19,11 +19,6 @@ export function distinctEmails(emails: string[]): string[] {
     if (!byKey.has(key)) byKey.set(key, raw.trim());
   }
   return [...byKey.values()];
-}
-
-/** A whole number that reaches 100 only with the last result (a job has at least one email). */
-export function progressPercent(job: Pick<JobProgress, 'processed' | 'total'>): number {
-  return Math.floor((100 * job.processed) / job.total);
 }
 
 /** Another user's job is as unknown as a missing one: a 404 never tells that it exists. */
@@ -53,7 +48,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
   });
 
   app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
-    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
+    const job = await jobProgress(store.jobs, currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
     return {
       job_id: job.id,
@@ -61,7 +56,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
       status: job.status,
       total: job.total,
       processed: job.processed,
-      progress_percent: progressPercent(job),
+      progress_percent: job.percent,
       ...(job.waiting === 0 ? {} : { waiting: job.waiting, nextAttemptAt: job.nextAttemptAt! }),
     };
   });

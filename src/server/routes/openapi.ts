@@ -60,7 +60,7 @@ function operation(schema: RouteSchema) {
   };
 }
 
-export function openApiDocument(routes: RouteOptions[]) {
+function openApiDocument(routes: RouteOptions[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.url.replace(/:(\w+)/g, '{$1}');

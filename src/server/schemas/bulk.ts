@@ -29,7 +29,7 @@ export const progressSchema = {
 } as const;
 
 /** The most results one page holds (`?limit=`). */
-export const MAX_PAGE_RESULTS = 10_000;
+const MAX_PAGE_RESULTS = 10_000;
 
 const verdictList = `(${VERDICTS.join('|')})`;
 

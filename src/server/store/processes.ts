@@ -29,7 +29,7 @@ function processStart(pid: number): string | undefined {
  * /proc. Processes of the same place see each other's pids; of another (another machine, another
  * container sharing the data dir's volume), never.
  */
-export function pidPlace(): string {
+function pidPlace(): string {
   try {
     const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
     const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';

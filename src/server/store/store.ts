@@ -147,6 +147,8 @@ export interface EgressBenchStore extends EgressBenches {
   benched(provider: string): Promise<string[]>;
   /** Every bench in force now, by provider then egress. */
   inForce(): Promise<BenchInForce[]>;
+  /** Deletes the benches whose cool-down is over (the bench expirer's turn); returns how many. */
+  expire(): Promise<number>;
 }
 
 /** A bench in force: `until` in epoch milliseconds; `reason` the refusal that set it. */
@@ -279,12 +281,12 @@ export interface WorkQueue {
   /**
    * Makes claimable again the items whose temporary answer's due time has come (docs/architecture.md
    * "Settling later"): each is then claimed once, like any pending item, and asked again. Returns how
-   * many. Cheap (a range of the due index), run before claiming like rescue.
+   * many. Cheap (a range of the due index), run every second by the due waker (src/server/maintenance).
    */
   wakeDue(): Promise<number>;
   /**
    * Takes over the leases of holders that are gone (their items claimable at once); returns how
-   * many items it freed. Cheap enough to run before claiming, at most every second or so.
+   * many items it freed. Cheap enough for the rescuer (src/server/maintenance) to run every second.
    */
   rescue(): Promise<number>;
   /**

@@ -27,15 +27,13 @@ const MIN_LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS;
  * fewest in flight.
  */
 const MAX_IN_FLIGHT = 64;
-/** How often settled deliveries and attempts past the retention are deleted. */
-const PRUNE_EVERY_MS = 3_600_000;
 
 export interface WebhookDelivererOptions {
   store: WebhookStore;
   /** The holder the node's job runner joined as: its deliveries are taken over at once when it is gone. */
   holder: string;
-  /** Private receivers allowed or not, and how long settled deliveries are kept. */
-  policy: Pick<WebhookPolicy, 'allowPrivateWebhooks' | 'retentionMs'>;
+  /** Private receivers allowed or not (settled deliveries are pruned by maintenance: src/server/maintenance/webhook-pruner.ts). */
+  policy: Pick<WebhookPolicy, 'allowPrivateWebhooks'>;
   /** Told what followed each attempt recorded (metrics). */
   onAttempt?: AttemptObserver;
   /** Seconds after each failure (retry-schedule.ts). */
@@ -90,21 +88,6 @@ async function post(delivery: DueDelivery, agent: Dispatcher, allowPrivateWebhoo
   return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) };
 }
 
-/** Deletes settled deliveries and attempts past the retention, at most once per PRUNE_EVERY_MS however often it is called. */
-function pruner(store: WebhookStore, retentionMs: number, log: BackgroundLog): () => Promise<void> {
-  let prunedAt = -Infinity;
-  return async () => {
-    if (performance.now() - prunedAt < PRUNE_EVERY_MS) return;
-    prunedAt = performance.now();
-    try {
-      const pruned = await store.prune(new Date(Date.now() - retentionMs).toISOString());
-      if (pruned > 0) log.info({ pruned }, 'webhook deliveries and attempts past their retention deleted');
-    } catch (error) {
-      log.error({ err: error }, 'could not delete webhook deliveries past their retention; trying again later');
-    }
-  };
-}
-
 /**
  * Delivers webhook events from the store: claims due deliveries under leases naming this node's
  * holder, POSTs each signed (Standard Webhooks), and records the outcome with what follows
@@ -113,7 +96,7 @@ function pruner(store: WebhookStore, retentionMs: number, log: BackgroundLog): (
  */
 export function startWebhookDeliverer(options: WebhookDelivererOptions): WebhookDeliverer {
   const { store, holder, log, schedule, onAttempt } = options;
-  const { allowPrivateWebhooks, retentionMs } = options.policy;
+  const { allowPrivateWebhooks } = options.policy;
   const leaseMs = Math.max(options.leaseMs, MIN_LEASE_MS);
   const pollMs = options.pollMs ?? 500;
   const agent = deliveryAgent(allowPrivateWebhooks);
@@ -158,11 +141,8 @@ export function startWebhookDeliverer(options: WebhookDelivererOptions): Webhook
     inFlight.set(delivery.lease, { cancel, done });
   }
 
-  const prune = pruner(store, retentionMs, log);
-
   async function loop(): Promise<void> {
     while (!stopped) {
-      await prune();
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room > 0 && options.standing?.standing() !== false) {
         try {

@@ -10,16 +10,16 @@ import type { DashboardSession, Store, User } from '../../store/store.js';
  * session everywhere at once.
  */
 
-export const SESSION_COOKIE = 'mv_session';
+const SESSION_COOKIE = 'mv_session';
 /** A session lasts a working day from sign-in; then the user signs in again. */
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 export interface SignedIn {
   user: User;
   session: DashboardSession;
 }
 
-export function sessionIdHash(sessionId: string): string {
+function sessionIdHash(sessionId: string): string {
   return createHash('sha256').update(sessionId, 'utf8').digest('hex');
 }
 

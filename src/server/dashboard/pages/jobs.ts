@@ -4,7 +4,7 @@ import { ResultIndex } from '../../../csv/result-index.js';
 import { writeResults } from '../../../csv/result-writer.js';
 import { VERDICTS, type Verdict, type VerificationResult } from '../../../engine/core/types.js';
 import { ProblemError } from '../../http/errors.js';
-import { progressPercent } from '../../routes/bulk.js';
+import { jobProgress } from '../../services/job-progress.js';
 import { openUploadedList, withListFile } from '../common/list-files.js';
 import type { VerdictCount } from '../../store/store.js';
 import type { DashboardConfig } from '../common/config.js';
@@ -50,7 +50,7 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
     // While the job runs the page reloads every few seconds: it reads the progress alone. Once it
     // completes, the counts per verdict and the first page of results: never the whole job (up
     // to 50,000 results), which only the download reads.
-    const job = await store.jobs.getJob(userId, request.params.id);
+    const job = await jobProgress(store.jobs, userId, request.params.id);
     if (!job) throw noSuchJob();
     const [counts, page] =
       job.status === 'completed'
@@ -61,7 +61,7 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
     return renderPage(request, reply, 'job', {
       title: upload ? `Job: ${upload.fileName}` : job.name ? `Job: ${job.name}` : 'Job',
       job,
-      percent: progressPercent(job),
+      percent: job.percent,
       breakdown: breakdown(counts),
       results,
       cannotVerify: cannotVerifyBanner(results),

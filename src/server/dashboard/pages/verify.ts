@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { checkCell, type Checks, type VerificationResult } from '../../../engine/core/types.js';
-import { chargeForVerify, verifyPaid } from '../../routes/verify.js';
+import { chargeForVerify, verifyPaid } from '../../services/paid-verification.js';
 import { verifySchema } from '../../schemas/verification.js';
 import { CSRF_FIELD } from '../common/csrf.js';
 import type { DashboardConfig } from '../common/config.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
+import { refundable } from '../refund-rule.js';
 import type { CacheEntry, ClaimRequest, LeasedResult, SavedResults, SavePolicy, WorkChunk } from '../model.js';
 import { fairOrder, type CandidateJob } from '../fair-order.js';
 import { step, type Awaitable, type Flow } from './flow.js';
@@ -106,7 +106,8 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
     if (!written[index] || dueAt !== undefined) continue;
     const counts = perJob.get(jobId) ?? { written: 0, refund: 0 };
     counts.written += 1;
-    if (VERIFIER_CONDITIONS.has(result.reasonCode)) counts.refund += 1;
+    // What is refundable whatever the policy is given back as it is written; the rest of what the policy adds, at completion.
+    if (refundable(result)) counts.refund += 1;
     perJob.set(jobId, counts);
   }
   // In one order on every node, so that two batches touching the same jobs cannot deadlock.
@@ -117,7 +118,7 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
     saved.refunded += refund;
     if (completed && policy.refundUnknown) {
       const unknowns = yield* step(steps.unknownsOf(jobId));
-      const owed = unknowns.filter(({ reasonCode }) => !VERIFIER_CONDITIONS.has(reasonCode)).reduce((sum, { count }) => sum + count, 0);
+      const owed = unknowns.filter(({ reasonCode }) => !refundable({ result: 'unknown', reasonCode })).reduce((sum, { count }) => sum + count, 0);
       if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));
       saved.refunded += owed;
     }

@@ -43,7 +43,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 }
 
 /** The store as an operator would name it in a message: never with the database password. */
-export function describeStore({ dataDir, databaseUrl }: StoreLocation): string {
+function describeStore({ dataDir, databaseUrl }: StoreLocation): string {
   if (databaseUrl === undefined) return `the data dir ${dataDir}`;
   const url = new URL(databaseUrl);
   return `the database ${url.host}${url.pathname}`;

@@ -7,15 +7,12 @@ export class PostgresEgressBenches implements EgressBenchStore {
   constructor(private readonly db: Database) {}
 
   async bench({ egress, provider, cooldownMs, reason }: EgressBench): Promise<void> {
-    await this.db.transaction(async (sql) => {
-      const now = await this.db.leaseClock(sql);
-      await sql.run('DELETE FROM egress_benches WHERE benched_until <= $1', [now]);
-      await sql.run(
-        `INSERT INTO egress_benches (egress, provider, benched_until, reason) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (egress, provider) DO UPDATE SET benched_until = GREATEST(egress_benches.benched_until, EXCLUDED.benched_until), reason = EXCLUDED.reason`,
-        [egress, provider, now + cooldownMs, reason],
-      );
-    });
+    const now = await this.db.leaseClock(this.db.sql);
+    await this.db.sql.run(
+      `INSERT INTO egress_benches (egress, provider, benched_until, reason) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (egress, provider) DO UPDATE SET benched_until = GREATEST(egress_benches.benched_until, EXCLUDED.benched_until), reason = EXCLUDED.reason`,
+      [egress, provider, now + cooldownMs, reason],
+    );
   }
 
   async benched(provider: string): Promise<string[]> {
@@ -33,5 +30,10 @@ export class PostgresEgressBenches implements EgressBenchStore {
       'SELECT egress, provider, benched_until AS "until", reason FROM egress_benches WHERE benched_until > $1 ORDER BY provider, egress',
       [now],
     );
+  }
+
+  async expire(): Promise<number> {
+    const now = await this.db.leaseClock(this.db.sql);
+    return this.db.sql.run('DELETE FROM egress_benches WHERE benched_until <= $1', [now]);
   }
 }

@@ -26,9 +26,9 @@ const RECONNECT_MS = 500;
  * covers a database restart or failover: every session is missing until it reconnects, and the
  * grace counts from when each is first seen missing on the server now answering.
  */
-export const CHECK_EVERY_MS = 1_000;
+const CHECK_EVERY_MS = 1_000;
 const CHECK_TIMEOUT_MS = 1_500;
-export const LAPSE_AFTER_MS = 3_500;
+const LAPSE_AFTER_MS = 3_500;
 export const ABSENCE_GRACE_MS = 5_000;
 /** Absences older than this are forgotten: a holder gone that long has had its leases taken long since. */
 const FORGET_ABSENCES_MS = 24 * 60 * 60_000;
@@ -39,7 +39,7 @@ const FORGET_ABSENCES_MS = 24 * 60 * 60_000;
  * killed by any means (SIGKILL, OOM, power) loses its TCP connection and PostgreSQL ends the
  * backend at once: its leases are taken over at the first rescue after the grace.
  */
-export async function holderIsAlive(sql: Statements, holder: string, now: number): Promise<boolean> {
+async function holderIsAlive(sql: Statements, holder: string, now: number): Promise<boolean> {
   const row = await sql.row<{ alive: boolean }>(
     `WITH here AS (SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = $1) AS present),
      noted AS (

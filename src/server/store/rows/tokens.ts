@@ -28,7 +28,7 @@ export const toToken = (row: TokenRow): ApiToken => ({
 export const scopesColumn = (grant: TokenGrant): string => API_SCOPES.filter((scope) => grant.scopes.includes(scope)).join(' ');
 
 /** A token's "last used" time is rewritten at most this often, so authenticating is not a write per request. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** True when a token's stored "last used" time is due to be rewritten at `now`. */
 export function lastUseIsStale(lastUsedAt: string | null, now: Date): boolean {

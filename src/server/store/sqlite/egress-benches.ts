@@ -26,11 +26,7 @@ export class SqliteEgressBenches {
   }
 
   bench({ egress, provider, cooldownMs, reason }: EgressBench): void {
-    const now = this.nowMs();
-    this.connection.db.transaction(() => {
-      this.sql.prune.run(now);
-      this.sql.bench.run(egress, provider, now + cooldownMs, reason);
-    })();
+    this.sql.bench.run(egress, provider, this.nowMs() + cooldownMs, reason);
   }
 
   benched(provider: string): string[] {
@@ -39,5 +35,9 @@ export class SqliteEgressBenches {
 
   inForce(): BenchInForce[] {
     return this.sql.inForce.all(this.nowMs());
+  }
+
+  expire(): number {
+    return this.sql.prune.run(this.nowMs()).changes;
   }
 }

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SIGNING_SECRET_BYTES } from '../model.js';
 
-export const SECRET_FILE = 'jwt-secret';
+const SECRET_FILE = 'jwt-secret';
 
 /**
  * The signing secret of this install, created on first use beside the database with mode 0600

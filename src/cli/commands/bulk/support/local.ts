@@ -189,10 +189,10 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const { session, plan, source, addresses } = run;
   const engine = await resolvedEngineOptions(run.engine, session.env);
   const dataDir = await privateLocalDataDir(run.dataDir, session.env, (message) => session.notice(message));
-  const [{ openStore }, { createVerifier }, { startJobRunner }] = await Promise.all([
+  const [{ openStore }, { createVerifier }, { startLocalRunner }] = await Promise.all([
     import('../../../../server/store/open/open-store.js'),
     import('../../../../engine/index.js'),
-    import('../../../../server/jobs/runner.js'),
+    import('../../../../server/local-run.js'),
   ]);
   const store = await openStore({ dataDir });
   let runner: JobRunner | undefined;
@@ -208,7 +208,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     // data dir given by mistake) is not this command's to verify, with its flags, outside any limits.
     // Read at each claim: a job that asks again is added to it.
     const working = [...jobs.jobIds];
-    runner = startJobRunner({
+    runner = startLocalRunner({
       queue: store.work,
       holder: holder.id,
       verifier: createVerifier(engine),
