@@ -83,7 +83,13 @@ async function* mboxEvents(name: string, chunks: Chunks, source: string, fallbac
 }
 
 function* readingOf(name: string, where: string, raw: string, source: string, fallbackAt: string): Generator<EvidenceRead> {
-  const reading = readMessage(raw, { source, fallbackAt });
+  let reading: ReturnType<typeof readMessage>;
+  try {
+    reading = readMessage(raw, { source, fallbackAt });
+  } catch (error) {
+    // Bad content is a skip, never the end of an import: whatever a message holds, the next is read.
+    reading = { why: `could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
   if ('why' in reading) yield skipped(name, where, reading.why);
   else for (const event of reading.events) yield { event };
 }
