@@ -1,4 +1,4 @@
-import { enhancedStatus, evidenceAddress } from '../event.js';
+import { enhancedStatus, evidenceAddress } from './event.js';
 
 /**
  * Reading the recipients and the remote server's reply from a bounce's human-readable words, for

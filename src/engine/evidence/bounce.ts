@@ -1,8 +1,8 @@
-import { evidenceAddress, isoTime, makeEvent, type EvidenceEvent, type EvidenceKind } from '../event.js';
+import { evidenceAddress, isoTime, makeEvent, type EvidenceEvent, type EvidenceKind } from './event.js';
 import { DSN_FIELD, dsnRecipients, type DsnRecipient } from './dsn.js';
 import { contentType, decodeWords, header, parseEntity, type Entity } from './mime.js';
-import { bounceParts, type BounceParts } from './parts.js';
-import { replyInText, textRecipients } from './text.js';
+import { bounceParts, type BounceParts } from './bounce-parts.js';
+import { replyInText, textRecipients } from './bounce-text.js';
 
 /** What one message gave: its events, or why it gave none. */
 export type MessageReading = { events: EvidenceEvent[] } | { why: string };
