@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ResultIndex } from '../../../../csv/result-index.js';
 import type { ListSource } from '../../../../csv/source.js';
-import { selectorsOf, type ResultSelector } from '../../../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { isTemporary } from '../../../../engine/core/retry-schedule.js';
 import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
@@ -9,7 +8,8 @@ import type { JobRunner } from '../../../../server/jobs/runner.js';
 import { StoreError, type Holder, type JobDetails, type Store, type User } from '../../../../server/store/store.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
 import { resolvedEngineOptions, type EngineFlags } from '../../../options/engine-flags.js';
-import { InterruptedError, VerdictMatchedError } from '../../../output/errors.js';
+import { InterruptedError } from '../../../output/errors.js';
+import { enforceFailOn, type FailOn } from '../../../output/fail-on.js';
 import { counted } from '../../../output/format.js';
 import type { Session } from '../../../session/session.js';
 import { Interruption } from './jobs.js';
@@ -41,7 +41,7 @@ export interface LocalRun {
   /** The list as given on the command line (or '-'). */
   file: string;
   addresses: string[];
-  failOn: ResultSelector[];
+  failOn: FailOn;
   /** `--fresh`: a new job, nothing of an earlier run of the list reused. */
   fresh?: boolean;
   /** `--settle-within`, in seconds: the new jobs' settleWithin. */
@@ -235,8 +235,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     if (unsettled > 0) session.notice(unsettledNote(unsettled, run.settleWithinSeconds));
     if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
     if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
-    const matched = new Set([...results.values()].flatMap((result) => selectorsOf(result).filter((selector) => run.failOn.includes(selector))));
-    if (matched.size > 0) throw new VerdictMatchedError([...matched]);
+    enforceFailOn(results.values(), run.failOn);
   } finally {
     await runner?.stop();
     await holder?.leave();
