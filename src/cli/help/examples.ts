@@ -69,6 +69,7 @@ const EXAMPLES: Record<string, string[]> = {
   'admin rate-limit set': ['mailverify admin rate-limit set alice@example.com 100', 'mailverify admin rate-limit set alice@example.com 1000 --window 60'],
   'admin token': ['mailverify admin token create alice@example.com --name ci'],
   'admin token create': ['mailverify admin token create alice@example.com', 'MAILVERIFY_TOKEN=$(mailverify admin token create ci@example.com --name ci)'],
+  mcp: ['mailverify mcp', 'mailverify mcp --profile staging', 'mailverify mcp --local'],
   completion: [
     'source <(mailverify completion bash)',
     'mailverify completion zsh > "${fpath[1]}/_mailverify"',
