@@ -5,6 +5,7 @@ import type { ReasonCode } from '../../src/engine/core/reason-codes.js';
 import type { Verdict, VerificationResult } from '../../src/engine/core/types.js';
 import { parseCommandLine } from '../support/cli-parse.js';
 import { parse as parseResults } from '../../src/cli/commands/bulk/results.js';
+import { resumeCommand } from '../../src/cli/commands/bulk/support/output.js';
 
 /** `--fail-on` of the bulk commands: its values read, and results judged against them. */
 
@@ -92,5 +93,15 @@ describe('judge and enforceFailOn', () => {
       'unknown is 30% of 100 addresses, above --fail-on unknown=20%',
     ]);
     expect(() => enforceFailOn([], parseFailOn(['invalid=0%']))).not.toThrow();
+  });
+});
+
+describe('resumeCommand', () => {
+  it('carries the gate, so that a resumed wait judges the results as the interrupted run would have', () => {
+    const failOn = parseFailOn(['invalid,mailbox_full', 'unknown=20%']);
+    expect(resumeCommand(['job-1'], { output: 'out.csv' }, failOn)).toBe(
+      'mailverify bulk results job-1 --wait --fail-on invalid,mailbox_full --fail-on unknown=20% --output out.csv',
+    );
+    expect(resumeCommand(['job-1'], {})).toBe('mailverify bulk results job-1 --wait');
   });
 });

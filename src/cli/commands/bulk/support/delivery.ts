@@ -38,7 +38,7 @@ function linesNamed(lines: number[], count: number): string {
 export async function deliverResults(delivery: Delivery): Promise<void> {
   const { session, client, interruption, jobIds, plan, source, partial, strict, wait, failOn = NO_FAIL_ON } = delivery;
   const { io } = session;
-  const resume = resumeCommand(jobIds, plan.flags);
+  const resume = resumeCommand(jobIds, plan.flags, failOn);
   const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
   const delivered = await interruption.during(
     async () => {
