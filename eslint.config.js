@@ -37,7 +37,7 @@ const ENGINE_LAYERS = ['core', 'lists', 'net', 'dns', 'rules', 'smtp', 'checks',
 const ENGINE_TOP = 'index|options|diagnose|standing|result-filter';
 
 /** The files at the root of src/cli: the entry that runs the program, and what only it uses. */
-const CLI_ENTRY = 'main|client-errors|update-notice|update-check';
+const CLI_ENTRY = 'main|update-notice|update-check';
 /** The folders the command tree and the commands share, lowest first (docs/architecture.md "The CLI"): each imports only those before it. */
 const CLI_HELPERS = ['help', 'output', 'files', 'options', 'session', 'local-service'];
 

@@ -1,7 +1,7 @@
 import { CommanderError, type Command } from 'commander';
 import { terminalSafe } from '../text/sanitize.js';
 import { CliError, ExitCode, exitCodeName } from './output/errors.js';
-import { cliErrorFor } from './client-errors.js';
+import { cliErrorFor } from './output/client-errors.js';
 import { parsedCommand } from './options/parsed-command.js';
 import { ioFlags } from './options/program-options.js';
 import { buildProgram } from './program/build.js';

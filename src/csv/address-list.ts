@@ -1,7 +1,7 @@
 import { CsvError } from './errors.js';
 import { NO_ADDRESS, precheckFailure } from './precheck.js';
 import { addressKey } from '../engine/checks/address-key.js';
-import { forEachAddress, type AddressRow, type ListSource } from './source.js';
+import { forEachAddress, type ListSource, type RowPlace } from './source.js';
 
 /** A pre-check failure shown to the user: where (as an editor shows it), what and why. */
 export interface RejectedRow {
@@ -35,26 +35,17 @@ function columnName(source: ListSource): string {
   return header ? JSON.stringify(header[index]!.trim()) : String(index + 1);
 }
 
-/**
- * Reads a list once, streaming.
- * Memory grows with the number of distinct addresses only: a seen set for de-duplication and the
- * addresses to send, never the rows. A list whose column holds not one address (not even a
- * malformed one) is an error, not an empty success: the column is wrong.
- */
-export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
+/** Adds addresses to a list as its rows are read: de-duplicated, pre-checked, counted. */
+function listCollector(options: { precheck: boolean }) {
   const list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
   const seen = new Set<string>();
-  let withAt = 0;
-  const reject = (row: AddressRow, address: string, reason: string) => {
+  const reject = (place: RowPlace, address: string, reason: string) => {
     list.invalid += 1;
-    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: row.line, record: row.record, address, reason });
+    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: place.line, record: place.record, address, reason });
   };
-  await forEachAddress(source, (row) => {
-    if (row.blank) return;
+  const add = (place: RowPlace, address: string) => {
     list.rows += 1;
-    const { address } = row;
-    if (address.includes('@')) withAt += 1;
-    if (address === '') return reject(row, address, NO_ADDRESS);
+    if (address === '') return reject(place, address, NO_ADDRESS);
     // One look-up, not has() then add(): on a million distinct addresses the set is most of the read's time.
     const distinct = seen.size;
     seen.add(addressKey(address));
@@ -63,8 +54,32 @@ export async function readAddressList(source: ListSource, options: { precheck: b
       return;
     }
     const failure = options.precheck ? precheckFailure(address) : undefined;
-    if (failure !== undefined) return reject(row, address, failure);
+    if (failure !== undefined) return reject(place, address, failure);
     list.addresses.push(address);
+  };
+  return { list, add };
+}
+
+/** A list given as addresses (`mcp`'s `submit_list`), read as a plain list of one address per line would be. */
+export function addressListOf(emails: readonly string[], options: { precheck: boolean }): AddressList {
+  const { list, add } = listCollector(options);
+  emails.forEach((email, index) => add({ line: index + 1, record: index + 1 }, email.trim()));
+  return list;
+}
+
+/**
+ * Reads a list once, streaming.
+ * Memory grows with the number of distinct addresses only: a seen set for de-duplication and the
+ * addresses to send, never the rows. A list whose column holds not one address (not even a
+ * malformed one) is an error, not an empty success: the column is wrong.
+ */
+export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
+  const { list, add } = listCollector(options);
+  let withAt = 0;
+  await forEachAddress(source, (row) => {
+    if (row.blank) return;
+    if (row.address.includes('@')) withAt += 1;
+    add(row, row.address);
   });
   if (withAt === 0) {
     throw new CsvError(

@@ -25,7 +25,7 @@ export interface ListSource {
 }
 
 /** Where a row is, as `rowPlace` shows it. */
-interface RowPlace {
+export interface RowPlace {
   /** The file line the row starts on, 1-based, as an editor shows it. */
   line: number;
   /** The CSV record number, 1-based, header included, blank rows not counted. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
-import { mxZones } from '../support/engine-fixtures.js';
+import { localFixtureFlags, mxZones } from '../support/engine-fixtures.js';
 import { call, jobProgress } from '../support/service-app.js';
 import { startService } from '../support/service.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
@@ -92,19 +92,7 @@ beforeAll(async () => {
     ...mxZones('slow.local.test', { 'mx.slow.local.test': SLOW_HOST }),
     ...mxZones('grey.local.test', { 'mx.grey.local.test': GREY_HOST }),
   });
-  engineArgs = [
-    '--local',
-    '--dns-server',
-    dns.server,
-    '--smtp-port',
-    String(port),
-    '--allow-private-networks',
-    '--no-web-check',
-    '--retry-schedule',
-    'none',
-    '--dnsbl-zone',
-    'dnsbl.test',
-  ];
+  engineArgs = localFixtureFlags(dns, port);
 });
 
 beforeEach(async () => {

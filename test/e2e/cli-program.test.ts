@@ -53,7 +53,7 @@ async function modulesLoadedBy(args: string[]): Promise<string[]> {
 const LIGHT_MODULES = new Set(['dist/csv/errors.js', 'dist/engine/net/proxy-url.js']);
 
 describe('the program', () => {
-  it.each([[['--help']], [['verify', '--help']], [['bulk', 'submit', '--help']]])(
+  it.each([[['--help']], [['verify', '--help']], [['bulk', 'submit', '--help']], [['mcp', '--help']]])(
     '%j loads commander and the error types, nothing heavy (no engine, server, CSV, HTTP client, command)',
     async (args) => {
       const loaded = await modulesLoadedBy(args);
@@ -112,6 +112,7 @@ const COMMANDS = [
   ['webhooks', 'list'],
   ['webhooks', 'remove'],
   ['webhooks', 'test'],
+  ['mcp'],
   ['admin'],
   ['admin', 'user'],
   ['admin', 'user', 'add'],

@@ -29,3 +29,20 @@ export function mxZones(domain: string, hosts: Record<string, string>): Record<s
     ...Object.fromEntries(names.map((name) => [name, { records: [{ type: 'A', address: hosts[name]! }] }])),
   };
 }
+
+/** The flags of `verify --local`, `bulk submit --local` and `mcp --local` that aim a spawned CLI at the fixtures only. */
+export function localFixtureFlags(dns: DnsFixture, smtpPort: number): string[] {
+  return [
+    '--local',
+    '--dns-server',
+    dns.server,
+    '--smtp-port',
+    String(smtpPort),
+    '--allow-private-networks',
+    '--no-web-check',
+    '--retry-schedule',
+    'none',
+    '--dnsbl-zone',
+    'dnsbl.test',
+  ];
+}

@@ -19,7 +19,7 @@ const options = (...argv: string[]) => parse(parseCommandLine(['bulk', 'submit',
 describe('bulk submit: parse', () => {
   it('takes the defaults: precheck on, no waiting, NDJSON on stdout', async () => {
     const parsed = await options('list.csv');
-    expect(parsed).toMatchObject({ file: 'list.csv', precheck: true, wait: false, local: false, fresh: false, failOn: [] });
+    expect(parsed).toMatchObject({ file: 'list.csv', precheck: true, wait: false, local: false, fresh: false, failOn: { any: [], shares: [] } });
     expect(parsed.plan).toMatchObject({ path: undefined, format: 'ndjson', outageMs: 600_000 });
     expect(parsed.engine.given).toEqual([]);
   });
@@ -38,12 +38,15 @@ describe('bulk submit: parse', () => {
       'valid',
       '--fail-on',
       'invalid,mailbox_full',
+      '--fail-on',
+      'unknown=20%',
       '--data-dir',
       dir,
       '--smtp-port',
       '2525',
     );
-    expect(parsed).toMatchObject({ file: '-', local: true, precheck: false, column: 'mail', failOn: ['invalid', 'mailbox_full'], dataDir: dir });
+    expect(parsed).toMatchObject({ file: '-', local: true, precheck: false, column: 'mail', dataDir: dir });
+    expect(parsed.failOn).toEqual({ any: ['invalid', 'mailbox_full'], shares: [{ selector: 'unknown', share: 0.2, given: 'unknown=20%' }] });
     expect(parsed.plan).toMatchObject({ path: output, format: 'csv', only: ['valid'] });
     expect(parsed.engine).toMatchObject({ values: { smtpPort: 2525 }, given: ['--smtp-port'] });
   });
@@ -51,12 +54,13 @@ describe('bulk submit: parse', () => {
   it.each([
     [['--output', 'out.csv'], '--output, --format and --only need --wait (or --local)'],
     [['--only', 'valid'], '--output, --format and --only need --wait (or --local)'],
-    [['--fail-on', 'invalid'], '--fail-on needs --local'],
+    [['--fail-on', 'invalid=5%'], '--fail-on needs --wait (or --local)'],
     [['--dns-server', '9.9.9.9', '--helo', 'a.example'], '--dns-server, --helo need --local'],
     [['--wait', '--format', 'xml'], '--format takes csv, json, ndjson; got "xml"'],
     [['--wait', '--output', 'out.txt'], 'cannot tell the format of out.txt from its name'],
     [['--wait', '--wait-timeout', '0'], '--wait-timeout must be more than 0, got "0"'],
     [['--local', '--fail-on', 'nonsense'], '--fail-on'],
+    [['--local', '--fail-on', 'invalid=5'], '--fail-on: "invalid=5" needs a share'],
   ])('refuses %j (exit 2)', async (argv, message) => {
     const refused = options('list.csv', ...argv);
     await expect(refused).rejects.toThrow(UsageError);

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { apiErrorFor, InvalidResponseError, NetworkError, TimeoutError } from '../../src/client/errors.js';
-import { cliErrorFor } from '../../src/cli/client-errors.js';
+import { cliErrorFor } from '../../src/cli/output/client-errors.js';
 import { CliError, ExitCode } from '../../src/cli/output/errors.js';
 import { reportError } from '../../src/cli/main.js';
 import { ConfigError, KeyringError } from '../../src/config/errors.js';

@@ -36,6 +36,7 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk submit export.csv --column "Work Email"',
     'cut -d, -f3 crm.csv | mailverify --json bulk submit -',
     'mailverify bulk submit contacts.csv --local --output cleaned.csv',
+    'mailverify bulk submit contacts.csv --local --output cleaned.csv --fail-on invalid=5% --fail-on unknown=20%',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
   'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],
@@ -43,6 +44,7 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk results <job> --output cleaned.csv',
     'mailverify bulk results <job> --wait --only valid,catch_all --output keep.csv',
     'mailverify bulk results <job> --input contacts.csv --format ndjson',
+    'mailverify bulk results <job> --output cleaned.csv --fail-on invalid=5%',
   ],
   webhooks: ['mailverify webhooks add https://example.com/hooks/mailverify', 'mailverify webhooks list'],
   'webhooks add': [
@@ -67,6 +69,7 @@ const EXAMPLES: Record<string, string[]> = {
   'admin rate-limit set': ['mailverify admin rate-limit set alice@example.com 100', 'mailverify admin rate-limit set alice@example.com 1000 --window 60'],
   'admin token': ['mailverify admin token create alice@example.com --name ci'],
   'admin token create': ['mailverify admin token create alice@example.com', 'MAILVERIFY_TOKEN=$(mailverify admin token create ci@example.com --name ci)'],
+  mcp: ['mailverify mcp', 'mailverify mcp --profile staging', 'mailverify mcp --local'],
   completion: [
     'source <(mailverify completion bash)',
     'mailverify completion zsh > "${fpath[1]}/_mailverify"',

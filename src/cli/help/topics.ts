@@ -16,12 +16,14 @@ export const TOPICS: Record<string, string> = {
   8    the job is not finished: bulk results without --wait
   9    cannot verify: results are unknown because the verifying side's port 25, resolver or proxy
        fails (not the addresses' fault); an existing --output file is left as it was (--force replaces it)
+  10   a share named by --fail-on <verdict>=<share> was exceeded (bulk submit, bulk results): every
+       output was written first; stderr says which share and by how much
   130  interrupted (Ctrl-C); bulk commands print the command that resumes
 
 Under --json an error is one JSON object on stderr, stdout empty:
   {"error":{"code":"insufficient_tokens","message":"…","exitCode":5,"hint":"…"}}
 code is the name above: ok, failure, usage, verdict_matched, unauthenticated, insufficient_tokens,
-rate_limited, not_found, job_not_finished, cannot_verify, interrupted.
+rate_limited, not_found, job_not_finished, cannot_verify, share_exceeded, interrupted.
 `,
   environment: `Environment (a flag beats the environment, which beats the config file):
 

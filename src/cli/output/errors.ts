@@ -10,6 +10,7 @@ export const ExitCode = {
   notFound: 7,
   jobNotFinished: 8,
   cannotVerify: 9,
+  shareExceeded: 10,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -53,6 +54,16 @@ export class NotAuthenticatedError extends CliError {
 export class VerdictMatchedError extends CliError {
   constructor(selectors: string[]) {
     super(`a result matched --fail-on: ${selectors.join(', ')}`, ExitCode.verdictMatched);
+  }
+}
+
+/**
+ * A share named by `--fail-on selector=share` was exceeded; every output was written first. One
+ * line per share exceeded, saying by how much.
+ */
+export class ShareExceededError extends CliError {
+  constructor(lines: string[]) {
+    super(lines.join('; '), ExitCode.shareExceeded);
   }
 }
 

@@ -3,6 +3,7 @@ import { VERSION } from '../../version.js';
 import { addExamples } from '../help/examples.js';
 import { addLoginCommands, addProfileCommands } from './account.js';
 import { addAdminCommands } from './admin.js';
+import { addMcpCommand } from './agents.js';
 import { addBulkCommands } from './bulk.js';
 import { addTokensCommands, addWebhooksCommands } from './endpoints.js';
 import { addHelpCommands } from './help.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   addBulkCommands(program);
   addWebhooksCommands(program);
   addTokensCommands(program);
+  addMcpCommand(program);
   addAdminCommands(program);
   addHelpCommands(program);
   addExamples(program);

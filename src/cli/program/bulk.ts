@@ -3,6 +3,18 @@ import { addEngineFlags } from '../options/engine-flags.js';
 import { addForceFlag, addResultOutputFlags } from '../options/output-flags.js';
 import { lazy } from './lazy.js';
 
+/** Repeatable: each value is kept. */
+const collect = (raw: string, previous: string[] = []) => [...previous, raw];
+
+/** `--fail-on`, the gate of a list's results (docs/cli.md "A gate for cron and CI"). */
+function addFailOnFlag(command: Command, condition: string): Command {
+  return command.option(
+    '--fail-on <gate>',
+    `${condition}after writing the results, exit 10 when more than a share of the addresses has a verdict or reason code (invalid=5%, unknown=0.2), or exit 3 when any has one (invalid,unknown); repeatable`,
+    collect,
+  );
+}
+
 function addSubmit(bulk: Command): void {
   const submit = bulk
     .command('submit')
@@ -21,12 +33,11 @@ function addSubmit(bulk: Command): void {
       '--settle-within <duration>',
       'ask temporary answers (greylisting, throttling) again for at most this long, e.g. 10m: then they settle unknown (default: the retry schedule, about an hour)',
     )
-    .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
-    .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
-    .option(
-      '--data-dir <dir>',
-      "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
-    );
+    .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C');
+  addFailOnFlag(submit, 'with --wait or --local: ').option(
+    '--data-dir <dir>',
+    "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
+  );
   addEngineFlags(submit).action(lazy(() => import('../commands/bulk/submit.js')));
 }
 
@@ -39,6 +50,7 @@ function addResults(bulk: Command): void {
     .option('--input <file>', 'the list to merge the results into (default: the one submitted from here)')
     .option('--column <name|number>', 'with --input: the column holding the addresses')
     .option('--strict', 'refuse (exit 2) to merge into a list that changed since it was submitted, or that has rows none of the jobs covers');
+  addFailOnFlag(results, '');
   addForceFlag(results)
     .option('--wait', 'wait for the jobs to complete first, showing progress')
     .option('--wait-timeout <duration>', 'with --wait: how long to keep trying a service that does not answer (default 10m)')

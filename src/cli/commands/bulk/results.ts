@@ -4,8 +4,9 @@ import { changedSince } from '../../../csv/fingerprint.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
 import { UsageError } from '../../output/errors.js';
 import type { Io } from '../../output/io.js';
+import { NO_FAIL_ON, parseFailOn, type FailOn } from '../../output/fail-on.js';
 import { outputFlags } from '../../options/output-flags.js';
-import { listArg, switchFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { listArg, listFlag, switchFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../../options/program-options.js';
 import { createSession, type Session } from '../../session/session.js';
 import { Interruption, jobsNamed } from './support/jobs.js';
@@ -23,11 +24,14 @@ export interface ResultsOptions {
   column?: string;
   wait: boolean;
   strict: boolean;
+  /** --fail-on: checked once the output is written. */
+  failOn: FailOn;
 }
 
 /** `bulk results`'s command line as options, or a UsageError. */
 export async function parse(parsed: ParsedCommand): Promise<ResultsOptions> {
   const { flags } = parsed;
+  const failOn = listFlag(flags, 'failOn');
   return {
     program: programOptions(parsed.program),
     jobIds: listArg(parsed, 0),
@@ -37,6 +41,7 @@ export async function parse(parsed: ParsedCommand): Promise<ResultsOptions> {
     column: textFlag(flags, 'column'),
     wait: switchFlag(flags, 'wait'),
     strict: switchFlag(flags, 'strict'),
+    failOn: failOn === undefined ? NO_FAIL_ON : parseFailOn(failOn),
   };
 }
 
@@ -85,8 +90,8 @@ export async function run(options: ResultsOptions, io: Io): Promise<void> {
   try {
     const client = session.authenticatedClient();
     const { source, partial } = await sourceFor(options, session);
-    const { jobIds, plan, strict, wait } = options;
-    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait });
+    const { jobIds, plan, strict, wait, failOn } = options;
+    await deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait, failOn });
   } finally {
     await session.close();
   }

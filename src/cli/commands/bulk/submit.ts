@@ -7,16 +7,15 @@ import { InsufficientTokensError } from '../../../client/errors.js';
 import type { BulkSubmission } from '../../../client/types.js';
 import { readAddressList, type AddressList } from '../../../csv/address-list.js';
 import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js';
-import type { ResultSelector } from '../../../engine/result-filter.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { durationMs, engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
 import { UsageError } from '../../output/errors.js';
-import { parseSelectorList } from '../../output/format.js';
+import { NO_FAIL_ON, parseFailOn, type FailOn } from '../../output/fail-on.js';
 import { forEachConcurrently } from '../../session/concurrently.js';
 import { announceStdinRead, type Io } from '../../output/io.js';
 import { outputFlags } from '../../options/output-flags.js';
-import { switchFlag, textArg, textFlag, unlessNegated, type ParsedCommand } from '../../options/parsed-command.js';
+import { listFlag, switchFlag, textArg, textFlag, unlessNegated, type ParsedCommand } from '../../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../../options/program-options.js';
 import { createSession, type Session } from '../../session/session.js';
 import { privateTempDir, type TempDir } from '../../files/temp-dir.js';
@@ -40,7 +39,8 @@ export interface SubmitOptions {
   fresh: boolean;
   /** --settle-within, in seconds: the job's `settleWithin`. */
   settleWithinSeconds?: number;
-  failOn: ResultSelector[];
+  /** --fail-on: checked once every output is written. */
+  failOn: FailOn;
   plan: OutputPlan;
   engine: EngineFlags;
   /** --data-dir, with --local. */
@@ -53,13 +53,13 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const local = switchFlag(flags, 'local');
   const wait = switchFlag(flags, 'wait');
   const output = outputFlags(flags);
-  const failOn = textFlag(flags, 'failOn');
+  const failOn = listFlag(flags, 'failOn');
   const plan = await planOutput(output);
   const engine = engineFlags(parsed);
   const settleWithin = textFlag(flags, 'settleWithin');
   if (!local) refuseEngineFlagsWithoutLocal(engine);
-  if (!local && failOn !== undefined)
-    throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
+  if (!local && !wait && failOn !== undefined)
+    throw new UsageError('--fail-on needs --wait (or --local)', 'or gate the results later with `mailverify bulk results <job> --fail-on …`');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
     throw new UsageError('--output, --format and --only need --wait (or --local)', 'or fetch the results later with `mailverify bulk results <job>`');
   }
@@ -72,7 +72,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     local,
     fresh: switchFlag(flags, 'fresh'),
     settleWithinSeconds: settleWithin === undefined ? undefined : Math.ceil(durationMs(settleWithin, '--settle-within') / 1_000),
-    failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
+    failOn: failOn === undefined ? NO_FAIL_ON : parseFailOn(failOn),
     plan,
     engine,
     dataDir: textFlag(flags, 'dataDir'),
@@ -235,7 +235,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     if (options.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
     else io.stdout.write(io.json ? `${toSafeJson(summary)}\n` : jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
 
-    if (options.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
+    if (options.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true, failOn: options.failOn });
   } finally {
     await stdinCopy?.remove();
     await session.close();

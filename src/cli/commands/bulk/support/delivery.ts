@@ -1,6 +1,7 @@
 import type { ApiClient } from '../../../../client/api-client.js';
 import type { ListSource } from '../../../../csv/source.js';
 import { InterruptedError } from '../../../output/errors.js';
+import { enforceFailOn, NO_FAIL_ON, type FailOn } from '../../../output/fail-on.js';
 import { counted } from '../../../output/format.js';
 import type { Session } from '../../../session/session.js';
 import { fetchResults, jobsNamed, requireCompleted, waitForJobs, type Interruption } from './jobs.js';
@@ -18,6 +19,8 @@ export interface Delivery {
   /** Refuse (exit 2) a merge into a list with rows in none of the jobs. */
   strict?: boolean;
   wait: boolean;
+  /** The gate checked after the output is written and every warning said. */
+  failOn?: FailOn;
 }
 
 /** "lines 4, 9 and 12", "lines 4, 9, 12, 20, 31 and 7 more". */
@@ -32,9 +35,10 @@ function linesNamed(lines: number[], count: number): string {
  * merged into the source list when there is one. Ctrl-C on the way is exit 130 with the command
  * that picks up where this one stopped.
  */
-export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait }: Delivery): Promise<void> {
+export async function deliverResults(delivery: Delivery): Promise<void> {
+  const { session, client, interruption, jobIds, plan, source, partial, strict, wait, failOn = NO_FAIL_ON } = delivery;
   const { io } = session;
-  const resume = resumeCommand(jobIds, plan.flags);
+  const resume = resumeCommand(jobIds, plan.flags, failOn);
   const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
   const delivered = await interruption.during(
     async () => {
@@ -57,4 +61,5 @@ export async function deliverResults({ session, client, interruption, jobIds, pl
     if (partial) session.notice(message);
     else session.warn(message);
   }
+  enforceFailOn(results.values(), failOn);
 }

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
-import { ResultIndex } from '../../../../csv/result-index.js';
+import type { ResultIndex } from '../../../../csv/result-index.js';
 import type { ListSource } from '../../../../csv/source.js';
-import { selectorsOf, type ResultSelector } from '../../../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { isTemporary } from '../../../../engine/core/retry-schedule.js';
-import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
-import type { JobRunner } from '../../../../server/jobs/runner.js';
-import { StoreError, type Holder, type JobDetails, type Store, type User } from '../../../../server/store/store.js';
+import { VERDICTS } from '../../../../engine/core/types.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
+import { LOCAL_POLL_MS, openLocalJobs, type LocalJobs } from '../../../local-service/local-jobs.js';
 import { resolvedEngineOptions, type EngineFlags } from '../../../options/engine-flags.js';
-import { InterruptedError, VerdictMatchedError } from '../../../output/errors.js';
+import { InterruptedError } from '../../../output/errors.js';
+import { enforceFailOn, type FailOn } from '../../../output/fail-on.js';
 import { counted } from '../../../output/format.js';
 import type { Session } from '../../../session/session.js';
 import { Interruption } from './jobs.js';
@@ -19,17 +18,12 @@ import { startProgress, tally } from './progress.js';
 
 /**
  * `bulk submit FILE --local`: the service's job machinery in this process, without HTTP
- * (docs/architecture.md "The CLI"). The list becomes a job in the embedded store of a data dir of
- * the CLI's own (never the service's unless told), a job runner with the engine works that job
- * alone, and the results are merged back as through a service. Because the work is in the store, an
- * interrupted run resumes: the same command on the same list finds its job (by the list's content)
- * and goes on where it stopped.
+ * (docs/architecture.md "The CLI", local-service/local-jobs.ts). The list becomes a job in the
+ * embedded store of a data dir of the CLI's own (never the service's unless told), a job runner
+ * with the engine works that job alone, and the results are merged back as through a service.
+ * Because the work is in the store, an interrupted run resumes: the same command on the same list
+ * finds its job (by the list's content) and goes on where it stopped.
  */
-
-/** The account local jobs belong to in the data dir's store: credited with exactly what each job costs, so its ledger adds up. */
-const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
-const POLL_MS = 200;
-const PAGE = 5_000;
 
 export interface LocalRun {
   session: Session;
@@ -41,7 +35,7 @@ export interface LocalRun {
   /** The list as given on the command line (or '-'). */
   file: string;
   addresses: string[];
-  failOn: ResultSelector[];
+  failOn: FailOn;
   /** `--fresh`: a new job, nothing of an earlier run of the list reused. */
   fresh?: boolean;
   /** `--settle-within`, in seconds: the new jobs' settleWithin. */
@@ -50,32 +44,11 @@ export interface LocalRun {
   argv: string[];
 }
 
-/** The account local jobs belong to, made on the first run (by whichever of two runs at once gets there first). */
-async function localAccount(store: Store): Promise<User> {
-  const found = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
-  if (found) return found;
-  try {
-    return await store.accounts.createUser({ email: LOCAL_ACCOUNT, passwordHash: null, balance: 0, rateLimit: 1, rateWindowSeconds: 1 });
-  } catch (error) {
-    if (!(error instanceof StoreError && error.code === 'user_exists')) throw error;
-    return (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
-  }
-}
-
 /** The jobs of a list: the whole list's first, then those that asked again what it could not verify. */
-interface LocalJobs {
+interface ListJobs {
   jobIds: string[];
   /** Found from an earlier run of the same list (not made now). */
   resumed: boolean;
-}
-
-/** A job for these addresses in the local account, credited with exactly what it costs. */
-async function newJob(store: Store, addresses: string[], details: JobDetails): Promise<string> {
-  const user = await localAccount(store);
-  await store.accounts.grantCredits(user.id, addresses.length);
-  const created = await store.jobs.createJob(user.id, addresses, undefined, details);
-  if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
-  return created.jobId;
 }
 
 /**
@@ -83,24 +56,26 @@ async function newJob(store: Store, addresses: string[], details: JobDetails): P
  * one. `--fresh` always makes a new one: nothing of an earlier run is reused.
  */
 async function jobsFor(
-  store: Store,
+  local: LocalJobs,
   session: Session,
   dataDir: string,
   list: string,
   addresses: string[],
   { fresh, settleWithinSeconds }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds'>,
-): Promise<LocalJobs> {
+): Promise<ListJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
   const before = (await readRuns(dataDir))[list];
   if (before?.digest === digest && !fresh) {
-    const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
     const jobIds = [before.jobId, ...(before.retries ?? [])];
-    const found = user && (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id))));
-    if (found?.every(Boolean)) return { jobIds, resumed: true };
+    const found = await Promise.all(jobIds.map((id) => local.job(id)));
+    if (found.every(Boolean)) {
+      for (const id of jobIds) local.work(id);
+      return { jobIds, resumed: true };
+    }
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
   else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await newJob(store, addresses, { settleWithinSeconds });
+  const jobId = await local.newJob(addresses, { settleWithinSeconds });
   await recordRun(dataDir, list, { digest, jobId });
   return { jobIds: [jobId], resumed: false };
 }
@@ -122,111 +97,70 @@ function unverifiableIn(results: ResultIndex): string[] {
  * network may be fixed since. Answers the chain of jobs to read results from.
  */
 async function askAgain(
-  store: Store,
+  local: LocalJobs,
   session: Session,
   dataDir: string,
   list: string,
-  jobs: LocalJobs,
+  jobs: ListJobs,
   stale: Set<string>,
-  work: (jobId: string) => void,
   signal: AbortSignal,
 ): Promise<string[]> {
   if (stale.size === 0) return jobs.jobIds;
-  const again = unverifiableIn(await resultsOf(store, jobs.jobIds)).filter((email) => stale.has(email));
+  const again = unverifiableIn(await local.results(jobs.jobIds)).filter((email) => stale.has(email));
   if (again.length === 0) return jobs.jobIds;
   session.notice(`asking again ${counted(again.length, 'address', 'addresses')} this machine could not verify before`);
-  const retry = await newJob(store, again, {});
-  work(retry);
+  const retry = await local.newJob(again);
   const before = (await readRuns(dataDir))[list]!;
   await recordRun(dataDir, list, { digest: before.digest, jobId: before.jobId, retries: [...(before.retries ?? []), retry] });
-  await waitForJobs(store, [retry], session, false, signal);
+  await waitForJobs(local, [retry], session, false, signal);
   return [...jobs.jobIds, retry];
 }
 
 /** Waits for the jobs with a progress line; none when they are done already (`quietWhenDone`), as a resumed finished run is. */
 async function waitForJobs(
-  store: Store,
+  local: LocalJobs,
   jobIds: string[],
   session: Session,
   resumed: boolean,
   signal: AbortSignal,
   { quietWhenDone = false } = {},
 ): Promise<void> {
-  const user = (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
-  const done = async () => (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id)))).every((job) => job?.status === 'completed');
+  const done = async () => (await Promise.all(jobIds.map((id) => local.job(id)))).every((job) => job?.status === 'completed');
   if (quietWhenDone && (await done())) return;
   const progress = await startProgress(session.io, resumed ? 'resuming' : 'verifying', { lines: true, ctrlC: 'Ctrl-C stops; the same command resumes' });
   try {
     for (;;) {
-      const jobs = await Promise.all(jobIds.map(async (id) => (await store.jobs.getJob(user.id, id))!));
+      const jobs = await Promise.all(jobIds.map(async (id) => (await local.job(id))!));
       progress.update(tally(jobs));
       if (jobs.every((job) => job.status === 'completed')) return;
       if (signal.aborted) throw signal.reason;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, LOCAL_POLL_MS));
     }
   } finally {
     progress.stop();
   }
 }
 
-/** The results of a chain of jobs, a later job's result for an address over an earlier one's. */
-async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
-  const index = new ResultIndex();
-  for (const jobId of jobIds) {
-    const results: VerificationResult[] = [];
-    for (let after = -1; ;) {
-      const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
-      for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
-      if (page.length < PAGE) break;
-      after = page.at(-1)!.position;
-    }
-    index.add(results);
-  }
-  return index;
-}
-
 export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const { session, plan, source, addresses } = run;
   const engine = await resolvedEngineOptions(run.engine, session.env);
   const dataDir = await privateLocalDataDir(run.dataDir, session.env, (message) => session.notice(message));
-  const [{ openStore }, { createVerifier }, { startLocalRunner }] = await Promise.all([
-    import('../../../../server/store/open/open-store.js'),
-    import('../../../../engine/index.js'),
-    import('../../../../server/local-run.js'),
-  ]);
-  const store = await openStore({ dataDir });
-  let runner: JobRunner | undefined;
-  let holder: Holder | undefined;
+  const local = await openLocalJobs({ dataDir, engine, warn: (message) => session.warn(message) });
   const interruption = new Interruption();
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
-    const jobs = await jobsFor(store, session, dataDir, list, addresses, run);
-    const stale = new Set(jobs.resumed ? unverifiableIn(await resultsOf(store, jobs.jobIds)) : []);
-    holder = await store.holders.join();
-    const log = { info: () => undefined, error: (details: object, message: string) => session.warn(message) };
-    // This run's job alone: whatever else the store holds (another run's list, a service's jobs in a
-    // data dir given by mistake) is not this command's to verify, with its flags, outside any limits.
-    // Read at each claim: a job that asks again is added to it.
-    const working = [...jobs.jobIds];
-    runner = startLocalRunner({
-      queue: store.work,
-      holder: holder.id,
-      verifier: createVerifier(engine),
-      retryScheduleMs: engine.retryScheduleMs,
-      log,
-      idlePollMs: POLL_MS,
-      onlyJobs: working,
-    });
+    const jobs = await jobsFor(local, session, dataDir, list, addresses, run);
+    const stale = new Set(jobs.resumed ? unverifiableIn(await local.results(jobs.jobIds)) : []);
     const resume = run.argv.map(shellQuote).join(' ');
     const chain = await interruption.during(
       async () => {
-        await waitForJobs(store, jobs.jobIds, session, jobs.resumed, interruption.signal, { quietWhenDone: true });
-        return await askAgain(store, session, dataDir, list, jobs, stale, (retry) => working.push(retry), interruption.signal);
+        await waitForJobs(local, jobs.jobIds, session, jobs.resumed, interruption.signal, { quietWhenDone: true });
+        return await askAgain(local, session, dataDir, list, jobs, stale, interruption.signal);
       },
       () => new InterruptedError(`interrupted; what was verified is kept in ${dataDir}`, `resume with: ${resume}`),
       (line) => session.notice(line),
     );
-    const results = await resultsOf(store, chain);
+    const results = await local.results(chain);
     const summary = await writeOutput(plan, session.io, { results, source });
     const counts = new Map<string, number>();
     for (const result of results.values()) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
@@ -235,11 +169,8 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     if (unsettled > 0) session.notice(unsettledNote(unsettled, run.settleWithinSeconds));
     if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
     if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
-    const matched = new Set([...results.values()].flatMap((result) => selectorsOf(result).filter((selector) => run.failOn.includes(selector))));
-    if (matched.size > 0) throw new VerdictMatchedError([...matched]);
+    enforceFailOn(results.values(), run.failOn);
   } finally {
-    await runner?.stop();
-    await holder?.leave();
-    await store.close();
+    await local.close();
   }
 }

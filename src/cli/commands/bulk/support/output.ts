@@ -7,6 +7,7 @@ import type { ResultSelector } from '../../../../engine/result-filter.js';
 import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { checkWritable, writeFileAtomic } from '../../../files/atomic-write.js';
 import { CannotVerifyError, UsageError } from '../../../output/errors.js';
+import { NO_FAIL_ON, type FailOn } from '../../../output/fail-on.js';
 import { parseSelectorList } from '../../../output/format.js';
 import type { Io } from '../../../output/io.js';
 import type { OutputFlags } from '../../../options/output-flags.js';
@@ -114,9 +115,11 @@ export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The command that waits for these jobs and writes their results as this run would have. */
-export function resumeCommand(jobIds: string[], flags: OutputFlags): string {
+/** The command that waits for these jobs, writes their results and judges them as this run would have. */
+export function resumeCommand(jobIds: string[], flags: OutputFlags, failOn: FailOn = NO_FAIL_ON): string {
   const parts = ['mailverify', 'bulk', 'results', ...jobIds, '--wait'];
+  if (failOn.any.length > 0) parts.push('--fail-on', failOn.any.join(','));
+  for (const gate of failOn.shares) parts.push('--fail-on', gate.given);
   if (flags.output !== undefined) parts.push('--output', flags.output);
   if (flags.format !== undefined) parts.push('--format', flags.format);
   if (flags.only !== undefined) parts.push('--only', flags.only);

@@ -8,11 +8,11 @@ import {
   PayloadTooLargeError,
   RateLimitedError,
   UnauthorizedError,
-} from '../client/errors.js';
-import { ConfigError, KeyringError } from '../config/errors.js';
-import { fsErrorText, isFsError } from '../text/fs-errors.js';
-import { CsvError } from '../csv/errors.js';
-import { CliError, ExitCode, type ExitCodeValue } from './output/errors.js';
+} from '../../client/errors.js';
+import { ConfigError, KeyringError } from '../../config/errors.js';
+import { fsErrorText, isFsError } from '../../text/fs-errors.js';
+import { CsvError } from '../../csv/errors.js';
+import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
 
 interface Mapping {
   type: abstract new (...args: never[]) => Error;
