@@ -17,7 +17,7 @@ const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server impor
 
 /** What the store never imports: every other part of the service. */
 const STORE_BELOW = [
-  `routes|jobs|webhooks|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
+  `routes|jobs|webhooks|receivers|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
   'the store is below every part of the service',
 ];
 /**
@@ -92,12 +92,12 @@ export default tseslint.config(
   ),
   layerRule(
     ['src/server/http/**'],
-    `routes|dashboard|schemas|auth|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|dashboard|schemas|auth|jobs|webhooks|receivers|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'the HTTP helpers sit just above the store, below every other part of the service',
   ),
   layerRule(
     ['src/server/auth/**'],
-    `routes|dashboard|jobs|webhooks|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|dashboard|jobs|webhooks|receivers|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'auth is below the routes and pages it guards',
   ),
   layerRule(
@@ -109,6 +109,11 @@ export default tseslint.config(
     ['src/server/webhooks/**'],
     `jobs|routes|dashboard|${SERVER_WIRING}`,
     "the webhook deliverer knows no route or page, and shares its loop's parts with the job runner through src/server/background",
+  ),
+  layerRule(
+    ['src/server/receivers/**'],
+    `jobs|webhooks|routes|dashboard|${SERVER_WIRING}`,
+    'the evidence receivers (signatures, SNS fetches, what a post holds) know no route or page: the routes call them',
   ),
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
   layerRule(
