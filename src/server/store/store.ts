@@ -44,9 +44,11 @@ import type {
   WebhookEndpointWithAttempts,
   WebhookEvent,
 } from './webhook-model.js';
+import type { EvidenceReceiver, NewReceiver } from './receiver-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
+export * from './receiver-model.js';
 
 /**
  * Everything the service keeps, as narrow parts by concern, with two implementations: SQLite
@@ -75,6 +77,7 @@ export interface StoreParts {
   readonly hostSlots: HostSlotStore;
   readonly egressBenches: EgressBenchStore;
   readonly webhooks: WebhookStore;
+  readonly evidenceReceivers: EvidenceReceiverStore;
 }
 
 export interface Store extends StoreParts {
@@ -102,6 +105,7 @@ const PART_NAMES: Record<StorePart, true> = {
   hostSlots: true,
   egressBenches: true,
   webhooks: true,
+  evidenceReceivers: true,
 };
 
 export const STORE_PARTS = Object.keys(PART_NAMES) as readonly StorePart[];
@@ -365,6 +369,23 @@ export interface WebhookStore {
   backlog(): Promise<DeliveryBacklog>;
   /** Deletes deliveries settled and attempts made before `before` (ISO), and endpoints removed before it; returns how many rows went. */
   prune(before: string): Promise<number>;
+}
+
+/**
+ * An account's evidence receivers (docs/evidence.md "Live from an ESP"): the URLs SendGrid or SNS
+ * post bounces and deliveries to. A post finds its receiver by the SHA-256 of the URL's secret.
+ */
+export interface EvidenceReceiverStore {
+  /** A new receiver; undefined, and nothing written, when the user has `limit` receivers already. */
+  createReceiver(userId: number, receiver: NewReceiver, limit?: number): Promise<EvidenceReceiver | undefined>;
+  /** The user's receivers, oldest first. */
+  listReceivers(userId: number): Promise<EvidenceReceiver[]>;
+  /** The receiver whose URL secret has this SHA-256, whoever's it is. */
+  findReceiverByHash(urlHash: string): Promise<EvidenceReceiver | undefined>;
+  /** Deletes the receiver: its URL is refused from then on; false when it is not this user's. */
+  removeReceiver(userId: number, receiverId: string): Promise<boolean>;
+  /** Notes that the receiver's subscription was confirmed (SNS) or a post added evidence, now. */
+  noteReceived(receiverId: string, what: 'confirmed' | 'events'): Promise<void>;
 }
 
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */

@@ -11,6 +11,7 @@ import { PostgresEgressBenches } from '../postgres/egress-benches.js';
 import { migrate } from '../postgres/migrate.js';
 import { PostgresTokens } from '../postgres/tokens.js';
 import { PostgresAccounts } from '../postgres/accounts.js';
+import { PostgresReceivers } from '../postgres/receivers.js';
 import { PostgresResultCache } from '../postgres/result-cache.js';
 import { PostgresWebhooks } from '../postgres/webhooks.js';
 import { PostgresWork } from '../postgres/work.js';
@@ -72,6 +73,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     hostSlots: new PostgresHostSlots(db),
     egressBenches: new PostgresEgressBenches(db),
     webhooks,
+    evidenceReceivers: new PostgresReceivers(db),
     async close() {
       await changes.close();
       await pool.end();

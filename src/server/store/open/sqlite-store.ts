@@ -7,6 +7,7 @@ import { processHolders } from '../sqlite/holders.js';
 import { SqliteHostSlots } from '../sqlite/host-slots.js';
 import { SqliteEgressBenches } from '../sqlite/egress-benches.js';
 import { promised } from '../sqlite/promised.js';
+import { SqliteReceivers } from '../sqlite/receivers.js';
 import { SqliteResultCache } from '../sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from '../sqlite/signing-secret.js';
 import { SqliteTokens } from '../sqlite/tokens.js';
@@ -55,6 +56,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     hostSlots: promised(new SqliteHostSlots(connection)),
     egressBenches: promised(new SqliteEgressBenches(connection)),
     webhooks: promised(webhooks),
+    evidenceReceivers: promised(new SqliteReceivers(connection)),
     close: async () => {
       db.close();
     },
