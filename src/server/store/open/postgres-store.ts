@@ -14,6 +14,7 @@ import { PostgresAccounts } from '../postgres/accounts.js';
 import { PostgresResultCache } from '../postgres/result-cache.js';
 import { PostgresWebhooks } from '../postgres/webhooks.js';
 import { PostgresWork } from '../postgres/work.js';
+import { PostgresEvidence } from '../postgres/evidence.js';
 import { SIGNING_SECRET_BYTES, type Store } from '../store.js';
 
 export interface PostgresStoreOptions {
@@ -72,6 +73,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     hostSlots: new PostgresHostSlots(db),
     egressBenches: new PostgresEgressBenches(db),
     webhooks,
+    evidence: new PostgresEvidence(db),
     async close() {
       await changes.close();
       await pool.end();
