@@ -97,8 +97,8 @@ export async function openServiceParts(
 /**
  * A job runner under the parts' holder, so that its leases are taken over at once should this
  * process die, and beside it the webhook deliverer under the same holder: the runner's rescue
- * frees the deliveries of gone holders too; with a retention, the deletion of finished jobs past
- * it. Stopping the runner stops them all.
+ * frees the deliveries of gone holders too; with a retention, the deletion of finished jobs and
+ * of evidence past it. Stopping the runner stops them all.
  */
 export function startRegisteredRunner(
   { store, verifier, retryScheduleMs, metrics, holder }: ServiceParts,
@@ -114,10 +114,14 @@ export function startRegisteredRunner(
     log: options.log,
     leaseMs: options.leaseMs,
   });
-  const retention =
+  // The account's evidence holds addresses too: it leaves under the same retention, counted from its import.
+  const retentions =
     options.retentionMs === undefined
-      ? undefined
-      : startRetention((before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, options.log);
+      ? []
+      : [
+          startRetention((before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, options.log),
+          startRetention((before, limit) => store.evidence.deleteEvidenceBefore(before, limit), options.retentionMs, options.log, 'evidence'),
+        ];
   const jobs = startJobRunner({
     queue: store.work,
     holder: holder.id,
@@ -135,7 +139,11 @@ export function startRegisteredRunner(
   void store.install.onNewWork(jobs.wake);
   // A job or account any node deleted stops this runner's chunks of it at once, not at its next lease renewal.
   void store.install.onWorkDeleted(jobs.workDeleted);
-  return { wake: jobs.wake, workDeleted: jobs.workDeleted, stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), retention?.stop()])) };
+  return {
+    wake: jobs.wake,
+    workDeleted: jobs.workDeleted,
+    stop: async () => void (await Promise.all([jobs.stop(), webhooks.stop(), ...retentions.map((retention) => retention.stop())])),
+  };
 }
 
 /** Starts the metrics listener when asked for; tests and scripts read its URL from the line the CLI prints. */

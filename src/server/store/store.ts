@@ -44,10 +44,13 @@ import type {
   WebhookEndpointWithAttempts,
   WebhookEvent,
 } from './webhook-model.js';
+import type { EvidenceEvent } from '../../engine/evidence/event.js';
+import type { EvidenceCount, EvidencePage, EvidencePageRequest, EvidenceSelection } from './evidence-model.js';
 import type { EvidenceReceiver, NewReceiver } from './receiver-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
+export * from './evidence-model.js';
 export * from './receiver-model.js';
 
 /**
@@ -77,6 +80,7 @@ export interface StoreParts {
   readonly hostSlots: HostSlotStore;
   readonly egressBenches: EgressBenchStore;
   readonly webhooks: WebhookStore;
+  readonly evidence: EvidenceStore;
   readonly evidenceReceivers: EvidenceReceiverStore;
 }
 
@@ -105,6 +109,7 @@ const PART_NAMES: Record<StorePart, true> = {
   hostSlots: true,
   egressBenches: true,
   webhooks: true,
+  evidence: true,
   evidenceReceivers: true,
 };
 
@@ -159,6 +164,27 @@ export interface BenchInForce {
   provider: string;
   until: number;
   reason: string;
+}
+
+/**
+ * An account's own evidence about addresses (docs/evidence.md): the bounces, deliveries,
+ * complaints and deferrals of its own mail. Each account sees only its own; addresses compare by
+ * the engine's address key, as the result cache does where the provider folds case. Rows go with
+ * the account and under `--retention`, and never into the shared result cache.
+ */
+export interface EvidenceStore {
+  /** Keeps the events in one transaction; an event identical to one kept (or to another in the batch) is kept once. `added`: the new rows. */
+  addEvidence(userId: number, events: readonly EvidenceEvent[]): Promise<{ added: number }>;
+  /** The account's events about these addresses (at `since` or later, when given), newest first, under each address's key; addresses with none are absent. */
+  evidenceFor(userId: number, emails: readonly string[], since?: string): Promise<Map<string, EvidenceEvent[]>>;
+  /** The account's events, newest imports first, a page at a time. */
+  listEvidence(userId: number, request: EvidencePageRequest): Promise<EvidencePage>;
+  /** How many events the account holds, by kind and source. */
+  evidenceCounts(userId: number): Promise<EvidenceCount[]>;
+  /** Deletes the account's events (all, or those selected); how many. */
+  deleteEvidence(userId: number, selection: EvidenceSelection): Promise<number>;
+  /** Deletes up to `limit` events of any account imported before `before` (ISO); how many (`--retention`). */
+  deleteEvidenceBefore(before: string, limit: number): Promise<number>;
 }
 
 /** Users, their credits and the ledger of every balance change. */

@@ -14,6 +14,7 @@ import { SqliteTokens } from '../sqlite/tokens.js';
 import { SqliteAccounts } from '../sqlite/accounts.js';
 import { SqliteWebhooks } from '../sqlite/webhooks.js';
 import { SqliteWork } from '../sqlite/work.js';
+import { SqliteEvidence } from '../sqlite/evidence.js';
 import type { Store } from '../store.js';
 
 export { DATABASE_FILE, type SqliteStoreOptions } from '../sqlite/database.js';
@@ -56,6 +57,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     hostSlots: promised(new SqliteHostSlots(connection)),
     egressBenches: promised(new SqliteEgressBenches(connection)),
     webhooks: promised(webhooks),
+    evidence: promised(new SqliteEvidence(connection)),
     evidenceReceivers: promised(new SqliteReceivers(connection)),
     close: async () => {
       db.close();
