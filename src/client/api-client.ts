@@ -1,3 +1,4 @@
+import type { CreatedReceiver, CreateReceiverRequest, ReceiverInfo } from '../wire/evidence-receivers.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { createTransport } from './transport.js';
 import type {
@@ -50,6 +51,10 @@ export interface ApiClient {
   createToken(name: string, grant?: Omit<CreateTokenRequest, 'name'>): Promise<CreatedToken>;
   listTokens(): Promise<TokenInfo[]>;
   deleteToken(id: string): Promise<void>;
+  /** Creates an evidence receiver; its URL (whose end is its secret) is in this answer only. */
+  createEvidenceReceiver(request: CreateReceiverRequest): Promise<CreatedReceiver>;
+  listEvidenceReceivers(): Promise<ReceiverInfo[]>;
+  deleteEvidenceReceiver(id: string): Promise<void>;
   /** Registers a webhook endpoint; its signing secret is in this answer only. */
   createWebhook(url: string, description?: string): Promise<CreatedWebhook>;
   listWebhooks(): Promise<WebhookInfo[]>;
@@ -106,6 +111,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     createToken: (name, grant = {}) => send({ method: 'POST', path: '/v1/tokens', body: { name, ...grant } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),
+    createEvidenceReceiver: (request) => send({ method: 'POST', path: '/v1/evidence/receivers', body: request }),
+    listEvidenceReceivers: async () => (await send<{ receivers: ReceiverInfo[] }>({ method: 'GET', path: '/v1/evidence/receivers' })).receivers,
+    deleteEvidenceReceiver: (id) => send({ method: 'DELETE', path: `/v1/evidence/receivers/${segment(id)}` }),
     createWebhook: (url, description) => send({ method: 'POST', path: '/v1/webhooks', body: description === undefined ? { url } : { url, description } }),
     listWebhooks: async () => (await send<{ webhooks: WebhookInfo[] }>({ method: 'GET', path: '/v1/webhooks' })).webhooks,
     deleteWebhook: (id) => send({ method: 'DELETE', path: `/v1/webhooks/${segment(id)}` }),

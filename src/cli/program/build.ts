@@ -5,6 +5,7 @@ import { addLoginCommands, addProfileCommands } from './account.js';
 import { addAdminCommands } from './admin.js';
 import { addBulkCommands } from './bulk.js';
 import { addTokensCommands, addWebhooksCommands } from './endpoints.js';
+import { addEvidenceReceiverCommands } from './evidence-receivers.js';
 import { addHelpCommands } from './help.js';
 import { addServiceCommands } from './service.js';
 import { addDoctorCommand, addVerifyCommand } from './verification.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   addProfileCommands(program);
   addBulkCommands(program);
   addWebhooksCommands(program);
+  addEvidenceReceiverCommands(program.command('evidence').description("the account's own bounces and deliveries, which decide what SMTP cannot"));
   addTokensCommands(program);
   addAdminCommands(program);
   addHelpCommands(program);
