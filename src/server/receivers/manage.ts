@@ -10,9 +10,9 @@ export const RECEIVERS_PER_ACCOUNT = 10;
 /** An SNS topic's ARN (any partition: aws, aws-cn, aws-us-gov), standard or FIFO. */
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
-/** The path an ESP posts to; the secret at its end is the capability (only its hash is kept). */
-export function receiverPath(kind: ReceiverKind, secret: string): string {
-  return `/v1/evidence/hooks/${kind}/${secret}`;
+/** The URL an ESP posts to, on the origin (`https://host`) the account reached us by; the secret at its end is the capability (only its hash is kept). */
+export function receiverUrl(origin: string, kind: ReceiverKind, secret: string): string {
+  return `${origin}/v1/evidence/hooks/${kind}/${secret}`;
 }
 
 function checked({ kind, publicKey, topicArn }: CreateReceiverRequest): { publicKey: string | null; topicArn: string | null } {

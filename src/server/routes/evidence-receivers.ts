@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { ProblemError } from '../http/errors.js';
-import { createReceiver, receiverPath } from '../receivers/manage.js';
+import { createReceiver, receiverUrl } from '../receivers/manage.js';
 import { createReceiverSchema, listReceiversSchema, removeReceiverSchema } from '../schemas/evidence-receivers.js';
 
 /** `/v1/evidence/receivers` (docs/api.md "Evidence receivers"): an account's receivers; the posts to them are evidence-hooks.ts's. */
@@ -12,7 +12,7 @@ export function evidenceReceiverRoutes(scope: FastifyInstance, { store }: AppCon
   app.post('/v1/evidence/receivers', { schema: createReceiverSchema }, async (request, reply) => {
     const { receiver, secret } = await createReceiver(store.evidenceReceivers, currentUser(request).id, request.body);
     // The only answer that holds the URL: the list cannot, as only the secret's hash is kept.
-    const url = `${request.protocol}://${request.host}${receiverPath(receiver.kind, secret)}`;
+    const url = receiverUrl(`${request.protocol}://${request.host}`, receiver.kind, secret);
     return reply.code(201).send({ id: receiver.id, kind: receiver.kind, url, topicArn: receiver.topicArn, createdAt: receiver.createdAt });
   });
 
