@@ -65,6 +65,13 @@ export const verificationResultSchema = {
       description:
         'In a bulk job still processing: the answer so far was temporary (greylisting, throttling), so `result` is `unknown` for now and the address is asked again at this time.',
     },
+    evidence: {
+      type: 'object',
+      required: ['kind', 'at', 'source'],
+      additionalProperties: false,
+      description: "The account's own event that decided the verdict (reason codes `bounced`, `delivered`; docs/evidence.md): absent when none did.",
+      properties: { kind: { type: 'string', enum: ['bounce', 'delivery'] }, at: { type: 'string', format: 'date-time' }, source: { type: 'string' } },
+    },
   },
 } as const;
 
