@@ -29,7 +29,7 @@ const STORE_LAYERS = { rows: 'flows|sqlite|postgres|open', flows: 'sqlite|postgr
 /** What the engine never imports: every other layer. */
 const ENGINE_OUTSIDE = ['cli|client|config|csv|server|wire|text', 'the engine imports nothing of the other layers'];
 /** The engine's folders, lowest first (docs/architecture.md "The engine"): each imports only those before it. */
-const ENGINE_LAYERS = ['core', 'lists', 'net', 'dns', 'rules', 'smtp', 'checks', 'bulk'];
+const ENGINE_LAYERS = ['core', 'lists', 'net', 'dns', 'rules', 'smtp', 'checks', 'bulk', 'evidence'];
 /** The files at the root of src/engine: the top, which puts the folders together. */
 const ENGINE_TOP = 'index|options|diagnose|standing|result-filter';
 

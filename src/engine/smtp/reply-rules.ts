@@ -456,6 +456,7 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`no mailbox`,
       String.raw`not a (valid|registered)\b[^.]{0,40}\b(mailbox|user|recipient|address)`,
       String.raw`invalid[- ](recipient|mailbox|address|e-?mail address|user)(?!s)`,
+      String.raw`invalid final delivery userid`,
       String.raw`mailbox unallocated`,
       String.raw`recipient (invalid|rejected|unknown)`,
       String.raw`(^|: )(recipient )?address rejected\.?$`,
@@ -473,6 +474,9 @@ export const REPLY_RULES: readonly ReplyRule[] = [
       String.raw`unbekannt`,
       String.raw`existiert nicht`,
       String.raw`не существует`,
+      // Domino and Notes in Japanese: "(the user) is not found in the Domino directory", "not in the directory list".
+      String.raw`ディレクトリ(には|に)見つかりません`,
+      String.raw`ディレクトリのリストにありません`,
     ),
     examples: [
       { reply: '550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown in local recipient table', source: 'Postfix (local_recipient_maps)' },
@@ -498,19 +502,54 @@ export const REPLY_RULES: readonly ReplyRule[] = [
         source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)',
       },
       { reply: '550 5.1.1 <example@comcast.net> recipient mailbox unallocated', source: 'Comcast (ActiveCampaign smtp-field-manual data/codes/550.json)' },
+      { reply: '550 Invalid final delivery userid: kijitora@neko.example.co.jp', source: 'Ipswitch IMail (sisimai lhost-imailserver-03)' },
+      {
+        reply: '550 ユーザー Neko (kijitora@example.co.jp) は Domino ディレクトリには見つかりません。',
+        source: 'IBM Domino (sisimai lhost-domino-02, its X-Notes Diagnostic-Code)',
+      },
     ],
   },
   {
     // The server that should take the domain's mail does not know the domain.
     kind: 'no-such-domain',
     code: PERMANENT,
-    text: phrases(String.raw`host unknown`, String.raw`domain not found`, String.raw`no such domain`, String.raw`unknown domain`, String.raw`\bno-domain\b`),
+    text: phrases(
+      String.raw`host unknown`,
+      String.raw`domain not found`,
+      String.raw`no such domain`,
+      String.raw`unknown domain`,
+      String.raw`\bno-domain\b`,
+      // How bounces say the recipient's domain has no mail host: the DNS answer, not the mailbox.
+      String.raw`host or domain name not found`,
+      String.raw`\bhost [\w.-]+ not found`,
+      String.raw`couldn'?t find (a|any) mail exchanger`,
+      String.raw`illegal host/domain name`,
+    ),
     examples: [
       { reply: '550 Host unknown', source: 'hippich/PHPMailer-BMH phpmailer-bmh_rules.php (rule_cat dns_unknown)' },
       { reply: '551 5.7.1 Domain not found (#id-5.9.2)', source: 'ImprovMX (ActiveCampaign smtp-field-manual data/codes/551.json)' },
       {
         reply: '554 5.7.1 <example@example.com>: Recipient address rejected: NO-DOMAIN.',
         source: 'Trend Micro (ActiveCampaign smtp-field-manual data/codes/554.json)',
+      },
+      {
+        reply: '550 Host or domain name not found. Name service error for name=example.jp type=A: Host not found',
+        source: 'AOL (sisimai rhost-aol-01, its Diagnostic-Code)',
+      },
+      { reply: '550 DNS lookup failure: host cx.libsisimai.org not found', source: 'DragonFly Mail Agent (sisimai lhost-dragonfly-04)' },
+      { reply: "550 Sorry, I couldn't find a mail exchanger or IP address. (#5.4.4)", source: 'qmail (sisimai lhost-qmail-12)' },
+      { reply: '550 5.4.4 Illegal host/domain name found', source: 'Oracle Communications Messaging Server (sisimai lhost-messagingserver-05)' },
+    ],
+  },
+  {
+    // RFC 7505's null MX: the domain says it takes no mail, so it is final whatever status a bounce wrote beside it.
+    kind: 'no-such-domain',
+    text: /\bnull mx\b/i,
+    examples: [
+      {
+        reply:
+          "451 4.0.0 DNS Error: 80458680 DNS type 'mx' lookup of libsisimai.org responded with code NOERROR The domain libsisimai.org doesn't receive email according to the administrator: returned Null MX https://www.rfc-editor.org/info/rfc7505",
+        source: 'Gmail (sisimai rhost-gsuite-03)',
       },
     ],
   },
