@@ -20,6 +20,7 @@ import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { evidenceRoutes } from './routes/evidence.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -85,6 +86,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
     tokenRoutes(scope, config, authenticator);
     accountRoutes(scope, config);
     webhookRoutes(scope, config);
+    evidenceRoutes(scope, config);
   });
   return app;
 }

@@ -4,7 +4,7 @@ import { addExamples } from '../help/examples.js';
 import { addLoginCommands, addProfileCommands } from './account.js';
 import { addAdminCommands } from './admin.js';
 import { addBulkCommands } from './bulk.js';
-import { addTokensCommands, addWebhooksCommands } from './endpoints.js';
+import { addEvidenceCommands, addTokensCommands, addWebhooksCommands } from './endpoints.js';
 import { addHelpCommands } from './help.js';
 import { addServiceCommands } from './service.js';
 import { addDoctorCommand, addVerifyCommand } from './verification.js';
@@ -42,6 +42,7 @@ export function buildProgram(): Command {
   addBulkCommands(program);
   addWebhooksCommands(program);
   addTokensCommands(program);
+  addEvidenceCommands(program);
   addAdminCommands(program);
   addHelpCommands(program);
   addExamples(program);

@@ -33,4 +33,6 @@ export interface AppConfig {
    * the headers then count for nothing, since any client can send them.
    */
   trustProxy?: TrustProxy;
+  /** How old an account's evidence may be to decide a verdict (`--evidence-window`); DEFAULT_EVIDENCE_WINDOW_MS when not given. */
+  evidenceWindowMs?: number;
 }
