@@ -1,3 +1,5 @@
+import type { EvidenceEvent } from '../engine/evidence/event.js';
+import type { AddressEvidence, EvidenceImport, EvidencePageInfo } from '../wire/evidence.js';
 import type { CreatedReceiver, CreateReceiverRequest, ReceiverInfo } from '../wire/evidence-receivers.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { createTransport } from './transport.js';
@@ -61,6 +63,17 @@ export interface ApiClient {
   deleteWebhook(id: string): Promise<void>;
   /** Sends a `webhook.test` event to the endpoint; answers the event's id. */
   testWebhook(id: string): Promise<WebhookTest>;
+  /**
+   * Adds events to the account's evidence (at most MAX_EVIDENCE_EVENTS a call). Sent again safely
+   * after a lost answer: an identical event is kept once, so the retry key only lets the transport retry.
+   */
+  importEvidence(events: readonly EvidenceEvent[], retryKey: string): Promise<EvidenceImport>;
+  /** A page of the account's events, newest imports first. */
+  evidencePage(page: { limit: number; cursor?: string }): Promise<EvidencePageInfo>;
+  /** One address's events and what they decide. */
+  evidenceOf(email: string): Promise<AddressEvidence>;
+  /** Deletes the account's events: all, or one address's or one source's. */
+  deleteEvidence(selection: { email?: string; source?: string }): Promise<{ deleted: number }>;
   health(): Promise<Health>;
   /**
    * How far the service's clock is ahead of ours (behind when negative), in ms, from the Date header
@@ -118,6 +131,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listWebhooks: async () => (await send<{ webhooks: WebhookInfo[] }>({ method: 'GET', path: '/v1/webhooks' })).webhooks,
     deleteWebhook: (id) => send({ method: 'DELETE', path: `/v1/webhooks/${segment(id)}` }),
     testWebhook: (id) => send({ method: 'POST', path: `/v1/webhooks/${segment(id)}/test` }),
+    importEvidence: (events, retryKey) => send({ method: 'POST', path: '/v1/evidence', body: { events }, idempotencyKey: retryKey }),
+    evidencePage: ({ limit, cursor }) =>
+      send({ method: 'GET', path: `/v1/evidence?${new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) })}` }),
+    evidenceOf: (email) => send({ method: 'GET', path: `/v1/evidence?${new URLSearchParams({ email })}` }),
+    deleteEvidence: (selection) => {
+      const query = new URLSearchParams(Object.entries(selection).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      return send({ method: 'DELETE', path: `/v1/evidence${query.size > 0 ? `?${query}` : ''}` });
+    },
     health: () => send({ method: 'GET', path: '/healthz', anonymous: true }),
     async clockOffset() {
       let date: string | undefined;

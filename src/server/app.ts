@@ -22,6 +22,7 @@ import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { evidenceRoutes } from './routes/evidence.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -87,6 +88,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
     tokenRoutes(scope, config, authenticator);
     accountRoutes(scope, config);
     webhookRoutes(scope, config);
+    evidenceRoutes(scope, config);
     evidenceReceiverRoutes(scope, config);
   });
   // Outside the guard: an ESP has no bearer token; the URL's secret and its signature stand for one.

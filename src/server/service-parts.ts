@@ -9,6 +9,7 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.j
 import { Metrics } from './metrics/metrics.js';
 import { reusingResults, type ReusePolicy, type ServiceVerifier } from './verifier/result-reuse.js';
 import { shareHostSlots } from './verifier/shared-host-slots.js';
+import { usingEvidence } from './verifier/evidence-verifier.js';
 import { openStore, type StoreLocation } from './store/open/open-store.js';
 import type { Holder, Store } from './store/store.js';
 import { watchWebhooks } from './metrics/webhook-metrics.js';
@@ -36,6 +37,8 @@ export interface ServicePolicy {
   webhooks: WebhookPolicy;
   /** Finished jobs are deleted (addresses and results) this long after they finished; kept when not given. */
   retentionMs?: number;
+  /** How old an account's evidence may be to decide a verdict (docs/evidence.md); 0: none does. */
+  evidenceWindowMs: number;
 }
 
 /** What `serve` and `worker` both start from. */
@@ -44,7 +47,8 @@ export interface ServiceParts {
   store: Store;
   /**
    * The engine, watched likewise, its per-host session limit shared through the store with every
-   * process on it, with the result cache before it when reuse is on.
+   * process on it, with the result cache before it when reuse is on, and the asking account's
+   * evidence after it.
    */
   verifier: WatchedVerifier & ServiceVerifier;
   /** When a temporary answer is asked again (the engine's option, kept by the job runner). */
@@ -76,7 +80,14 @@ export async function openServiceParts(
         log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'),
       )
     : engine;
-  const verifier = speakingToApiUsers(reusing);
+  const speaking = speakingToApiUsers(reusing);
+  // Outside the cache: the account's own evidence is never kept there, and is read over what the cache answers.
+  const verifier =
+    options.evidenceWindowMs > 0
+      ? usingEvidence(speaking, store.evidence, options.evidenceWindowMs, (error) =>
+          log.warn({ err: error }, "the account's evidence could not be read; answering with the probe alone"),
+        )
+      : speaking;
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);

@@ -55,6 +55,7 @@ The service (serve, worker; the store's three for admin too)
   MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
                           verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
   MAILVERIFY_RETENTION    delete finished jobs' addresses and results after this (--retention)
+  MAILVERIFY_EVIDENCE_WINDOW  how old evidence may be to decide a verdict (--evidence-window, 180d)
   MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1, MAILVERIFY_WEBHOOK_ENDPOINTS, MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE, MAILVERIFY_WEBHOOK_RETENTION
                           webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
@@ -96,9 +97,10 @@ Writing (merge-back)
   - CSV output is the original file, row for row, in its own delimiter, BOM and line ends, with
     these columns appended under their own headers (a check not established is an empty cell):
       result reason reason_code format domainExists hasMx domainReachable smtpStatus isDisposable
-      isRole isBlacklisted isKnownProvider isCatchAll suggestion
+      isRole isBlacklisted isKnownProvider isCatchAll suggestion evidence
     reason_code is the reason as a stable code for scripts (e.g. mailbox_not_found); suggestion is
-    the address with its domain corrected when the domain looks like a typo (ann@gmial.com: ann@gmail.com).
+    the address with its domain corrected when the domain looks like a typo (ann@gmial.com: ann@gmail.com);
+    evidence names your own bounce or delivery that decided the verdict ("bounce 2026-10-01 (postfix)").
   - Ragged rows: short rows are padded, trailing empty fields dropped; fields past the header's
     are kept after the verdict columns. Blank rows keep their place, with empty verdict cells.
   - A list changed since it was submitted: a warning names it, and rows that are in none of the

@@ -4,7 +4,7 @@ import { addExamples } from '../help/examples.js';
 import { addLoginCommands, addProfileCommands } from './account.js';
 import { addAdminCommands } from './admin.js';
 import { addBulkCommands } from './bulk.js';
-import { addTokensCommands, addWebhooksCommands } from './endpoints.js';
+import { addEvidenceCommands, addTokensCommands, addWebhooksCommands } from './endpoints.js';
 import { addEvidenceReceiverCommands } from './evidence-receivers.js';
 import { addHelpCommands } from './help.js';
 import { addServiceCommands } from './service.js';
@@ -42,8 +42,8 @@ export function buildProgram(): Command {
   addProfileCommands(program);
   addBulkCommands(program);
   addWebhooksCommands(program);
-  addEvidenceReceiverCommands(program.command('evidence').description("the account's own bounces and deliveries, which decide what SMTP cannot"));
   addTokensCommands(program);
+  addEvidenceReceiverCommands(addEvidenceCommands(program));
   addAdminCommands(program);
   addHelpCommands(program);
   addExamples(program);

@@ -11,10 +11,20 @@ export async function* jsonEvents(file: string, input: Chunks, source: string | 
   const held: string[] = [];
   let size = 0;
   let ndjson: boolean | null = null;
+  // NDJSON's first value waits for a second: a file of one line is a document, its places "event N".
+  let pending: { line: string; number: number } | null = null;
+  let many = false;
   for await (const { line, number } of lines(input)) {
     if (ndjson === null && line.trim() !== '') ndjson = parses(line) && /^\s*\{/.test(line);
     if (ndjson === true) {
-      if (line.trim() !== '') yield* valueEvents(file, `line ${number}`, line, source);
+      if (line.trim() === '') continue;
+      if (pending !== null) {
+        yield* valueEvents(file, `line ${pending.number}`, pending.line, source);
+        pending = null;
+        many = true;
+      }
+      if (many) yield* valueEvents(file, `line ${number}`, line, source);
+      else pending = { line, number };
       continue;
     }
     size += line.length + 1;
@@ -25,6 +35,7 @@ export async function* jsonEvents(file: string, input: Chunks, source: string | 
     held.push(line);
   }
   if (ndjson !== true) yield* valueEvents(file, 'file', held.join('\n'), source);
+  else if (pending !== null) yield* valueEvents(file, 'file', pending.line, source);
 }
 
 function parses(line: string): boolean {

@@ -34,6 +34,8 @@ export interface AppConfig {
    * the headers then count for nothing, since any client can send them.
    */
   trustProxy?: TrustProxy;
+  /** How old an account's evidence may be to decide a verdict (`--evidence-window`); DEFAULT_EVIDENCE_WINDOW_MS when not given. */
+  evidenceWindowMs?: number;
   /** How SNS receivers fetch signing certificates and confirm subscriptions; undici to SNS's own hosts when not given (tests: a loopback SNS). */
   sns?: SnsFetcher;
 }

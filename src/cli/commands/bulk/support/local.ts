@@ -6,7 +6,8 @@ import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { isTemporary } from '../../../../engine/core/retry-schedule.js';
 import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
 import type { JobRunner } from '../../../../server/jobs/runner.js';
-import { StoreError, type Holder, type JobDetails, type Store, type User } from '../../../../server/store/store.js';
+import type { Holder, JobDetails, Store } from '../../../../server/store/store.js';
+import { LOCAL_ACCOUNT, localAccount, withLocalEvidence } from '../../../local-service/local-account.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
 import { resolvedEngineOptions, type EngineFlags } from '../../../options/engine-flags.js';
 import { InterruptedError, VerdictMatchedError } from '../../../output/errors.js';
@@ -26,8 +27,6 @@ import { startProgress, tally } from './progress.js';
  * and goes on where it stopped.
  */
 
-/** The account local jobs belong to in the data dir's store: credited with exactly what each job costs, so its ledger adds up. */
-const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
 const POLL_MS = 200;
 const PAGE = 5_000;
 
@@ -48,18 +47,8 @@ export interface LocalRun {
   settleWithinSeconds?: number;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
-}
-
-/** The account local jobs belong to, made on the first run (by whichever of two runs at once gets there first). */
-async function localAccount(store: Store): Promise<User> {
-  const found = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
-  if (found) return found;
-  try {
-    return await store.accounts.createUser({ email: LOCAL_ACCOUNT, passwordHash: null, balance: 0, rateLimit: 1, rateWindowSeconds: 1 });
-  } catch (error) {
-    if (!(error instanceof StoreError && error.code === 'user_exists')) throw error;
-    return (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
-  }
+  /** `--evidence-window`: how old the local account's evidence may be to decide a verdict (0: none). */
+  evidenceWindowMs: number;
 }
 
 /** The jobs of a list: the whole list's first, then those that asked again what it could not verify. */
@@ -211,7 +200,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     runner = startJobRunner({
       queue: store.work,
       holder: holder.id,
-      verifier: createVerifier(engine),
+      verifier: withLocalEvidence(createVerifier(engine), store, run.evidenceWindowMs, (message) => session.warn(message)),
       retryScheduleMs: engine.retryScheduleMs,
       log,
       idlePollMs: POLL_MS,
