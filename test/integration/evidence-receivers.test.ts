@@ -5,6 +5,7 @@
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens.js';
 import { expectProblem, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 import { makeSnsSigner, signSns, startLoopbackSns, TOPIC_ARN, type LoopbackSns } from '../support/sns.js';
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
@@ -193,6 +194,15 @@ describe.each(STORE_KINDS)('evidence receivers on the $name store', (kind) => {
     expect((await post(signSns(signer, { Type: 'UnsubscribeConfirmation', Message: 'bye', SubscribeURL: subscribeUrl, Token: 'tok' }))).body).toEqual({
       type: 'UnsubscribeConfirmation',
     });
+  });
+
+  it('manages receivers only with a token that has the evidence scope', async () => {
+    const narrow = generateApiToken();
+    await app.store.tokens.createApiToken(userId, 'verify only', hashApiToken(narrow), { scopes: ['verify', 'account'], expiresAt: null });
+    const refused = await app.call('GET', '/v1/evidence/receivers', { token: narrow });
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.body.scope).toBe('evidence');
+    expectProblem(await create({ kind: 'sns' }, narrow), 403, 'insufficient_scope');
   });
 
   it("counts posts against the owner's rate limit", async () => {
