@@ -205,6 +205,16 @@ describe.each(STORE_KINDS)('evidence receivers on the $name store', (kind) => {
     expectProblem(await create({ kind: 'sns' }, narrow), 403, 'insufficient_scope');
   });
 
+  it('bounds a post like any write: 8 MiB of body, 10,000 events', async () => {
+    const key = sendgridKey();
+    const url = path((await create({ kind: 'sendgrid', publicKey: key.publicKey })).body.url);
+    const huge = Buffer.alloc(8 * 1024 * 1024 + 1, 0x20);
+    expectProblem(await app.call('POST', url, { rawBody: huge, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+    const many = JSON.stringify(Array.from({ length: 10_001 }, (_, index) => ({ email: `a${index}@example.org`, event: 'delivered', timestamp: at })));
+    expectProblem(await app.call('POST', url, { rawBody: many, headers: signedHeaders(key.privateKey, many) }), 413, 'payload_too_large');
+    expect(await evidence()).not.toContain('delivery a0@example.org');
+  });
+
   it("counts posts against the owner's rate limit", async () => {
     const { token: limited } = await app.createUser(`limited-${kind.name}@example.test`, { credits: 0, rateLimit: 2, windowSeconds: 60 });
     const key = sendgridKey();
