@@ -274,6 +274,7 @@ describe('service routes', () => {
       '/v1/bulk-verify',
       '/v1/bulk-verify/{job_id}',
       '/v1/bulk-verify/{job_id}/progress',
+      '/v1/evidence',
       '/v1/openapi.json',
       '/v1/tokens',
       '/v1/tokens/{id}',
