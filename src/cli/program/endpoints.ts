@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { API_SCOPES } from '../../wire/contract.js';
 import { lazy } from './lazy.js';
 
 /** `webhooks add|list|remove|test`. */
@@ -34,7 +33,7 @@ export function addTokensCommands(program: Command): void {
     .command('create')
     .description('create an mv_ API token and print only the token (shown only now)')
     .option('--name <name>', 'a label for the token (default "mailverify-<this host>")')
-    .option('--scope <scope...>', `what it may do, one or more of ${API_SCOPES.join(', ')} (default: all)`)
+    .option('--scope <scope...>', 'what it may do, one or more of verify, bulk, results, account, evidence (default: all)')
     .option('--expires <duration>', 'when it stops working, from now: 90d, 12h, 30m or seconds (default: never)')
     .action(lazy(() => import('../commands/tokens/create.js')));
   tokens

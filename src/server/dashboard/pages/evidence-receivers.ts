@@ -33,7 +33,7 @@ function requestOf({ kind, publicKey, topicArn }: CreateReceiverRequest): Create
   return request;
 }
 
-/** The Evidence receivers page: create one for SendGrid or SNS (its URL shown once), see when each last took events, delete one. */
+/** The Evidence receivers page (linked from the Evidence page): create one for SendGrid or SNS (its URL shown once), see when each last took events, delete one. */
 export function evidenceReceiverPages(app: FastifyInstance, { store }: DashboardConfig): void {
   app.get(PATH, async (request, reply) => {
     const created = takeFromLastPage<{ kind: string; url: string }>(request, reply, NEW_URL);
