@@ -22,11 +22,21 @@ const KIND_WORDS: Record<string, EvidenceKind> = {
 
 const COLUMNS = { email: ['email', 'address', 'recipient'], event: ['event', 'kind', 'type'], at: ['at', 'time', 'timestamp', 'date'] };
 
+type Parsed = { record: string[]; info: { lines: number } };
+
 /** A CSV of `email,event,at[,status,diagnostic]` with a header row, streamed a record at a time. */
 export async function* csvEvents(file: string, input: Chunks, source: string): AsyncGenerator<EvidenceRead> {
-  const parser = Readable.from(binaryBuffers(input)).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true }));
+  const parser = Readable.from(binaryBuffers(input)).pipe(
+    parse({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true, info: true, skip_records_with_error: true }),
+  );
+  // A record csv-parse cannot read (a quote never closed) is named and passed over, not the end of the import.
+  const broken: EvidenceRead[] = [];
+  parser.on('skip', (error: Error & { lines?: number }) => {
+    broken.push(skipped(file, error.lines === undefined ? 'file' : `line ${error.lines}`, `not CSV: ${error.message}`));
+  });
   let columns: Map<string, number> | null = null;
-  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+  for await (const { record, info } of parser as AsyncIterable<Parsed>) {
+    yield* broken.splice(0);
     const where = `line ${info.lines}`;
     if (columns === null) {
       columns = new Map(record.map((name, index) => [name.toLowerCase(), index]));
@@ -39,6 +49,7 @@ export async function* csvEvents(file: string, input: Chunks, source: string): A
     }
     yield csvRecord(record, columns, { file, where, source });
   }
+  yield* broken.splice(0);
 }
 
 function csvRecord(record: string[], columns: Map<string, number>, place: { file: string; where: string; source: string }): EvidenceRead {

@@ -71,3 +71,15 @@ describe('CSV and JSON events', () => {
     expect((await readText('empty', '  \n')).skips).toEqual([{ file: 'empty', where: 'file', why: 'empty' }]);
   });
 });
+
+describe('a CSV that breaks off', () => {
+  it('keeps what came before a quote never closed and names where it broke', async () => {
+    const { events, skips } = await readText(
+      'broken.csv',
+      'email,event,at\na@example.com,bounce,2026-11-20T00:00:00Z\n"b@example.com,bounce,2026-11-20T00:00:00Z\n',
+    );
+    expect(events.map((event) => event.email)).toEqual(['a@example.com']);
+    expect(skips).toHaveLength(1);
+    expect(skips[0]!.why).toMatch(/^not CSV: /);
+  });
+});

@@ -100,3 +100,35 @@ describe('reading one message', () => {
     expect(cut).toEqual(whole);
   });
 });
+
+describe('what the real corpus lacks', () => {
+  it('reads a message with CR-only line ends (old Mac mail)', async () => {
+    const cr = readFileSync(evidenceFixture('dsn-user-unknown.eml'), 'latin1').replace(/\n/g, '\r');
+    const { events } = await readText('mac.eml', Buffer.from(cr, 'latin1'));
+    expect(events.map((event) => [event.email, event.status])).toEqual([
+      ['No.Such@example.com', '5.1.1'],
+      ['full@example.net', '5.2.2'],
+    ]);
+  });
+
+  it('reads an internationalised DSN (RFC 6533) with a UTF-8 address', async () => {
+    const raw = [
+      'From: MAILER-DAEMON@mx.ours.example',
+      'Subject: Undelivered Mail Returned to Sender',
+      'Content-Type: multipart/report; report-type=global-delivery-status; boundary=g',
+      '',
+      '--g',
+      'Content-Type: message/global-delivery-status',
+      '',
+      'Final-Recipient: utf-8; José.Müller@Example.COM',
+      'Action: failed',
+      'Status: 5.1.1',
+      'Diagnostic-Code: smtp; 550 5.1.1 no such user',
+      '',
+      '--g--',
+      '',
+    ].join('\n');
+    const { events } = await readText('intl.eml', raw);
+    expect(events).toMatchObject([{ email: 'José.Müller@example.com', kind: 'bounce', status: '5.1.1' }]);
+  });
+});
