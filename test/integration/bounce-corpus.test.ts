@@ -18,6 +18,8 @@ interface Entry {
   file: string;
   source: string;
   expected: { recipient: string; recipientFrom: string };
+  /** Every recipient, for the messages that have several. */
+  perRecipient?: { recipient: string }[];
   acceptableVerdicts: string[];
   evidence: string;
 }
@@ -29,39 +31,52 @@ function verdictOf(events: EvidenceEvent[]): string {
   return meanings.includes('delivered') ? 'valid' : 'unknown';
 }
 
+async function readMessageFile(path: string): Promise<{ events: EvidenceEvent[]; skips: string[] }> {
+  const events: EvidenceEvent[] = [];
+  const skips: string[] = [];
+  for await (const read of readEvidencePath(path)) {
+    if ('event' in read) events.push(read.event);
+    else skips.push(read.skip.why);
+  }
+  return { events, skips };
+}
+
+function describeMiss(entry: Entry, verdict: string, mine: EvidenceEvent[], skips: string[]): string {
+  const got = mine.map((event) => `${event.kind} ${event.status ?? '-'} ${meaningOf(event)} "${event.diagnostic ?? ''}"`).join('; ');
+  const skipped = skips.length > 0 ? ` skipped: ${skips.join('; ')}` : '';
+  return `${entry.file} (${entry.source.split('/').pop()}): want ${entry.acceptableVerdicts.join('|')}, got ${verdict} from [${got}]${skipped}\n    evidence: ${entry.evidence.slice(0, 160)}`;
+}
+
 describe('the real bounce corpus', () => {
-  it('reads each expected recipient and reaches an acceptable verdict for at least 97% of messages', async () => {
+  it('reads the recipients of at least 97% of messages and reaches an acceptable verdict for 97%', async () => {
     if (!existsSync(join(CORPUS, 'manifest.json'))) {
       throw new Error(`the bounce corpus is missing: expected ${CORPUS}/manifest.json (../shared/bounces beside the clone)`);
     }
     const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as Entry[];
     const misses: string[] = [];
+    const unread: string[] = [];
+    const invented: string[] = [];
     let right = 0;
-    let found = 0;
     for (const entry of manifest) {
-      const events: EvidenceEvent[] = [];
-      const skips: string[] = [];
-      for await (const read of readEvidencePath(join(CORPUS, entry.file))) {
-        if ('event' in read) events.push(read.event);
-        else skips.push(read.skip.why);
-      }
+      const { events, skips } = await readMessageFile(join(CORPUS, entry.file));
       const recipient = entry.expected.recipient.toLowerCase();
       const mine = events.filter((event) => event.email.toLowerCase() === recipient);
-      if (mine.length > 0) found += 1;
       const verdict = verdictOf(mine);
       if (entry.acceptableVerdicts.includes(verdict)) right += 1;
-      else {
-        const got = mine.map((event) => `${event.kind} ${event.status ?? '-'} ${meaningOf(event)} "${event.diagnostic ?? ''}"`).join('; ');
-        const others = events.length > mine.length ? ` others: ${events.map((event) => event.email).join(', ')}` : '';
-        misses.push(
-          `${entry.file} (${entry.source.split('/').pop()}): want ${entry.acceptableVerdicts.join('|')}, got ${verdict} from [${got}]${others}${skips.length > 0 ? ` skipped: ${skips.join('; ')}` : ''}\n    evidence: ${entry.evidence.slice(0, 160)}`,
-        );
-      }
+      else misses.push(describeMiss(entry, verdict, mine, skips));
+      const wanted = new Set((entry.perRecipient ?? [entry.expected]).map((one) => one.recipient.toLowerCase()));
+      const read = new Set(events.map((event) => event.email.toLowerCase()));
+      if ([...wanted].some((address) => !read.has(address))) unread.push(entry.file);
+      if ([...read].some((address) => !wanted.has(address))) invented.push(entry.file);
     }
     const score = right / manifest.length;
-    console.log(`bounce corpus: ${right}/${manifest.length} right (${(score * 100).toFixed(1)}%), expected recipient found in ${found}\n${misses.join('\n')}`);
+    console.log(
+      `bounce corpus: ${right}/${manifest.length} right (${(score * 100).toFixed(1)}%); ` +
+        `messages with a recipient not read: ${unread.length} (${unread.join(', ')}), with an address read that is no recipient: ${invented.length} (${invented.join(', ')})\n${misses.join('\n')}`,
+    );
     expect(score, misses.join('\n')).toBeGreaterThanOrEqual(0.97);
-    // The auto-reply names no recipient on purpose; every bounce must.
-    expect(found).toBeGreaterThanOrEqual(manifest.length - 1 - Math.floor(manifest.length * 0.03));
+    // The recipients themselves: every one read, none invented (the sender's own address, a postmaster named in passing), for 97% of the messages.
+    expect(unread.length / manifest.length).toBeLessThanOrEqual(0.03);
+    expect(invented.length / manifest.length).toBeLessThanOrEqual(0.03);
   }, 60_000);
 });

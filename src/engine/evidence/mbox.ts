@@ -1,4 +1,4 @@
-import { lines, type Chunks } from './stream.js';
+import { lineBatches, type Chunks } from './stream.js';
 
 /** Largest message kept whole; a bigger one is skipped, so memory stays flat whatever the mbox holds. */
 export const MESSAGE_LIMIT = 32 * 1024 * 1024;
@@ -19,19 +19,23 @@ export async function* mboxMessages(input: Chunks): AsyncGenerator<MboxMessage> 
   let number = 0;
   let separatorDate: string | null = null;
   let started = false;
-  for await (const { line } of lines(input)) {
-    if (line.startsWith('From ')) {
-      if (started) yield finish();
-      started = true;
-      number += 1;
-      separatorDate = dateOfSeparator(line);
-      current = [];
-      size = 0;
-      continue;
+  for await (const batch of lineBatches(input)) {
+    const done: MboxMessage[] = [];
+    for (const line of batch) {
+      if (line.startsWith('From ')) {
+        if (started) done.push(finish());
+        started = true;
+        number += 1;
+        separatorDate = dateOfSeparator(line);
+        current = [];
+        size = 0;
+        continue;
+      }
+      if (!started) continue;
+      size += line.length + 1;
+      if (size <= MESSAGE_LIMIT) current.push(/^>+From /.test(line) ? line.slice(1) : line);
     }
-    if (!started) continue;
-    size += line.length + 1;
-    if (size <= MESSAGE_LIMIT) current.push(/^>+From /.test(line) ? line.slice(1) : line);
+    yield* done;
   }
   if (started) yield finish();
 

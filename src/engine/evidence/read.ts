@@ -7,7 +7,7 @@ import { detectFormat, formatOfContentType } from './detect.js';
 import { jsonEvents } from './json-file.js';
 import { logLineEvents } from './logs.js';
 import { MESSAGE_LIMIT, mboxMessages } from './mbox.js';
-import { readMessage } from './message/bounce.js';
+import { readMessage } from './bounce.js';
 import { binaryChunks, lines, peek, utf8, type Chunks } from './stream.js';
 
 export { eventFromJson } from './json-events.js';
@@ -52,7 +52,9 @@ export async function* readEvidenceStream(name: string, input: AsyncIterable<Buf
     yield skipped(name, 'file', 'empty');
     return;
   }
-  const format = formatOfContentType(options.contentType) ?? detectFormat(head);
+  const hinted = formatOfContentType(options.contentType);
+  // A message sent with its mbox "From " line is an mbox of one.
+  const format = hinted === 'message' && head.startsWith('From ') ? 'mbox' : (hinted ?? detectFormat(head));
   const fallbackAt = options.fallbackAt ?? new Date().toISOString();
   if (format === 'message') yield* messageEvents(name, chunks, options.source ?? 'dsn', fallbackAt);
   else if (format === 'mbox') yield* mboxEvents(name, chunks, options.source ?? 'dsn', fallbackAt);
@@ -75,15 +77,24 @@ async function* messageEvents(name: string, chunks: Chunks, source: string, fall
 }
 
 async function* mboxEvents(name: string, chunks: Chunks, source: string, fallbackAt: string): AsyncGenerator<EvidenceRead> {
+  let count = 0;
   for await (const message of mboxMessages(chunks)) {
+    count += 1;
     const where = `message ${message.number}`;
     if (message.raw === null) yield skipped(name, where, `larger than ${MESSAGE_LIMIT / 1024 / 1024} MB`);
     else yield* readingOf(name, where, message.raw, source, message.separatorDate ?? fallbackAt);
   }
+  if (count === 0) yield skipped(name, 'file', 'an mbox without a "From " line starting a message');
 }
 
 function* readingOf(name: string, where: string, raw: string, source: string, fallbackAt: string): Generator<EvidenceRead> {
-  const reading = readMessage(raw, { source, fallbackAt });
+  let reading: ReturnType<typeof readMessage>;
+  try {
+    reading = readMessage(raw, { source, fallbackAt });
+  } catch (error) {
+    // Bad content is a skip, never the end of an import: whatever a message holds, the next is read.
+    reading = { why: `could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
   if ('why' in reading) yield skipped(name, where, reading.why);
   else for (const event of reading.events) yield { event };
 }

@@ -35,21 +35,35 @@ export async function peek(input: Chunks, size: number): Promise<{ head: string;
 
 /** Lines without their ends ("\n", "\r\n"), with their numbers from 1. */
 export async function* lines(input: Chunks): AsyncGenerator<{ line: string; number: number }> {
-  let rest = '';
   let number = 0;
+  for await (const batch of lineBatches(input)) {
+    for (const line of batch) {
+      number += 1;
+      yield { line, number };
+    }
+  }
+}
+
+/**
+ * The lines of each chunk together (the last line of a chunk waits for the next): a reader that
+ * goes through them synchronously pays one await a chunk, not one a line.
+ */
+export async function* lineBatches(input: Chunks): AsyncGenerator<string[]> {
+  let rest = '';
   for await (const chunk of input) {
+    const batch: string[] = [];
     let start = 0;
     // Only the new chunk is searched: a line longer than many chunks costs no rescans.
     for (let end = chunk.indexOf('\n'); end >= 0; end = chunk.indexOf('\n', start)) {
       const line = rest + chunk.slice(start, end);
       rest = '';
-      number += 1;
-      yield { line: line.endsWith('\r') ? line.slice(0, -1) : line, number };
+      batch.push(line.endsWith('\r') ? line.slice(0, -1) : line);
       start = end + 1;
     }
     rest += chunk.slice(start);
+    if (batch.length > 0) yield batch;
   }
-  if (rest !== '') yield { line: rest.endsWith('\r') ? rest.slice(0, -1) : rest, number: number + 1 };
+  if (rest !== '') yield [rest.endsWith('\r') ? rest.slice(0, -1) : rest];
 }
 
 /** A binary string's UTF-8 text. */

@@ -1,9 +1,9 @@
 // Many messages at once: an mbox (streamed message by message) and a Maildir folder (cur/ and new/).
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEvidencePath } from '../../../src/engine/evidence/read.js';
-import { collect, evidenceFixture, readFixture } from '../../support/evidence.js';
+import { collect, evidenceFixture, readFixture, readText } from '../../support/evidence.js';
 import { testTempDir } from '../../support/temp-dirs.js';
 
 describe('mbox and Maildir', () => {
@@ -42,5 +42,21 @@ describe('mbox and Maildir', () => {
       ['y@example.com', 'ses'],
     ]);
     expect(skips).toEqual([{ file: join(dir, 'c.json'), where: 'file', why: 'empty' }]);
+  });
+});
+
+describe('streams named by their Content-Type', () => {
+  it('reads an upload the API marks as mbox, and names one holding no message', async () => {
+    const mbox = readFileSync(evidenceFixture('mail.mbox'));
+    const read = await readText('upload', mbox, { contentType: 'application/mbox' });
+    expect(read.events).toHaveLength(3);
+    const empty = await readText('upload', 'Subject: no separator\n\nhello\n', { contentType: 'application/mbox' });
+    expect(empty).toEqual({ events: [], skips: [{ file: 'upload', where: 'file', why: 'an mbox without a "From " line starting a message' }] });
+  });
+
+  it("reads a message sent with its mbox 'From ' line as that one message", async () => {
+    const raw = `From MAILER-DAEMON Fri Nov 20 11:00:00 2026\n${readFileSync(evidenceFixture('qmail-base64.eml'), 'latin1')}`;
+    const { events } = await readText('upload', Buffer.from(raw, 'latin1'), { contentType: 'message/rfc822; charset=utf-8' });
+    expect(events.map((event) => event.email)).toEqual(['ghost@example.com']);
   });
 });

@@ -1,8 +1,8 @@
-import { evidenceAddress, isoTime, makeEvent, type EvidenceEvent, type EvidenceKind } from '../event.js';
+import { evidenceAddress, isoTime, makeEvent, type EvidenceEvent, type EvidenceKind } from './event.js';
 import { DSN_FIELD, dsnRecipients, type DsnRecipient } from './dsn.js';
 import { contentType, decodeWords, header, parseEntity, type Entity } from './mime.js';
-import { bounceParts, type BounceParts } from './parts.js';
-import { replyInText, textRecipients } from './text.js';
+import { bounceParts, type BounceParts } from './bounce-parts.js';
+import { replyInText, textRecipients } from './bounce-text.js';
 
 /** What one message gave: its events, or why it gave none. */
 export type MessageReading = { events: EvidenceEvent[] } | { why: string };
@@ -18,26 +18,27 @@ export function readMessage(raw: string, context: MessageContext, depth = 0): Me
   const message = parseEntity(raw.replace(/\r\n?/g, '\n'));
   if (message.headers.size === 0) return { why: 'not a mail message (no header fields)' };
   const parts = bounceParts(message);
-  // Bounces are auto-replies too (RFC 3834 has DSNs say Auto-Submitted): only one that is no bounce is skipped as such.
-  if (isAutoReply(message) && parts.dsn.length === 0 && !looksLikeBounce(message, decodeWords(header(message, 'subject') ?? ''))) {
-    return { why: 'an auto-reply, not a bounce' };
-  }
-  const at = isoTime(header(message, 'date') ?? '') ?? context.fallbackAt;
   const subject = decodeWords(header(message, 'subject') ?? '');
+  const bounceLike = looksLikeBounce(message, subject, parts.text);
+  // Bounces are auto-replies too (RFC 3834 has DSNs say Auto-Submitted): only one that is no bounce is skipped as such.
+  if (isAutoReply(message, subject) && parts.dsn.length === 0 && !bounceLike) return { why: 'an auto-reply, not a bounce' };
+  const at = isoTime(header(message, 'date') ?? '') ?? context.fallbackAt;
   const dsnText = parts.dsn.length > 0 ? parts.dsn.join('\n\n') : DSN_FIELD.test(parts.text) ? parts.text.slice(DSN_FIELD.exec(parts.text)!.index) : '';
   const fromDsn = dsnRecipients(dsnText);
   const fallbackKind: EvidenceKind = isDelayWarning(subject, parts.text) ? 'deferral' : 'bounce';
   const events =
     fromDsn.length > 0 && fromDsn.some((record) => recipientOf(record) !== null)
       ? dsnEvents(fromDsn, parts, { ...context, fallbackAt: at }, fallbackKind)
-      : textEvents(message, parts, { ...context, fallbackAt: at }, fallbackKind);
+      : bounceLike
+        ? textEvents(message, parts, { ...context, fallbackAt: at }, fallbackKind)
+        : [];
   if (events.length > 0) return { events };
   // A bounce forwarded as an attachment (by a person, or a gateway's report wrapping it).
   for (const attached of depth < 2 ? parts.attached : []) {
     const inner = readMessage(attached, { ...context, fallbackAt: at }, depth + 1);
     if ('events' in inner) return inner;
   }
-  return { why: looksLikeBounce(message, subject) ? 'a bounce naming no recipient it could be read for' : 'not a bounce or delivery report' };
+  return { why: bounceLike ? 'a bounce naming no recipient it could be read for' : 'not a bounce or delivery report' };
 }
 
 function dsnEvents(records: DsnRecipient[], parts: BounceParts, context: MessageContext, fallbackKind: EvidenceKind): EvidenceEvent[] {
@@ -62,18 +63,19 @@ function dsnEvents(records: DsnRecipient[], parts: BounceParts, context: Message
 }
 
 function textEvents(message: Entity, parts: BounceParts, context: MessageContext, fallbackKind: EvidenceKind): EvidenceEvent[] {
-  if (!looksLikeBounce(message, decodeWords(header(message, 'subject') ?? ''))) return [];
   const failed = (message.headers.get('x-failed-recipients') ?? []).flatMap((value) => value.split(',')).map(evidenceAddress);
-  const notRecipients = senderAddresses(message, parts);
-  const found = textRecipients(parts.text, notRecipients);
+  // The bounce's To is taken for a recipient only when its words name no other address.
+  const others = textRecipients(parts.text, senderAddresses(message, parts, true));
+  const found = others.length > 0 ? others : textRecipients(parts.text, senderAddresses(message, parts, false));
   const named = failed.filter((email): email is string => email !== null);
   const recipients =
     named.length > 0 ? named.map((email) => found.find((hit) => hit.email.toLowerCase() === email.toLowerCase()) ?? { email, segment: parts.text }) : found;
   return recipients.map(({ email, segment }) => {
     let reply = replyInText(segment);
     // A bounce that names its one recipient on a line of its own says what happened elsewhere in its words.
-    if (!reply.coded && recipients.length === 1 && reply.diagnostic.replace(email, '').replace(/[^\p{L}\p{N}]/gu, '').length < 10) {
-      reply = replyInText(parts.text);
+    if (!reply.coded && recipients.length === 1) {
+      const whole = replyInText(parts.text);
+      if (whole.coded || reply.diagnostic.replace(email, '').replace(/[^\p{L}\p{N}]/gu, '').length < 10) reply = whole;
     }
     return makeEvent({ email, kind: fallbackKind, at: context.fallbackAt, status: reply.status, diagnostic: reply.diagnostic, source: context.source });
   });
@@ -97,12 +99,16 @@ function kindOfAction(action: string | undefined, status: string | undefined, fa
   return fallback;
 }
 
-/** The addresses of the bounce's own envelope and of the returned message's sender. */
-function senderAddresses(message: Entity, parts: BounceParts): Set<string> {
-  const values = ['from', 'to', 'cc', 'return-path', 'reply-to', 'sender'].flatMap((name) => [
-    ...(message.headers.get(name) ?? []),
-    ...(parts.original?.get(name === 'to' || name === 'cc' ? 'x-no-such-field' : name) ?? []),
-  ]);
+/**
+ * Addresses that are the sender's, never a recipient's: the bounce's own From and Return-Path and the
+ * returned message's From, Sender and Return-Path; with `withTo`, the bounce's To and Cc too (the
+ * sender, most often, unless it wrote to itself).
+ */
+function senderAddresses(message: Entity, parts: BounceParts, withTo: boolean): Set<string> {
+  const values = [
+    ...['from', 'return-path', 'reply-to', ...(withTo ? ['to', 'cc'] : [])].flatMap((name) => message.headers.get(name) ?? []),
+    ...['from', 'sender', 'return-path', 'reply-to'].flatMap((name) => parts.original?.get(name) ?? []),
+  ];
   const addresses = new Set<string>();
   for (const value of values) for (const match of value.matchAll(/[^\s@<>()",;:]+@[^\s@<>()",;:]+/g)) addresses.add(match[0].toLowerCase());
   return addresses;
@@ -110,20 +116,24 @@ function senderAddresses(message: Entity, parts: BounceParts): Set<string> {
 
 const AUTO_REPLY_SUBJECT = /^\s*(auto(matic)?[ -]?(reply|response|antwort)|out of (the )?office|abwesenheit|absence|vacation|r[ée]ponse automatique)/i;
 
-function isAutoReply(message: Entity): boolean {
+function isAutoReply(message: Entity, subject: string): boolean {
   if (/^auto-replied/i.test(header(message, 'auto-submitted') ?? '')) return true;
   if (message.headers.has('x-autoreply') || message.headers.has('x-autorespond') || /vacation/i.test(header(message, 'x-apple-action') ?? '')) return true;
   if (/^auto_reply$/i.test(header(message, 'precedence') ?? '')) return true;
-  return AUTO_REPLY_SUBJECT.test(decodeWords(header(message, 'subject') ?? '')) && contentType(message).type !== 'multipart/report';
+  return AUTO_REPLY_SUBJECT.test(subject) && contentType(message).type !== 'multipart/report';
 }
 
 const BOUNCE_SUBJECT =
   /undeliver|undelivered|delivery|deliver|failure|failed|returned|bounce|non.?delivery|rejected|unable|warning|delay|not (be )?delivered|mail error|error|unzustellbar|non recapitabile|non remis|配信|未達|エラー/i;
 
-function looksLikeBounce(message: Entity, subject: string): boolean {
+/** A bounce's own words, whatever its subject and sender say. */
+const BOUNCE_TEXT =
+  /(could ?n[o']t|cannot|can't|was not|wasn't) be(en)? delivered|undeliverable|delivery (has )?failed|permanent (error|failure)|returned mail/i;
+
+function looksLikeBounce(message: Entity, subject: string, text: string): boolean {
   if (message.headers.has('x-failed-recipients') || contentType(message).type === 'multipart/report') return true;
   if (/mailer-daemon|post_?master|mail delivery|mail-daemon|mmdf|smtp/i.test(header(message, 'from') ?? '')) return true;
-  return BOUNCE_SUBJECT.test(subject);
+  return BOUNCE_SUBJECT.test(subject) || BOUNCE_TEXT.test(text);
 }
 
 const DELAY_SUBJECT = /delay|warning|still being retried|not yet (been )?delivered|will retry|temporar/i;
