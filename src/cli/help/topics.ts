@@ -108,4 +108,26 @@ Writing (merge-back)
   - JSON and NDJSON hold one result per address, each with "row": the file line it came from.
   - --only filters by verdict (any case). Output files are written atomically.
 `,
+  evidence: `Evidence: your own mail's bounces and deliveries decide what a probe cannot (docs/evidence.md).
+
+Import (files and folders, each read by its content, not its name):
+  mailverify evidence import bounces.mbox ~/Maildir/.bounces /var/log/mail.log ses.json
+  mailverify evidence import export.csv --local --source newsletter
+  Read: DSNs (.eml, mbox, Maildir; also qmail, Exchange, Gmail, Yahoo bounces), Postfix, Exim and
+  Sendmail logs, SES (with or without SNS), SendGrid, Mailgun and Postmark JSON, and a CSV of
+  email,event,at[,status,diagnostic]. Each path prints what was read and added and every record
+  skipped (file and line or message, and why); exit 0 when anything was read. The same file imported
+  again adds nothing twice. Through a service: token scope evidence, batches of 10,000.
+
+What it decides (events within --evidence-window, default 180d):
+  a bounce for a missing mailbox   invalid, reason code bounced, no SMTP probe (unless asked fresh)
+  a delivery                       valid, reason code delivered, where the probe proves nothing
+                                   (catch-all, a provider whose 250 is no proof, 252)
+  full mailbox, block, deferral    nothing (verify --explain lists them)
+  A newer probe that settles the mailbox wins. Results carry evidence: {kind, at, source}.
+
+List and delete:
+  mailverify evidence list [--email <address>] [--json]    {email, kind, at, verdict, source}
+  mailverify evidence delete --email <address> | --source <label> | --all
+`,
 };

@@ -111,10 +111,5 @@ export async function run(options: ImportOptions, io: Io): Promise<void> {
     const skippedCount = outcomes.reduce((sum, each) => sum + each.skippedCount, 0);
     io.stdout.write(`${toSafeJson({ read, added, skippedCount, files: outcomes })}\n`);
   }
-  if (read === 0)
-    throw new CliError(
-      'no evidence was read from what was given',
-      ExitCode.usage,
-      'evidence is read from bounces (.eml, mbox, Maildir), Postfix/Exim/Sendmail logs, ESP JSON (SES, SendGrid, Mailgun, Postmark) and CSV',
-    );
+  if (read === 0) throw new CliError('no evidence was read from what was given', ExitCode.usage, '`mailverify help evidence` lists the formats read');
 }
