@@ -129,5 +129,11 @@ What it decides (events within --evidence-window, default 180d):
 List and delete:
   mailverify evidence list [--email <address>] [--json]    {email, kind, at, verdict, source}
   mailverify evidence delete --email <address> | --source <label> | --all
+
+Live from an ESP (the service only; the URL printed once ends in a secret):
+  mailverify evidence receivers create sendgrid --public-key-file sendgrid-key.txt
+  mailverify evidence receivers create sns [--topic-arn arn:aws:sns:<region>:<account>:<topic>]
+  mailverify evidence receivers list | delete <id>
+  Posts not signed by SendGrid's key, or by SNS's certificate, are refused and nothing is kept.
 `,
 };
