@@ -20,7 +20,7 @@ const DASHBOARD_NOT_ROUTES = ['routes', 'the dashboard calls the services the ro
 
 /** What the store never imports: every other part of the service. */
 const STORE_BELOW = [
-  `routes|services|jobs|webhooks|maintenance|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
+  `routes|services|jobs|webhooks|maintenance|receivers|dashboard|auth|metrics|http|schemas|verifier|network|logging|background|${SERVER_WIRING}`,
   'the store is below every part of the service',
 ];
 /**
@@ -95,12 +95,12 @@ export default tseslint.config(
   ),
   layerRule(
     ['src/server/http/**'],
-    `routes|services|dashboard|schemas|auth|jobs|webhooks|maintenance|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|services|dashboard|schemas|auth|jobs|webhooks|maintenance|receivers|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'the HTTP helpers sit just above the store, below every other part of the service',
   ),
   layerRule(
     ['src/server/auth/**'],
-    `routes|services|dashboard|jobs|webhooks|maintenance|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
+    `routes|services|dashboard|jobs|webhooks|maintenance|receivers|metrics|verifier|network|logging|background|${SERVER_WIRING}`,
     'auth is below the routes and pages it guards',
   ),
   layerRule(
@@ -117,6 +117,11 @@ export default tseslint.config(
     ['src/server/maintenance/**'],
     `jobs|webhooks|routes|dashboard|${SERVER_WIRING}`,
     'maintenance services know the store, not the runner or the deliverer they wake (the wiring hands them a callback)',
+  ),
+  layerRule(
+    ['src/server/receivers/**'],
+    `jobs|webhooks|routes|dashboard|${SERVER_WIRING}`,
+    'the evidence receivers (signatures, SNS fetches, what a post holds) know no route or page: the routes call them',
   ),
   layerRule(['src/server/{routes,dashboard,schemas,metrics,verifier,network,logging,background}/**'], ...SERVER_PARTS),
   layerRule(['src/server/dashboard/**'], ...DASHBOARD_NOT_ROUTES, SERVER_PARTS),

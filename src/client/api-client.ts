@@ -1,3 +1,6 @@
+import type { EvidenceEvent } from '../engine/evidence/event.js';
+import type { AddressEvidence, EvidenceImport, EvidencePageInfo } from '../wire/evidence.js';
+import type { CreatedReceiver, CreateReceiverRequest, ReceiverInfo } from '../wire/evidence-receivers.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { createTransport } from './transport.js';
 import type {
@@ -50,12 +53,27 @@ export interface ApiClient {
   createToken(name: string, grant?: Omit<CreateTokenRequest, 'name'>): Promise<CreatedToken>;
   listTokens(): Promise<TokenInfo[]>;
   deleteToken(id: string): Promise<void>;
+  /** Creates an evidence receiver; its URL (whose end is its secret) is in this answer only. */
+  createEvidenceReceiver(request: CreateReceiverRequest): Promise<CreatedReceiver>;
+  listEvidenceReceivers(): Promise<ReceiverInfo[]>;
+  deleteEvidenceReceiver(id: string): Promise<void>;
   /** Registers a webhook endpoint; its signing secret is in this answer only. */
   createWebhook(url: string, description?: string): Promise<CreatedWebhook>;
   listWebhooks(): Promise<WebhookInfo[]>;
   deleteWebhook(id: string): Promise<void>;
   /** Sends a `webhook.test` event to the endpoint; answers the event's id. */
   testWebhook(id: string): Promise<WebhookTest>;
+  /**
+   * Adds events to the account's evidence (at most MAX_EVIDENCE_EVENTS a call). Sent again safely
+   * after a lost answer: an identical event is kept once, so the retry key only lets the transport retry.
+   */
+  importEvidence(events: readonly EvidenceEvent[], retryKey: string): Promise<EvidenceImport>;
+  /** A page of the account's events, newest imports first. */
+  evidencePage(page: { limit: number; cursor?: string }): Promise<EvidencePageInfo>;
+  /** One address's events and what they decide. */
+  evidenceOf(email: string): Promise<AddressEvidence>;
+  /** Deletes the account's events: all, or one address's or one source's. */
+  deleteEvidence(selection: { email?: string; source?: string }): Promise<{ deleted: number }>;
   health(): Promise<Health>;
   /**
    * How far the service's clock is ahead of ours (behind when negative), in ms, from the Date header
@@ -106,10 +124,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     createToken: (name, grant = {}) => send({ method: 'POST', path: '/v1/tokens', body: { name, ...grant } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),
+    createEvidenceReceiver: (request) => send({ method: 'POST', path: '/v1/evidence/receivers', body: request }),
+    listEvidenceReceivers: async () => (await send<{ receivers: ReceiverInfo[] }>({ method: 'GET', path: '/v1/evidence/receivers' })).receivers,
+    deleteEvidenceReceiver: (id) => send({ method: 'DELETE', path: `/v1/evidence/receivers/${segment(id)}` }),
     createWebhook: (url, description) => send({ method: 'POST', path: '/v1/webhooks', body: description === undefined ? { url } : { url, description } }),
     listWebhooks: async () => (await send<{ webhooks: WebhookInfo[] }>({ method: 'GET', path: '/v1/webhooks' })).webhooks,
     deleteWebhook: (id) => send({ method: 'DELETE', path: `/v1/webhooks/${segment(id)}` }),
     testWebhook: (id) => send({ method: 'POST', path: `/v1/webhooks/${segment(id)}/test` }),
+    importEvidence: (events, retryKey) => send({ method: 'POST', path: '/v1/evidence', body: { events }, idempotencyKey: retryKey }),
+    evidencePage: ({ limit, cursor }) =>
+      send({ method: 'GET', path: `/v1/evidence?${new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) })}` }),
+    evidenceOf: (email) => send({ method: 'GET', path: `/v1/evidence?${new URLSearchParams({ email })}` }),
+    deleteEvidence: (selection) => {
+      const query = new URLSearchParams(Object.entries(selection).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      return send({ method: 'DELETE', path: `/v1/evidence${query.size > 0 ? `?${query}` : ''}` });
+    },
     health: () => send({ method: 'GET', path: '/healthz', anonymous: true }),
     async clockOffset() {
       let date: string | undefined;

@@ -16,8 +16,14 @@ const CHECK_ORDER: Record<keyof Checks, number> = {
 };
 const CHECK_NAMES = (Object.keys(CHECK_ORDER) as (keyof Checks)[]).sort((a, b) => CHECK_ORDER[a] - CHECK_ORDER[b]);
 
-/** The columns appended to every row of a CSV output: `suggestion` last, empty when there is none. */
-export const RESULT_COLUMNS: readonly string[] = ['result', 'reason', 'reason_code', ...CHECK_NAMES, 'suggestion'];
+/**
+ * The columns appended to every row of a CSV output: `suggestion`, empty when there is none, and
+ * `evidence` last, empty unless the account's own evidence decided the verdict.
+ */
+export const RESULT_COLUMNS: readonly string[] = ['result', 'reason', 'reason_code', ...CHECK_NAMES, 'suggestion', 'evidence'];
+
+/** The evidence cell: `bounce 2026-10-01 (postfix)`, the kind, the day and the source. */
+const evidenceCell = ({ evidence }: VerificationResult): string => (evidence ? `${evidence.kind} ${evidence.at.slice(0, 10)} (${evidence.source})` : '');
 
 /**
  * A key per shape of a result's check cells: the booleans as bits, those not established as
@@ -40,8 +46,8 @@ function shapeKey(result: VerificationResult): number | string {
 /**
  * Encodes a result as the CSV text of its cells under RESULT_COLUMNS (no line end), each cell
  * through `encode`. The checks take a handful of shapes across a whole list, so each shape's text
- * (and those not established, left blank) is built once and then looked up: this runs for every row of a merge-back. The reason and the
- * suggestion, the free text among them, follow the OWASP rule against formulas (csvCellSafe).
+ * (and those not established, left blank) is built once and then looked up: this runs for every row of a merge-back. The reason, the
+ * suggestion and the evidence, the free text among them, follow the OWASP rule against formulas (csvCellSafe).
  */
 export function resultCellsEncoder(encode: (field: string) => string, delimiter: string): (result: VerificationResult) => string {
   const checksByShape = new Map<number | string, string>();
@@ -56,5 +62,5 @@ export function resultCellsEncoder(encode: (field: string) => string, delimiter:
   };
   // A result stored before reason codes existed has none: its cell stays empty.
   return (result) =>
-    `${encode(result.result)}${delimiter}${encode(csvCellSafe(result.reason))}${delimiter}${encode(result.reasonCode ?? '')}${delimiter}${checksText(result)}${delimiter}${encode(csvCellSafe(result.suggestion ?? ''))}`;
+    `${encode(result.result)}${delimiter}${encode(csvCellSafe(result.reason))}${delimiter}${encode(result.reasonCode ?? '')}${delimiter}${checksText(result)}${delimiter}${encode(csvCellSafe(result.suggestion ?? ''))}${delimiter}${encode(csvCellSafe(evidenceCell(result)))}`;
 }

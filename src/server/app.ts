@@ -15,18 +15,21 @@ import { refuseTokensInQuery } from './auth/secrets.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
+import { evidenceHookRoutes } from './routes/evidence-hooks.js';
+import { evidenceReceiverRoutes } from './routes/evidence-receivers.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { verifyRoutes } from './routes/verify.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { evidenceRoutes } from './routes/evidence.js';
 
 /** docs/api.md: the largest request body accepted (→ 413 beyond). */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.
- * Routes outside the guarded scope (login, health, OpenAPI) need no token; the dashboard's pages
+ * Routes outside the guarded scope (login, health, OpenAPI, the ESPs' posts to evidence receivers) need no token; the dashboard's pages
  * have their own sign-in sessions.
  */
 export function buildApp(config: AppConfig): FastifyInstance {
@@ -85,6 +88,10 @@ export function buildApp(config: AppConfig): FastifyInstance {
     tokenRoutes(scope, config, authenticator);
     accountRoutes(scope, config);
     webhookRoutes(scope, config);
+    evidenceRoutes(scope, config);
+    evidenceReceiverRoutes(scope, config);
   });
+  // Outside the guard: an ESP has no bearer token; the URL's secret and its signature stand for one.
+  app.register(async (scope) => evidenceHookRoutes(scope, config, limiter));
   return app;
 }

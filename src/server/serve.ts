@@ -72,6 +72,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     httpTimeouts: options.httpTimeouts,
     trustProxy: options.trustProxy,
     webhooks: options.webhooks,
+    evidenceWindowMs: options.evidenceWindowMs,
   });
   const runner = options.worker ? startRegisteredRunner(parts, { ...options, log: app.log }) : undefined;
   // The dashboard is served here, with or without a runner: so are its uploads' deletions.

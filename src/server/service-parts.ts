@@ -9,6 +9,7 @@ import { startMetricsListener, type MetricsListener } from './metrics/listener.j
 import { Metrics } from './metrics/metrics.js';
 import { reusingResults, type ReusePolicy, type ServiceVerifier } from './verifier/result-reuse.js';
 import { shareHostSlots } from './verifier/shared-host-slots.js';
+import { usingEvidence } from './verifier/evidence-verifier.js';
 import { openStore, type StoreLocation } from './store/open/open-store.js';
 import type { Holder, Store } from './store/store.js';
 import { watchWebhooks } from './metrics/webhook-metrics.js';
@@ -42,6 +43,8 @@ export interface ServicePolicy {
   webhooks: WebhookPolicy;
   /** Finished jobs are deleted (addresses and results) this long after they finished; kept when not given. */
   retentionMs?: number;
+  /** How old an account's evidence may be to decide a verdict (docs/evidence.md); 0: none does. */
+  evidenceWindowMs: number;
 }
 
 /** What `serve` and `worker` both start from. */
@@ -50,7 +53,8 @@ export interface ServiceParts {
   store: Store;
   /**
    * The engine, watched likewise, its per-host session limit shared through the store with every
-   * process on it, with the result cache before it when reuse is on.
+   * process on it, with the result cache before it when reuse is on, and the asking account's
+   * evidence after it.
    */
   verifier: WatchedVerifier & ServiceVerifier;
   /** When a temporary answer is asked again (the engine's option, kept by the job runner). */
@@ -82,7 +86,14 @@ export async function openServiceParts(
         log.warn({ err: error }, 'the result cache could not be read or written; asking the mail hosts'),
       )
     : engine;
-  const verifier = speakingToApiUsers(reusing);
+  const speaking = speakingToApiUsers(reusing);
+  // Outside the cache: the account's own evidence is never kept there, and is read over what the cache answers.
+  const verifier =
+    options.evidenceWindowMs > 0
+      ? usingEvidence(speaking, store.evidence, options.evidenceWindowMs, (error) =>
+          log.warn({ err: error }, "the account's evidence could not be read; answering with the probe alone"),
+        )
+      : speaking;
   if (metrics) {
     metrics.watchNetwork(verifier.network);
     metrics.watchQueue(store.work);
@@ -143,7 +154,7 @@ export function startRegisteredRunner(
  * The maintenance of a process on these parts (docs/architecture.md "Maintenance"), under one
  * supervisor: bench expiry always (the engine benches egresses in the store); with a runner, the
  * rescuer and the due waker, which wake it when they freed items, webhook pruning and, with a
- * retention, the deletion of finished jobs past it; with the dashboard (`serve`), the deletion of
+ * retention, the deletion of finished jobs and of evidence past it; with the dashboard (`serve`), the deletion of
  * uploads never submitted.
  */
 export function startPartsMaintenance(
@@ -163,6 +174,9 @@ export function startPartsMaintenance(
     );
     if (options.retentionMs !== undefined) {
       services.push(retention('job_retention', (before, limit) => store.jobs.deleteFinishedBefore(before, limit), options.retentionMs, log, 'finished jobs'));
+      // The account's evidence holds addresses too: it leaves under the same retention, counted from its import.
+      const deleteEvidence = (before: string, limit: number) => store.evidence.deleteEvidenceBefore(before, limit);
+      services.push(retention('evidence_retention', deleteEvidence, options.retentionMs, log, 'evidence'));
     }
   }
   if (options.uploadRetentionMs !== undefined) {

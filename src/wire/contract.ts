@@ -65,6 +65,13 @@ export const verificationResultSchema = {
       description:
         'In a bulk job still processing: the answer so far was temporary (greylisting, throttling), so `result` is `unknown` for now and the address is asked again at this time.',
     },
+    evidence: {
+      type: 'object',
+      required: ['kind', 'at', 'source'],
+      additionalProperties: false,
+      description: "The account's own event that decided the verdict (reason codes `bounced`, `delivered`; docs/evidence.md): absent when none did.",
+      properties: { kind: { type: 'string', enum: ['bounce', 'delivery'] }, at: { type: 'string', format: 'date-time' }, source: { type: 'string' } },
+    },
   },
 } as const;
 
@@ -197,10 +204,11 @@ export const jobPageSchema = {
 
 /**
  * What an API token may do (docs/api.md "Token scopes"): `verify` single addresses, submit and
- * delete `bulk` jobs, read jobs' `results`, manage the `account` (tokens, webhooks). A token
- * created without a list gets them all; a login JWT always has them all.
+ * delete `bulk` jobs, read jobs' `results`, manage the `account` (tokens, webhooks), import, read
+ * and delete the account's `evidence` (its own bounces and deliveries). A token created without a
+ * list gets them all; a login JWT always has them all.
  */
-export const API_SCOPES = ['verify', 'bulk', 'results', 'account'] as const;
+export const API_SCOPES = ['verify', 'bulk', 'results', 'account', 'evidence'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
 /** The longest `expiresIn` taken, in seconds: ten years. */

@@ -33,6 +33,7 @@ const RESULT_COLUMNS = [
   'isKnownProvider',
   'isCatchAll',
   'suggestion',
+  'evidence',
 ];
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');

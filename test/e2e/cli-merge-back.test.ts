@@ -30,6 +30,7 @@ const RESULT_COLUMNS = [
   'isKnownProvider',
   'isCatchAll',
   'suggestion',
+  'evidence',
 ];
 const NO_VERDICT = RESULT_COLUMNS.map(() => '');
 

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieFrom, csrfOf, fetchPage as fetchPageAt, signIn as signInAt, type Page, type PageRequest } from '../support/dashboard-pages.js';
 import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
@@ -218,6 +219,37 @@ describe('dashboard pages over HTTP', () => {
     expect((await fetchPage(`/webhooks/${endpointId}/remove`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
     expect((await fetchPage(`/webhooks/${endpointId}/remove`, { method: 'POST', cookie, form: { _csrf: csrf } })).headers.location).toBe('/webhooks');
     expect((await fetchPage('/webhooks', { cookie })).text).toContain('No endpoints yet.');
+  });
+
+  it("creates evidence receivers showing the URL once, refuses a bad key, and deletes one (never another user's)", async () => {
+    const cookie = await signedInAs('dana@example.test');
+    const form = await fetchPage('/evidence/receivers', { cookie });
+    expect(form.text).toContain('Create SendGrid receiver');
+    expect(form.text).toContain('No receivers yet.');
+    const csrf = csrfOf(form);
+    const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    const added = await fetchPage('/evidence/receivers', { method: 'POST', cookie, form: { _csrf: csrf, kind: 'sendgrid', publicKey: key } });
+    expect([added.status, added.headers.location], added.text).toEqual([303, '/evidence/receivers']);
+    const withUrl = await fetchPage('/evidence/receivers', { cookie: `${cookie}; ${cookieFrom(added, 'mv_new_receiver')}` });
+    expect(withUrl.text).toMatch(/value="http:\/\/127\.0\.0\.1:\d+\/v1\/evidence\/hooks\/sendgrid\/mvr_[0-9a-f]{64}"/);
+    const sns = await fetchPage('/evidence/receivers', { method: 'POST', cookie, form: { _csrf: csrf, kind: 'sns', topicArn: '' } });
+    expect(sns.status, sns.text).toBe(303);
+    const later = await fetchPage('/evidence/receivers', { cookie });
+    expect(later.text).not.toContain('mvr_');
+    expect(later.text).toContain('SES through SNS');
+    expect(later.text).toContain('not yet');
+
+    const refused = await fetchPage('/evidence/receivers', { method: 'POST', cookie, form: { _csrf: csrf, kind: 'sendgrid', publicKey: 'not a key' } });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('neither PEM nor base64 DER');
+
+    const receiverId = /action="\/evidence\/receivers\/([^/"]+)\/delete"/.exec(later.text)![1]!;
+    const erin = await signedInAs('erin@example.test');
+    const erinCsrf = csrfOf(await fetchPage('/evidence/receivers', { cookie: erin }));
+    expect((await fetchPage(`/evidence/receivers/${receiverId}/delete`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
+    const deleted = await fetchPage(`/evidence/receivers/${receiverId}/delete`, { method: 'POST', cookie, form: { _csrf: csrf } });
+    expect(deleted.headers.location).toBe('/evidence/receivers');
+    expect((await app.store.evidenceReceivers.listReceivers((await app.store.accounts.findUserByEmail('dana@example.test'))!.id)).length).toBe(1);
   });
 
   it("shows one user's job and upload to no one else", async () => {

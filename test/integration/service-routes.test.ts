@@ -274,6 +274,11 @@ describe('service routes', () => {
       '/v1/bulk-verify',
       '/v1/bulk-verify/{job_id}',
       '/v1/bulk-verify/{job_id}/progress',
+      '/v1/evidence',
+      '/v1/evidence/hooks/sendgrid/{secret}',
+      '/v1/evidence/hooks/sns/{secret}',
+      '/v1/evidence/receivers',
+      '/v1/evidence/receivers/{id}',
       '/v1/openapi.json',
       '/v1/tokens',
       '/v1/tokens/{id}',
@@ -302,6 +307,9 @@ describe('service routes', () => {
     expect(resultSchema.properties.reasonCode.enum).toEqual(REASON_CODE_NAMES);
     expect(resultSchema.properties.reasonCode.enum).toContain('port25_blocked');
     expect(document.paths['/v1/auth/login'].post.security).toBeUndefined();
+    // An ESP posts to a receiver with no bearer token; managing receivers needs the evidence scope.
+    expect(document.paths['/v1/evidence/hooks/sendgrid/{secret}'].post.security).toEqual([]);
+    expect(document.paths['/v1/evidence/receivers'].post.security).toEqual([{ bearer: ['evidence'] }]);
     expect(document.paths['/v1/tokens/{id}'].delete.responses['404'].content['application/problem+json']).toBeDefined();
   });
 });

@@ -90,7 +90,7 @@ describe('token scopes and expiry', () => {
     const at = new Date(Date.now() + 86_400_000).toISOString();
     const created = await create({ name: 'day', expiresAt: at });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: at });
+    expect(created.body).toMatchObject({ scopes: ['verify', 'bulk', 'results', 'account', 'evidence'], expiresAt: at });
     expect((await app.call('GET', '/v1/tokens', { token: created.body.token as string })).status).toBe(200);
   });
 
@@ -119,7 +119,7 @@ describe('token scopes and expiry', () => {
     const createWith = (token: string, json: object) => app.call('POST', '/v1/tokens', { token, json: { name: 'child', ...json } });
 
     it.each([
-      ['every scope for ever (nothing said)', {}, ['verify', 'bulk', 'results', 'expiry']],
+      ['every scope for ever (nothing said)', {}, ['verify', 'bulk', 'results', 'evidence', 'expiry']],
       ['a scope it lacks', { scopes: ['bulk'], expiresIn: 30 }, ['bulk']],
       ['no expiry', { scopes: ['account'] }, ['expiry']],
       ['a longer life', { scopes: ['account'], expiresIn: 3600 }, ['expiry']],
@@ -153,7 +153,7 @@ describe('token scopes and expiry', () => {
       return login.body as { token: string };
     });
     const account = await app.call('GET', '/v1/account', { token });
-    expect(account.body.token).toMatchObject({ kind: 'login', scopes: ['verify', 'bulk', 'results', 'account'] });
+    expect(account.body.token).toMatchObject({ kind: 'login', scopes: ['verify', 'bulk', 'results', 'account', 'evidence'] });
     expect((await app.call('GET', '/v1/webhooks', { token })).status).toBe(200);
 
     const document = (await app.call('GET', '/v1/openapi.json')).body as {

@@ -242,12 +242,12 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       const scoped = await store.tokens.createApiToken(user.id, 'form', 'hash-s', { scopes: ['results', 'verify'], expiresAt });
       expect(scoped).toMatchObject({ scopes: ['verify', 'results'], expiresAt });
       const plain = await store.tokens.createApiToken(user.id, 'ci', 'hash-p');
-      expect(plain).toMatchObject({ scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: null });
+      expect(plain).toMatchObject({ scopes: ['verify', 'bulk', 'results', 'account', 'evidence'], expiresAt: null });
       expect(await store.tokens.findApiTokenByHash('hash-s')).toMatchObject({ id: scoped.id, scopes: ['verify', 'results'], expiresAt });
       // Both made at the same clock time: listed in id order, which is random.
       const listed = (await store.tokens.listApiTokens(user.id)).sort((a, b) => a.name.localeCompare(b.name));
       expect(listed.map(({ name, scopes, expiresAt: at }) => ({ name, scopes, expiresAt: at }))).toEqual([
-        { name: 'ci', scopes: ['verify', 'bulk', 'results', 'account'], expiresAt: null },
+        { name: 'ci', scopes: ['verify', 'bulk', 'results', 'account', 'evidence'], expiresAt: null },
         { name: 'form', scopes: ['verify', 'results'], expiresAt },
       ]);
       // Another connection reads what this one wrote (the fixture closes it).

@@ -10,6 +10,7 @@ import { generateApiToken, hashApiToken } from '../../src/server/auth/api-tokens
 import { createJwtIssuer, type JwtIssuer } from '../../src/server/auth/jwt.js';
 import { startJobRunner } from '../../src/server/jobs/runner.js';
 import type { HttpTimeouts } from '../../src/server/http/server.js';
+import type { SnsFetcher } from '../../src/server/receivers/sns-fetcher.js';
 import type { LogSettings } from '../../src/server/logging/logger.js';
 import { hashPassword } from '../../src/server/auth/passwords.js';
 import { openStore } from '../../src/server/store/open/open-store.js';
@@ -163,6 +164,8 @@ export interface TestAppOptions {
   httpTimeouts?: Partial<HttpTimeouts>;
   /** A PostgreSQL database to keep everything in instead of SQLite in the data dir. */
   databaseUrl?: string;
+  /** What SNS evidence receivers fetch certificates and confirmations through (a loopback SNS); the production fetcher otherwise. */
+  sns?: SnsFetcher;
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
@@ -172,7 +175,15 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const jwt = await createJwtIssuer(jwtSecret);
   const verifier = options.verifier ?? createVerifier(options.world!.engine);
   const runner = startJobRunner({ queue: store.work, verifier, retryScheduleMs: [], log: silentLog, idlePollMs: 200 });
-  const app = buildApp({ store, verifier, jwt, onJobCreated: () => runner.wake(), log: options.log, httpTimeouts: options.httpTimeouts });
+  const app = buildApp({
+    store,
+    verifier,
+    jwt,
+    onJobCreated: () => runner.wake(),
+    log: options.log,
+    httpTimeouts: options.httpTimeouts,
+    sns: options.sns,
+  });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl,

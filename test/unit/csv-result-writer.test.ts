@@ -47,6 +47,7 @@ const RESULT_HEADER = [
   'isKnownProvider',
   'isCatchAll',
   'suggestion',
+  'evidence',
 ];
 
 let dir: string;
@@ -88,9 +89,9 @@ describe('writeResults with the source list', () => {
       ['Nobody', '', 'invalid', 'no address in this row'],
       ['Bad', 'not-an-address', 'invalid', expect.any(String)],
     ]);
-    expect(rows[1]!.slice(5, -1)).toEqual(CHECK_VALUES);
+    expect(rows[1]!.slice(5, -2)).toEqual(CHECK_VALUES);
     // A syntax failure: the code, format false (a finding), every check beyond it blank (never looked at).
-    expect(rows[5]!.slice(4, -1)).toEqual(['syntax', 'false', '', '', '', 'unknown', '', '', '', '', '']);
+    expect(rows[5]!.slice(4, -2)).toEqual(['syntax', 'false', '', '', '', 'unknown', '', '', '', '', '']);
     expect(count).toBe(5);
   });
 
@@ -103,7 +104,7 @@ describe('writeResults with the source list', () => {
     const empty = RESULT_HEADER.map(() => '');
     expect(parse((await output).toString('utf8'))).toEqual([
       ['email', ...RESULT_HEADER],
-      ['ann@example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, ''],
+      ['ann@example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, '', ''],
       ['cy@example.org', ...empty],
       ['', ...empty],
       ['dee@example.org', ...empty],
@@ -117,12 +118,12 @@ describe('writeResults with the source list', () => {
     const { output } = await written({ format: 'csv', results, source: await openListSource(path) });
     const rows = parse(output, { delimiter: ';', relax_column_count: true }) as string[][];
     expect(rows[0]).toEqual(['Name', 'Email', ...RESULT_HEADER]);
-    expect(rows[1]).toEqual(['Ann', 'Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, '']);
+    expect(rows[1]).toEqual(['Ann', 'Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, '', '']);
     expect(rows[2]!.slice(0, 4)).toEqual(['Bob', '', 'invalid', 'no address in this row']);
-    expect(rows[3]).toEqual(['Cy', 'bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, '']);
+    expect(rows[3]).toEqual(['Cy', 'bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, '', '']);
     expect(rows[4]!.slice(0, 3)).toEqual(['Dee', 'bad', 'invalid']);
     expect(rows[4]!.slice(2 + RESULT_HEADER.length)).toEqual(['extra', 'more']);
-    expect(rows.slice(0, 4).map((row) => row.length)).toEqual([16, 16, 16, 16]);
+    expect(rows.slice(0, 4).map((row) => row.length)).toEqual([17, 17, 17, 17]);
   });
 
   it('writes every row alike whether the fast reader copied it or csv-parse took over part way', async () => {
@@ -196,8 +197,8 @@ describe('writeResults without a source', () => {
     const { output } = await written({ format: 'csv', results });
     expect(parse(output)).toEqual([
       ['email', ...RESULT_HEADER],
-      ['Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, ''],
-      ['bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, ''],
+      ['Ann@Example.org', 'valid', 'valid because', 'accepted', ...CHECK_VALUES, '', ''],
+      ['bob@example.org', 'catch_all', 'catch_all because', 'catch_all', ...CHECK_VALUES, '', ''],
     ]);
   });
 

@@ -39,13 +39,13 @@ describe('resultCellsEncoder', () => {
 
   it('puts each check under its own column, whatever the shapes met before', () => {
     const toText = resultCellsEncoder(encode, ',');
-    const checkNames = RESULT_COLUMNS.slice(3, -1) as (keyof Checks)[];
+    const checkNames = RESULT_COLUMNS.slice(3, -2) as (keyof Checks)[];
     // One check set at a time, through one encoder: a shape cached for one result must not answer for another.
     for (const name of checkNames) {
       const checks = { ...NOTHING_CHECKED, [name]: name === 'smtpStatus' ? 'valid' : true } as Checks;
       const [cells] = parse(toText({ email: 'a@example.org', result: 'risky', reason: 'r, "q"', reasonCode: 'role', checks })) as string[][];
       const expected = checkNames.map((each) => (each === name ? String(checks[each]) : String(NOTHING_CHECKED[each])));
-      expect(cells, name).toEqual(['risky', 'r, "q"', 'role', ...expected, '']);
+      expect(cells, name).toEqual(['risky', 'r, "q"', 'role', ...expected, '', '']);
     }
   });
 
@@ -70,7 +70,7 @@ describe('resultCellsEncoder', () => {
     ).toHaveLength(RESULT_COLUMNS.length);
   });
 
-  it('puts the suggestion last, empty when there is none', () => {
+  it('puts the suggestion, then the deciding evidence last, each empty when there is none', () => {
     const typo = {
       email: 'ann@gmial.com',
       result: 'invalid' as const,
@@ -78,9 +78,11 @@ describe('resultCellsEncoder', () => {
       reasonCode: 'domain_not_found' as const,
       checks: NOTHING_CHECKED,
     };
-    expect(RESULT_COLUMNS.at(-1)).toBe('suggestion');
-    expect(cellsOf({ ...typo, suggestion: 'ann@gmail.com' })[0]!.at(-1)).toBe('ann@gmail.com');
-    expect(cellsOf(typo)[0]!.at(-1)).toBe('');
+    expect(RESULT_COLUMNS.slice(-2)).toEqual(['suggestion', 'evidence']);
+    expect(cellsOf({ ...typo, suggestion: 'ann@gmail.com' })[0]!.slice(-2)).toEqual(['ann@gmail.com', '']);
+    expect(cellsOf(typo)[0]!.slice(-2)).toEqual(['', '']);
+    const bounced = { ...typo, reasonCode: 'bounced' as const, evidence: { kind: 'bounce' as const, at: '2026-10-01T08:00:00.000Z', source: '=postfix' } };
+    expect(cellsOf(bounced)[0]!.at(-1)).toBe('bounce 2026-10-01 (=postfix)');
   });
 });
 

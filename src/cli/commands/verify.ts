@@ -10,6 +10,9 @@ import { collectAddresses } from '../output/input.js';
 import type { Io } from '../output/io.js';
 import { listArg, switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../options/program-options.js';
+import type { ServiceVerifier } from '../../server/verifier/result-reuse.js';
+import { localDataDir } from '../local-service/data-dir.js';
+import { parseEvidenceWindow } from '../local-service/service-policy.js';
 
 /** `verify`'s options, checked. */
 export interface VerifyOptions {
@@ -21,6 +24,8 @@ export interface VerifyOptions {
   fresh: boolean;
   explain: boolean;
   engine: EngineFlags;
+  /** --evidence-window as given, with --local. */
+  evidenceWindow?: string;
 }
 
 /** `verify`'s command line as options, or a UsageError. */
@@ -38,23 +43,40 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
     fresh: switchFlag(flags, 'fresh'),
     explain: switchFlag(flags, 'explain'),
     engine,
+    evidenceWindow: textFlag(flags, 'evidenceWindow'),
   };
 }
 
 /** Produces every address's result, in any order, through `onResult`. */
 type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
 
-async function localSource(engine: EngineFlags, env: NodeJS.ProcessEnv, explain: boolean): Promise<ResultSource> {
+/**
+ * The engine in this process, with the evidence `evidence import --local` kept in the local data dir
+ * (MAILVERIFY_LOCAL_DATA_DIR, else the OS default) when there is a store there; none is made.
+ */
+async function localSource(options: VerifyOptions, out: Io): Promise<{ source: ResultSource; close(): Promise<void> }> {
   const { createVerifier } = await import('../../engine/index.js');
-  const verifier = createVerifier(await resolvedEngineOptions(engine, env));
-  if (!explain) return (emails, onResult) => verifier.verifyMany(emails, onResult);
+  const engine = createVerifier(await resolvedEngineOptions(options.engine, out.env));
+  const windowMs = parseEvidenceWindow(options.evidenceWindow, out.env);
+  const dataDir = localDataDir(undefined, out.env);
+  // Loaded here: a verification through a service needs no store.
+  const [{ openStore }, { hasLocalStore, localAccount, withLocalEvidence }] = await Promise.all([
+    import('../../server/store/open/open-store.js'),
+    import('../local-service/local-account.js'),
+  ]);
+  const store = windowMs > 0 && hasLocalStore(dataDir) ? await openStore({ dataDir }) : undefined;
+  const owner = store && (await localAccount(store)).id;
+  const verifier: ServiceVerifier = store ? withLocalEvidence(engine, store, windowMs, (message) => out.stderr.write(`${message}\n`)) : engine;
+  const close = async () => store?.close();
+  if (!options.explain) return { source: (emails, onResult) => verifier.verifyMany(emails, onResult, { owner }), close };
   // Explained one at a time: each transcript holds its own address's dialogue alone, and reads in order.
-  return async (emails, onResult) => {
+  const source: ResultSource = async (emails, onResult) => {
     for (const email of new Set(emails)) {
-      const result = await verifier.verify(email, { explain: true });
+      const result = await verifier.verify(email, { explain: true, owner });
       for (const given of emails) if (given === email) onResult(result);
     }
   };
+  return { source, close };
 }
 
 /** A result as printed: JSON with `details` when explained, else a human line with the transcript under it. */
@@ -93,9 +115,8 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
   const emails = await collectAddresses(options.args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const source = options.local
-    ? await localSource(options.engine, out.env, explain)
-    : await remoteSource(options.program, out, { fresh: options.fresh, explain });
+  const local = options.local ? await localSource(options, out) : undefined;
+  const source = local?.source ?? (await remoteSource(options.program, out, { fresh: options.fresh, explain }));
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;
@@ -107,7 +128,11 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
     for (const selector of selectorsOf(result)) if (failOn.includes(selector)) matched.add(selector);
     out.stdout.write(`${printed(result, out)}\n`);
   });
-  await source(emails, print);
+  try {
+    await source(emails, print);
+  } finally {
+    await local?.close();
+  }
   // Said first: a verdict that matched --fail-on is no verdict when the verifier could not verify.
   if (unverifiableCount > 0) {
     throw new CannotVerifyError(

@@ -57,6 +57,7 @@ The service (serve, worker; the store's three for admin too)
   MAILVERIFY_CACHE_TTL, MAILVERIFY_CACHE_SCOPE, MAILVERIFY_REFUND_UNKNOWN=1
                           verdict reuse and refunds (--cache-ttl, --cache-scope, --refund-unknown)
   MAILVERIFY_RETENTION    delete finished jobs' addresses and results after this (--retention)
+  MAILVERIFY_EVIDENCE_WINDOW  how old evidence may be to decide a verdict (--evidence-window, 180d)
   MAILVERIFY_ALLOW_PRIVATE_WEBHOOKS=1, MAILVERIFY_WEBHOOK_ENDPOINTS, MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE, MAILVERIFY_WEBHOOK_RETENTION
                           webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
@@ -98,14 +99,43 @@ Writing (merge-back)
   - CSV output is the original file, row for row, in its own delimiter, BOM and line ends, with
     these columns appended under their own headers (a check not established is an empty cell):
       result reason reason_code format domainExists hasMx domainReachable smtpStatus isDisposable
-      isRole isBlacklisted isKnownProvider isCatchAll suggestion
+      isRole isBlacklisted isKnownProvider isCatchAll suggestion evidence
     reason_code is the reason as a stable code for scripts (e.g. mailbox_not_found); suggestion is
-    the address with its domain corrected when the domain looks like a typo (ann@gmial.com: ann@gmail.com).
+    the address with its domain corrected when the domain looks like a typo (ann@gmial.com: ann@gmail.com);
+    evidence names your own bounce or delivery that decided the verdict ("bounce 2026-10-01 (postfix)").
   - Ragged rows: short rows are padded, trailing empty fields dropped; fields past the header's
     are kept after the verdict columns. Blank rows keep their place, with empty verdict cells.
   - A list changed since it was submitted: a warning names it, and rows that are in none of the
     jobs keep their place with empty verdict cells; bulk results --strict refuses instead (exit 2).
   - JSON and NDJSON hold one result per address, each with "row": the file line it came from.
   - --only filters by verdict (any case). Output files are written atomically.
+`,
+  evidence: `Evidence: your own mail's bounces and deliveries decide what a probe cannot (docs/evidence.md).
+
+Import (files and folders, each read by its content, not its name):
+  mailverify evidence import bounces.mbox ~/Maildir/.bounces /var/log/mail.log ses.json
+  mailverify evidence import export.csv --local --source newsletter
+  Read: DSNs (.eml, mbox, Maildir; also qmail, Exchange, Gmail, Yahoo bounces), Postfix, Exim and
+  Sendmail logs, SES (with or without SNS), SendGrid, Mailgun and Postmark JSON, and a CSV of
+  email,event,at[,status,diagnostic]. Each path prints what was read and added and every record
+  skipped (file and line or message, and why); exit 0 when anything was read. The same file imported
+  again adds nothing twice. Through a service: token scope evidence, batches of 10,000.
+
+What it decides (events within --evidence-window, default 180d):
+  a bounce for a missing mailbox   invalid, reason code bounced, no SMTP probe (unless asked fresh)
+  a delivery                       valid, reason code delivered, where the probe proves nothing
+                                   (catch-all, a provider whose 250 is no proof, 252)
+  full mailbox, block, deferral    nothing (verify --explain lists them)
+  A newer probe that settles the mailbox wins. Results carry evidence: {kind, at, source}.
+
+List and delete:
+  mailverify evidence list [--email <address>] [--json]    {email, kind, at, verdict, source}
+  mailverify evidence delete --email <address> | --source <label> | --all
+
+Live from an ESP (the service only; the URL printed once ends in a secret):
+  mailverify evidence receivers create sendgrid --public-key-file sendgrid-key.txt
+  mailverify evidence receivers create sns [--topic-arn arn:aws:sns:<region>:<account>:<topic>]
+  mailverify evidence receivers list | delete <id>
+  Posts not signed by SendGrid's key, or by SNS's certificate, are refused and nothing is kept.
 `,
 };

@@ -1,7 +1,8 @@
 import { ResultIndex } from '../../csv/result-index.js';
 import type { EngineOptions, VerificationResult, Verifier } from '../../engine/core/types.js';
 import type { JobRunner } from '../../server/jobs/runner.js';
-import { StoreError, type Holder, type JobDetails, type JobProgress, type Store, type User } from '../../server/store/store.js';
+import type { Holder, JobDetails, JobProgress, Store } from '../../server/store/store.js';
+import { localAccount, withLocalEvidence } from './local-account.js';
 
 /**
  * The service's job machinery in this process, without HTTP (docs/architecture.md "The CLI"): the
@@ -24,23 +25,9 @@ export interface LocalJobs {
   close(): Promise<void>;
 }
 
-/** The account local jobs belong to in the data dir's store: credited with exactly what each job costs, so its ledger adds up. */
-const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
 /** How often the runner looks for work when it has none, ms. */
 export const LOCAL_POLL_MS = 200;
 const PAGE = 5_000;
-
-/** The account local jobs belong to, made on the first run (by whichever of two runs at once gets there first). */
-async function localAccount(store: Store): Promise<User> {
-  const found = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
-  if (found) return found;
-  try {
-    return await store.accounts.createUser({ email: LOCAL_ACCOUNT, passwordHash: null, balance: 0, rateLimit: 1, rateWindowSeconds: 1 });
-  } catch (error) {
-    if (!(error instanceof StoreError && error.code === 'user_exists')) throw error;
-    return (await store.accounts.findUserByEmail(LOCAL_ACCOUNT))!;
-  }
-}
 
 async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
   const index = new ResultIndex();
@@ -61,12 +48,14 @@ export interface LocalJobsOptions {
   /** A private local data dir (privateLocalDataDir). */
   dataDir: string;
   engine: EngineOptions;
+  /** `--evidence-window`: how old the local account's evidence may be to decide a verdict (0: none, and so for `mcp --local`). */
+  evidenceWindowMs?: number;
   /** Told what the runner could not do. */
   warn: (message: string) => void;
 }
 
 /** Opens the data dir's store and starts a runner that works nothing until a job is handed to it. */
-export async function openLocalJobs({ dataDir, engine, warn }: LocalJobsOptions): Promise<LocalJobs> {
+export async function openLocalJobs({ dataDir, engine, evidenceWindowMs = 0, warn }: LocalJobsOptions): Promise<LocalJobs> {
   const [{ openStore }, { createVerifier }, { startLocalRunner }] = await Promise.all([
     import('../../server/store/open/open-store.js'),
     import('../../engine/index.js'),
@@ -78,7 +67,7 @@ export async function openLocalJobs({ dataDir, engine, warn }: LocalJobsOptions)
   try {
     const user = await localAccount(store);
     holder = await store.holders.join();
-    const verifier = createVerifier(engine);
+    const verifier = withLocalEvidence(createVerifier(engine), store, evidenceWindowMs, warn);
     // These jobs alone: whatever else the store holds (another run's list, a service's jobs in a
     // data dir given by mistake) is not this process's to verify, with its flags, outside any limits.
     // Read at each claim, so a job handed over later is worked from then on.

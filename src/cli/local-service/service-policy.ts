@@ -1,6 +1,7 @@
 import { VERDICTS, type Verdict } from '../../engine/core/types.js';
 import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../../server/verifier/result-reuse.js';
 import type { ServicePolicy } from '../../server/service-parts.js';
+import { DEFAULT_EVIDENCE_WINDOW_MS } from '../../server/verifier/evidence-window.js';
 import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../server/webhooks/policy.js';
 import { durationMs, integer } from '../options/engine-flags.js';
 import { UsageError } from '../output/errors.js';
@@ -42,6 +43,15 @@ function parseRetention(flags: PolicyFlags, env: NodeJS.ProcessEnv): number | un
 }
 
 /**
+ * `--evidence-window` (MAILVERIFY_EVIDENCE_WINDOW): how old an account's evidence may be to decide a
+ * verdict; 0 uses none (docs/evidence.md "How evidence decides a verdict").
+ */
+export function parseEvidenceWindow(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  const window = given(flag, env.MAILVERIFY_EVIDENCE_WINDOW);
+  return window === undefined ? DEFAULT_EVIDENCE_WINDOW_MS : durationMs(window, '--evidence-window', 'or 0 to use no evidence');
+}
+
+/**
  * `--cache-ttl`: `0` turns reuse off; one duration applies to every verdict but `unknown`;
  * `valid=14d,invalid=30d` sets those verdicts and keeps the defaults of the others.
  */
@@ -62,7 +72,7 @@ function parseFreshness(text: string, flag = '--cache-ttl'): Freshness | undefin
   return freshness;
 }
 
-/** `--cache-ttl` > MAILVERIFY_CACHE_TTL > the defaults; `--cache-scope` likewise; `--refund-unknown` or MAILVERIFY_REFUND_UNKNOWN=1; the webhook flags; `--retention`. */
+/** `--cache-ttl` > MAILVERIFY_CACHE_TTL > the defaults; `--cache-scope` likewise; `--refund-unknown` or MAILVERIFY_REFUND_UNKNOWN=1; the webhook flags; `--retention`; `--evidence-window`. */
 export function parseServicePolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): ServicePolicy {
   const ttl = flags.cacheTtl ?? (env.MAILVERIFY_CACHE_TTL?.trim() || undefined);
   const freshness = ttl === undefined ? DEFAULT_FRESHNESS : parseFreshness(ttl);
@@ -73,5 +83,6 @@ export function parseServicePolicy(flags: PolicyFlags, env: NodeJS.ProcessEnv): 
     refundUnknown: flags.refundUnknown === true || isOn(env.MAILVERIFY_REFUND_UNKNOWN),
     webhooks: parseWebhookPolicy(flags, env),
     retentionMs: parseRetention(flags, env),
+    evidenceWindowMs: parseEvidenceWindow(flags.evidenceWindow, env),
   };
 }

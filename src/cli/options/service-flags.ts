@@ -12,7 +12,13 @@ export interface PolicyFlags {
   webhookTestsPerMinute?: string;
   webhookRetention?: string;
   retention?: string;
+  evidenceWindow?: string;
 }
+
+/** `--evidence-window`, on `serve` and `worker` and on the commands that verify with `--local`. */
+export const EVIDENCE_WINDOW_FLAG = '--evidence-window <duration>';
+export const EVIDENCE_WINDOW_HELP =
+  "how old an account's own bounces and deliveries may be to decide a verdict (docs/evidence.md); 0 uses none [env MAILVERIFY_EVIDENCE_WINDOW] (default 180d)";
 
 /** The flags `serve` and `worker` share, as given: checked with the environment when the process starts. */
 export interface ServiceProcessFlags extends StoreFlags, PolicyFlags {
@@ -59,7 +65,8 @@ export function addServiceProcessFlags(command: Command): Command {
     )
     .option('--webhook-endpoints <n>', 'webhook endpoints an account may have [env MAILVERIFY_WEBHOOK_ENDPOINTS] (default 10)')
     .option('--webhook-tests-per-minute <n>', 'webhook test events an account may send per minute [env MAILVERIFY_WEBHOOK_TESTS_PER_MINUTE] (default 5)')
-    .option('--webhook-retention <duration>', 'how long settled webhook deliveries and attempts are kept [env MAILVERIFY_WEBHOOK_RETENTION] (default 30d)');
+    .option('--webhook-retention <duration>', 'how long settled webhook deliveries and attempts are kept [env MAILVERIFY_WEBHOOK_RETENTION] (default 30d)')
+    .option(EVIDENCE_WINDOW_FLAG, EVIDENCE_WINDOW_HELP);
 }
 
 export function serviceProcessFlags(flags: RawFlags): ServiceProcessFlags {
@@ -78,6 +85,7 @@ export function serviceProcessFlags(flags: RawFlags): ServiceProcessFlags {
     webhookEndpoints: text('webhookEndpoints'),
     webhookTestsPerMinute: text('webhookTestsPerMinute'),
     webhookRetention: text('webhookRetention'),
+    evidenceWindow: text('evidenceWindow'),
     retention: text('retention'),
   };
 }

@@ -5,7 +5,8 @@ import { addLoginCommands, addProfileCommands } from './account.js';
 import { addAdminCommands } from './admin.js';
 import { addMcpCommand } from './agents.js';
 import { addBulkCommands } from './bulk.js';
-import { addTokensCommands, addWebhooksCommands } from './endpoints.js';
+import { addEvidenceCommands, addTokensCommands, addWebhooksCommands } from './endpoints.js';
+import { addEvidenceReceiverCommands } from './evidence-receivers.js';
 import { addHelpCommands } from './help.js';
 import { addServiceCommands } from './service.js';
 import { addDoctorCommand, addVerifyCommand } from './verification.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   addWebhooksCommands(program);
   addTokensCommands(program);
   addMcpCommand(program);
+  addEvidenceReceiverCommands(addEvidenceCommands(program));
   addAdminCommands(program);
   addHelpCommands(program);
   addExamples(program);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addEngineFlags } from '../options/engine-flags.js';
+import { EVIDENCE_WINDOW_FLAG, EVIDENCE_WINDOW_HELP } from '../options/service-flags.js';
 import { addForceFlag, addResultOutputFlags } from '../options/output-flags.js';
 import { lazy } from './lazy.js';
 
@@ -34,10 +35,12 @@ function addSubmit(bulk: Command): void {
       'ask temporary answers (greylisting, throttling) again for at most this long, e.g. 10m: then they settle unknown (default: the retry schedule, about an hour)',
     )
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C');
-  addFailOnFlag(submit, 'with --wait or --local: ').option(
-    '--data-dir <dir>',
-    "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
-  );
+  addFailOnFlag(submit, 'with --wait or --local: ')
+    .option(
+      '--data-dir <dir>',
+      "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
+    )
+    .option(EVIDENCE_WINDOW_FLAG, `with --local: ${EVIDENCE_WINDOW_HELP}`);
   addEngineFlags(submit).action(lazy(() => import('../commands/bulk/submit.js')));
 }
 

@@ -33,7 +33,7 @@ export function addTokensCommands(program: Command): void {
     .command('create')
     .description('create an mv_ API token and print only the token (shown only now)')
     .option('--name <name>', 'a label for the token (default "mailverify-<this host>")')
-    .option('--scope <scope...>', 'what it may do, one or more of verify, bulk, results, account (default: all)')
+    .option('--scope <scope...>', 'what it may do, one or more of verify, bulk, results, account, evidence (default: all)')
     .option('--expires <duration>', 'when it stops working, from now: 90d, 12h, 30m or seconds (default: never)')
     .action(lazy(() => import('../commands/tokens/create.js')));
   tokens
@@ -45,4 +45,38 @@ export function addTokensCommands(program: Command): void {
     .description('revoke a token: it is refused from the next request')
     .argument('<id>', 'the token id (see tokens list)')
     .action(lazy(() => import('../commands/tokens/revoke.js')));
+}
+
+/** `evidence import|list|delete`; returns the group, which `evidence receivers` joins. */
+export function addEvidenceCommands(program: Command): Command {
+  const evidence = program
+    .command('evidence')
+    .description("your own mail's bounces and deliveries: they decide verdicts SMTP cannot (catch-all domains, Yahoo/AOL)");
+  const local = 'the local data dir that verify --local and bulk submit --local use, not a service';
+  const dataDir = 'with --local: the local data dir [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory)';
+  evidence
+    .command('import')
+    .description('read bounces (.eml, mbox, Maildir), Postfix/Exim/Sendmail logs, SES/SendGrid/Mailgun/Postmark JSON or CSV, by content, into your evidence')
+    .argument('<files...>', 'files or folders')
+    .option('--source <label>', 'what to call where the events came from (default: by format, e.g. dsn, postfix, ses)')
+    .option('--local', local)
+    .option('--data-dir <dir>', dataDir)
+    .action(lazy(() => import('../commands/evidence/import.js')));
+  evidence
+    .command('list')
+    .description('what your evidence says of each address: email, verdict, the deciding event (--json: one object a line)')
+    .option('--email <address>', 'one address only')
+    .option('--local', local)
+    .option('--data-dir <dir>', dataDir)
+    .action(lazy(() => import('../commands/evidence/list.js')));
+  evidence
+    .command('delete')
+    .description("delete evidence: one address's, one source's, or all")
+    .option('--email <address>', "this address's events")
+    .option('--source <label>', "this source's events")
+    .option('--all', 'every event')
+    .option('--local', local)
+    .option('--data-dir <dir>', dataDir)
+    .action(lazy(() => import('../commands/evidence/delete.js')));
+  return evidence;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addEngineFlags } from '../options/engine-flags.js';
+import { EVIDENCE_WINDOW_FLAG, EVIDENCE_WINDOW_HELP } from '../options/service-flags.js';
 import { lazy } from './lazy.js';
 
 /** `verify`. */
@@ -11,7 +12,8 @@ export function addVerifyCommand(program: Command): void {
     .option('--local', 'run the engine in this process (no service, no token)')
     .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)')
     .option('--fresh', 'through a service: ask the mail host again, reuse no recent verdict (--local always asks)')
-    .option('--explain', 'show how each verdict was reached: mail hosts, egress, every SMTP line with its time, what was reused');
+    .option('--explain', 'show how each verdict was reached: mail hosts, egress, every SMTP line with its time, what was reused, the evidence seen')
+    .option(EVIDENCE_WINDOW_FLAG, `with --local, over the evidence imported with \`evidence import --local\`: ${EVIDENCE_WINDOW_HELP}`);
   addEngineFlags(verify).action(lazy(() => import('../commands/verify.js')));
 }
 

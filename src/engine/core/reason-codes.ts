@@ -7,6 +7,8 @@
 const REASON_CODES = {
   // valid
   accepted: "the recipient's server accepted the address at RCPT TO",
+  delivered:
+    "the account's own mail to the address was delivered (its evidence, within the window), where the probe proved nothing (catch-all, a provider whose 250 is no proof, 252)",
   // invalid
   syntax: 'the address is not a well-formed RFC 5321 mailbox',
   domain_not_found: 'the domain does not exist (NXDOMAIN), or its mail server says it does not know it',
@@ -14,6 +16,7 @@ const REASON_CODES = {
   mailbox_not_found: 'the server says the mailbox does not exist',
   mailbox_disabled: 'the server says the mailbox is disabled, closed or inactive',
   not_served_here: "the domain's own mail host refuses to take mail for it (relaying denied, accepts no mail)",
+  bounced: "the account's own mail to the address bounced as a missing mailbox (its evidence, within the window); no newer probe said otherwise",
   unreadable_refusal:
     'a permanent refusal of the address that names no cause, while postmaster at the domain is accepted (or not asked): the refusal is about the address',
   // risky

@@ -56,6 +56,13 @@ export const BEYOND_FORMAT: readonly BooleanCheck[] = [
 ];
 
 /** The interface's verification result (docs/api.md "Resources"), and our additional fields. */
+/** Which of an account's events decided a verdict: the bounce or the delivery, when, and where it came from. */
+export interface DecidingEvidence {
+  kind: 'bounce' | 'delivery';
+  at: string;
+  source: string;
+}
+
 export interface VerificationResult {
   email: string;
   result: Verdict;
@@ -78,6 +85,8 @@ export interface VerificationResult {
    * "Settling later"): when that try is due (ISO). The result is then not final.
    */
   nextAttemptAt?: string;
+  /** The account's own evidence that decided the verdict (docs/evidence.md "How evidence decides a verdict"); absent when none did. */
+  evidence?: DecidingEvidence;
   /**
    * Set when every mail host's provider rule says it reads a local part's ASCII letters in any case
    * as one mailbox (`foldsCase`): only then may a verdict about this spelling stand for another. Not
@@ -104,11 +113,11 @@ export function checkCell(result: VerificationResult, name: keyof Checks): strin
  * and the stores.
  */
 export function resultJson(
-  { email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt }: VerificationResult,
+  { email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence }: VerificationResult,
   row?: number,
 ): string {
   // JSON.stringify leaves out the properties that are undefined.
-  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, row });
+  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence, row });
 }
 
 /** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/options/engine-flags.ts. */

@@ -9,7 +9,17 @@ export function generateApiToken(): string {
 }
 
 /**
- * SHA-256 of the token, hex. A plain hash suffices (no salt, no scrypt) because the token is 256
+ * An evidence receiver's URL ends in one of these (docs/evidence.md "Live from an ESP"): the
+ * capability that lets an ESP post to the account, shown once, stored only as its SHA-256 like a token.
+ */
+export const RECEIVER_SECRET_PREFIX = 'mvr_';
+
+export function generateReceiverSecret(): string {
+  return RECEIVER_SECRET_PREFIX + randomBytes(32).toString('hex');
+}
+
+/**
+ * SHA-256 of the token (or receiver secret), hex. A plain hash suffices (no salt, no scrypt) because the token is 256
  * random bits, not a human password: the hash is only a lookup key that a leaked database cannot
  * turn back into a working token.
  */

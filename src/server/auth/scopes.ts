@@ -11,6 +11,7 @@ export function routeScope(method: string, url: string): ApiScope | null {
   if (url === '/v1/verify') return 'verify';
   if (url.startsWith('/v1/bulk-verify')) return method === 'GET' || method === 'HEAD' ? 'results' : 'bulk';
   if (url === '/v1/account' && (method === 'GET' || method === 'HEAD')) return null;
+  if (url === '/v1/evidence' || url.startsWith('/v1/evidence/')) return 'evidence';
   return 'account';
 }
 

@@ -1,15 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { API_TOKEN_PREFIX } from './api-tokens.js';
+import { API_TOKEN_PREFIX, RECEIVER_SECRET_PREFIX } from './api-tokens.js';
 import { ProblemError } from '../http/errors.js';
 
 /**
  * Secrets recognised by their shape rather than by where they were sent: a client may put a token
  * in `X-Api-Key`, `?access_token=` or a cookie as easily as in `Authorization`, and a log line
- * must not hold it wherever it was. `mv_` and 16 or more letters or digits (ours are 64 hex; a
- * near miss or another install's token is as secret), or three base64url parts of which the first
+ * must not hold it wherever it was. `mv_` (or an evidence receiver's `mvr_`, which is in its URL's
+ * path) and 16 or more letters or digits (ours are 64 hex; a near miss or another install's token
+ * is as secret), or three base64url parts of which the first
  * opens a JSON object (`eyJ` is `{"`): a JWT.
  */
-const SECRET_SHAPE = `${API_TOKEN_PREFIX}[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*`;
+const SECRET_SHAPE = `(?:${API_TOKEN_PREFIX}|${RECEIVER_SECRET_PREFIX})[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*`;
 const SECRETS = new RegExp(SECRET_SHAPE, 'g');
 const HAS_SECRET = new RegExp(SECRET_SHAPE);
 const CENSOR = '[redacted]';

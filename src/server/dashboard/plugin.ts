@@ -13,6 +13,8 @@ import { signInPages } from './pages/sign-in.js';
 import { tokenPages } from './pages/tokens.js';
 import { verifyPages } from './pages/verify.js';
 import { webhookPages } from './pages/webhooks.js';
+import { evidencePages } from './pages/evidence.js';
+import { evidenceReceiverPages } from './pages/evidence-receivers.js';
 import { renderError, securityHeaders } from './common/render.js';
 import { signedInUser, type SignedIn } from './common/sessions.js';
 import { signedIn } from './common/signed-in.js';
@@ -93,6 +95,8 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
       jobPages(pages, config);
       verifyPages(pages, config);
       webhookPages(pages, config);
+      evidencePages(pages, config);
+      evidenceReceiverPages(pages, config);
     });
   });
 }

@@ -108,7 +108,7 @@ export class Metrics {
 
   private readonly maintenanceRuns = new Counter({
     name: 'mailverify_maintenance_runs_total',
-    help: 'Turns of each maintenance service (rescuer, due_waker, job_retention, upload_retention, webhook_pruner, bench_expirer), by outcome: ok, error',
+    help: 'Turns of each maintenance service (rescuer, due_waker, job_retention, evidence_retention, upload_retention, webhook_pruner, bench_expirer), by outcome: ok, error',
     labelNames: ['service', 'outcome'],
     registers: [this.registry],
   });

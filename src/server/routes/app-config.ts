@@ -4,6 +4,7 @@ import type { HttpTimeouts } from '../http/server.js';
 import type { TrustProxy } from '../http/trusted-proxies.js';
 import type { LogSettings } from '../logging/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { SnsFetcher } from '../receivers/sns-fetcher.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { Store } from '../store/store.js';
 import type { WebhookPolicy } from '../webhooks/policy.js';
@@ -33,4 +34,8 @@ export interface AppConfig {
    * the headers then count for nothing, since any client can send them.
    */
   trustProxy?: TrustProxy;
+  /** How old an account's evidence may be to decide a verdict (`--evidence-window`); DEFAULT_EVIDENCE_WINDOW_MS when not given. */
+  evidenceWindowMs?: number;
+  /** How SNS receivers fetch signing certificates and confirm subscriptions; undici to SNS's own hosts when not given (tests: a loopback SNS). */
+  sns?: SnsFetcher;
 }

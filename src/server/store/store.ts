@@ -44,9 +44,14 @@ import type {
   WebhookEndpointWithAttempts,
   WebhookEvent,
 } from './webhook-model.js';
+import type { EvidenceEvent } from '../../engine/evidence/event.js';
+import type { EvidenceCount, EvidencePage, EvidencePageRequest, EvidenceSelection } from './evidence-model.js';
+import type { EvidenceReceiver, NewReceiver } from './receiver-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
+export * from './evidence-model.js';
+export * from './receiver-model.js';
 
 /**
  * Everything the service keeps, as narrow parts by concern, with two implementations: SQLite
@@ -75,6 +80,8 @@ export interface StoreParts {
   readonly hostSlots: HostSlotStore;
   readonly egressBenches: EgressBenchStore;
   readonly webhooks: WebhookStore;
+  readonly evidence: EvidenceStore;
+  readonly evidenceReceivers: EvidenceReceiverStore;
 }
 
 export interface Store extends StoreParts {
@@ -102,6 +109,8 @@ const PART_NAMES: Record<StorePart, true> = {
   hostSlots: true,
   egressBenches: true,
   webhooks: true,
+  evidence: true,
+  evidenceReceivers: true,
 };
 
 export const STORE_PARTS = Object.keys(PART_NAMES) as readonly StorePart[];
@@ -157,6 +166,27 @@ export interface BenchInForce {
   provider: string;
   until: number;
   reason: string;
+}
+
+/**
+ * An account's own evidence about addresses (docs/evidence.md): the bounces, deliveries,
+ * complaints and deferrals of its own mail. Each account sees only its own; addresses compare by
+ * the engine's address key, as the result cache does where the provider folds case. Rows go with
+ * the account and under `--retention`, and never into the shared result cache.
+ */
+export interface EvidenceStore {
+  /** Keeps the events in one transaction; an event identical to one kept (or to another in the batch) is kept once. `added`: the new rows. */
+  addEvidence(userId: number, events: readonly EvidenceEvent[]): Promise<{ added: number }>;
+  /** The account's events about these addresses (at `since` or later, when given), newest first, under each address's key; addresses with none are absent. */
+  evidenceFor(userId: number, emails: readonly string[], since?: string): Promise<Map<string, EvidenceEvent[]>>;
+  /** The account's events, newest imports first, a page at a time. */
+  listEvidence(userId: number, request: EvidencePageRequest): Promise<EvidencePage>;
+  /** How many events the account holds, by kind and source. */
+  evidenceCounts(userId: number): Promise<EvidenceCount[]>;
+  /** Deletes the account's events (all, or those selected); how many. */
+  deleteEvidence(userId: number, selection: EvidenceSelection): Promise<number>;
+  /** Deletes up to `limit` events of any account imported before `before` (ISO); how many (`--retention`). */
+  deleteEvidenceBefore(before: string, limit: number): Promise<number>;
 }
 
 /** Users, their credits and the ledger of every balance change. */
@@ -367,6 +397,23 @@ export interface WebhookStore {
   backlog(): Promise<DeliveryBacklog>;
   /** Deletes deliveries settled and attempts made before `before` (ISO), and endpoints removed before it; returns how many rows went. */
   prune(before: string): Promise<number>;
+}
+
+/**
+ * An account's evidence receivers (docs/evidence.md "Live from an ESP"): the URLs SendGrid or SNS
+ * post bounces and deliveries to. A post finds its receiver by the SHA-256 of the URL's secret.
+ */
+export interface EvidenceReceiverStore {
+  /** A new receiver; undefined, and nothing written, when the user has `limit` receivers already. */
+  createReceiver(userId: number, receiver: NewReceiver, limit?: number): Promise<EvidenceReceiver | undefined>;
+  /** The user's receivers, oldest first. */
+  listReceivers(userId: number): Promise<EvidenceReceiver[]>;
+  /** The receiver whose URL secret has this SHA-256, whoever's it is. */
+  findReceiverByHash(urlHash: string): Promise<EvidenceReceiver | undefined>;
+  /** Deletes the receiver: its URL is refused from then on; false when it is not this user's. */
+  removeReceiver(userId: number, receiverId: string): Promise<boolean>;
+  /** Notes that the receiver's subscription was confirmed (SNS) or a post added evidence, now. */
+  noteReceived(receiverId: string, what: 'confirmed' | 'events'): Promise<void>;
 }
 
 /** Responses kept for Idempotency-Keys (claimed together with the charge, see AccountStore.chargeWithKey). */

@@ -9,6 +9,7 @@ import { readAddressList, type AddressList } from '../../../csv/address-list.js'
 import { fingerprintOf, type FileFingerprint } from '../../../csv/fingerprint.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
+import { parseEvidenceWindow } from '../../local-service/service-policy.js';
 import { durationMs, engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
 import { UsageError } from '../../output/errors.js';
 import { NO_FAIL_ON, parseFailOn, type FailOn } from '../../output/fail-on.js';
@@ -45,6 +46,8 @@ export interface SubmitOptions {
   engine: EngineFlags;
   /** --data-dir, with --local. */
   dataDir?: string;
+  /** --evidence-window as given, with --local (read with the environment when it runs). */
+  evidenceWindow?: string;
 }
 
 /** `bulk submit`'s command line as options, or a UsageError: nothing is read or sent before it is all checked. */
@@ -76,6 +79,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     plan,
     engine,
     dataDir: textFlag(flags, 'dataDir'),
+    evidenceWindow: textFlag(flags, 'evidenceWindow'),
   };
 }
 
@@ -213,6 +217,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         fresh,
         settleWithinSeconds,
         argv: ['mailverify', ...process.argv.slice(2)],
+        evidenceWindowMs: parseEvidenceWindow(options.evidenceWindow, session.env),
       });
     }
     const client = session.authenticatedClient();

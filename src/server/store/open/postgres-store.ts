@@ -11,9 +11,11 @@ import { PostgresEgressBenches } from '../postgres/egress-benches.js';
 import { migrate } from '../postgres/migrate.js';
 import { PostgresTokens } from '../postgres/tokens.js';
 import { PostgresAccounts } from '../postgres/accounts.js';
+import { PostgresReceivers } from '../postgres/receivers.js';
 import { PostgresResultCache } from '../postgres/result-cache.js';
 import { PostgresWebhooks } from '../postgres/webhooks.js';
 import { PostgresWork } from '../postgres/work.js';
+import { PostgresEvidence } from '../postgres/evidence.js';
 import { SIGNING_SECRET_BYTES, type Store } from '../store.js';
 
 export interface PostgresStoreOptions {
@@ -72,6 +74,8 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     hostSlots: new PostgresHostSlots(db),
     egressBenches: new PostgresEgressBenches(db),
     webhooks,
+    evidence: new PostgresEvidence(db),
+    evidenceReceivers: new PostgresReceivers(db),
     async close() {
       await changes.close();
       await pool.end();

@@ -7,12 +7,14 @@ import { processHolders } from '../sqlite/holders.js';
 import { SqliteHostSlots } from '../sqlite/host-slots.js';
 import { SqliteEgressBenches } from '../sqlite/egress-benches.js';
 import { promised } from '../sqlite/promised.js';
+import { SqliteReceivers } from '../sqlite/receivers.js';
 import { SqliteResultCache } from '../sqlite/result-cache.js';
 import { loadOrCreateSigningSecret } from '../sqlite/signing-secret.js';
 import { SqliteTokens } from '../sqlite/tokens.js';
 import { SqliteAccounts } from '../sqlite/accounts.js';
 import { SqliteWebhooks } from '../sqlite/webhooks.js';
 import { SqliteWork } from '../sqlite/work.js';
+import { SqliteEvidence } from '../sqlite/evidence.js';
 import type { Store } from '../store.js';
 
 export { DATABASE_FILE, type SqliteStoreOptions } from '../sqlite/database.js';
@@ -55,6 +57,8 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     hostSlots: promised(new SqliteHostSlots(connection)),
     egressBenches: promised(new SqliteEgressBenches(connection)),
     webhooks: promised(webhooks),
+    evidence: promised(new SqliteEvidence(connection)),
+    evidenceReceivers: promised(new SqliteReceivers(connection)),
     close: async () => {
       db.close();
     },

@@ -42,6 +42,8 @@ export interface LocalRun {
   settleWithinSeconds?: number;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
+  /** `--evidence-window`: how old the local account's evidence may be to decide a verdict (0: none). */
+  evidenceWindowMs: number;
 }
 
 /** The jobs of a list: the whole list's first, then those that asked again what it could not verify. */
@@ -145,7 +147,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   const { session, plan, source, addresses } = run;
   const engine = await resolvedEngineOptions(run.engine, session.env);
   const dataDir = await privateLocalDataDir(run.dataDir, session.env, (message) => session.notice(message));
-  const local = await openLocalJobs({ dataDir, engine, warn: (message) => session.warn(message) });
+  const local = await openLocalJobs({ dataDir, engine, evidenceWindowMs: run.evidenceWindowMs, warn: (message) => session.warn(message) });
   const interruption = new Interruption();
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
