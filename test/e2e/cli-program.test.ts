@@ -103,6 +103,7 @@ const COMMANDS = [
   ['bulk', 'status'],
   ['bulk', 'results'],
   ['bulk', 'delete'],
+  ['bulk', 'list'],
   ['profile'],
   ['profile', 'list'],
   ['profile', 'use'],

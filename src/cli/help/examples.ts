@@ -5,7 +5,12 @@ import type { Command } from 'commander';
  * with examples). Plain strings, loaded with the program: no command module is imported for help.
  */
 const EXAMPLES: Record<string, string[]> = {
-  '': ['mailverify login', 'mailverify verify alice@example.com bob@example.org', 'mailverify bulk submit contacts.csv --wait --output cleaned.csv'],
+  '': [
+    'mailverify verify --local alice@example.com',
+    'mailverify bulk submit contacts.csv --local --output cleaned.csv',
+    'mailverify login',
+    'mailverify bulk submit contacts.csv --wait --output cleaned.csv',
+  ],
   verify: [
     'mailverify verify alice@example.com',
     'mailverify --json verify - < addresses.txt > results.ndjson',
@@ -38,6 +43,7 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk submit contacts.csv --local --output cleaned.csv',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
+  'bulk list': ['mailverify bulk list', 'mailverify --json bulk list --limit 100'],
   'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],
   'bulk results': [
     'mailverify bulk results <job> --output cleaned.csv',

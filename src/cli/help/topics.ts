@@ -9,7 +9,8 @@ export const TOPICS: Record<string, string> = {
   1    the service, the network or something unexpected failed; --wait gave up (it prints how to resume)
   2    usage or bad input: a wrong flag, a malformed or unreadable list file, --strict and a changed list
   3    a verdict or reason code listed in --fail-on occurred (the results were printed)
-  4    not authenticated: no token, or the service refused it
+  4    not authenticated: no token, the service refused it (unknown, revoked, expired), or it lacks
+       the scope the command needs (403 insufficient_scope)
   5    insufficient tokens: the balance does not cover the request (nothing was charged)
   6    rate limited, still, after the retries
   7    not found: no such job (or one of another account)

@@ -45,7 +45,7 @@ function addResults(bulk: Command): void {
     .action(lazy(() => import('../commands/bulk/results.js')));
 }
 
-/** `bulk submit|status|delete|results`. */
+/** `bulk submit|status|delete|results|list`. */
 export function addBulkCommands(program: Command): void {
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
   addSubmit(bulk);
@@ -62,4 +62,9 @@ export function addBulkCommands(program: Command): void {
     .argument('<job...>', 'job ids')
     .action(lazy(() => import('../commands/bulk/delete.js')));
   addResults(bulk);
+  bulk
+    .command('list')
+    .description("list this account's bulk jobs, newest first: id, name, status, processed/total, created")
+    .option('--limit <n>', 'at most this many jobs (default 20)')
+    .action(lazy(() => import('../commands/bulk/list.js')));
 }

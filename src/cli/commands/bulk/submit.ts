@@ -24,6 +24,7 @@ import { Interruption, jobsNamed } from './support/jobs.js';
 import { planOutput, type OutputPlan } from './support/output.js';
 import { counted } from '../../output/format.js';
 import { deliverResults } from './support/delivery.js';
+import { progressEvents, writeSummaryEvent } from './support/events.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import { BulkState, type ChunkRecord } from './support/state.js';
 
@@ -231,11 +232,27 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
           });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
+    // --wait --json: NDJSON events on stdout, the summary last (docs/cli.md "Progress in logs").
+    const events = options.wait && io.json;
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
-    if (options.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
-    else io.stdout.write(io.json ? `${toSafeJson(summary)}\n` : jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
+    if (options.wait && (events || plan.path === undefined)) session.notice(`submitted as ${jobsNamed(jobIds)}`);
+    else if (io.json) io.stdout.write(`${toSafeJson(summary)}\n`);
+    // --quiet is for cron: its mail should hold errors only, so not even the job ids.
+    else if (!io.quiet) io.stdout.write(jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
 
-    if (options.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true });
+    if (options.wait) {
+      await deliverResults({
+        session,
+        client,
+        interruption,
+        jobIds,
+        plan,
+        source,
+        wait: true,
+        onPoll: events ? progressEvents(io) : undefined,
+        onWritten: events ? () => writeSummaryEvent(io, summary) : undefined,
+      });
+    }
   } finally {
     await stdinCopy?.remove();
     await session.close();

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../../client/api-client.js';
+import type { JobProgress } from '../../../../client/types.js';
 import type { ListSource } from '../../../../csv/source.js';
 import { InterruptedError } from '../../../output/errors.js';
 import { counted } from '../../../output/format.js';
@@ -18,6 +19,10 @@ export interface Delivery {
   /** Refuse (exit 2) a merge into a list with rows in none of the jobs. */
   strict?: boolean;
   wait: boolean;
+  /** Called with every answer while waiting, instead of progress lines on stderr (`--json` events). */
+  onPoll?: (progresses: JobProgress[]) => void;
+  /** Called once the results are written, before what they hold can end the command with an error. */
+  onWritten?: () => void;
 }
 
 /** "lines 4, 9 and 12", "lines 4, 9, 12, 20, 31 and 7 more". */
@@ -32,13 +37,14 @@ function linesNamed(lines: number[], count: number): string {
  * merged into the source list when there is one. Ctrl-C on the way is exit 130 with the command
  * that picks up where this one stopped.
  */
-export async function deliverResults({ session, client, interruption, jobIds, plan, source, partial, strict, wait }: Delivery): Promise<void> {
+export async function deliverResults(delivery: Delivery): Promise<void> {
+  const { session, client, interruption, jobIds, plan, source, partial, strict, wait, onPoll } = delivery;
   const { io } = session;
   const resume = resumeCommand(jobIds, plan.flags);
   const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
   const delivered = await interruption.during(
     async () => {
-      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
+      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, { ...waiting, onPoll, lines: onPoll === undefined });
       else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
       const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
       return {
@@ -49,6 +55,7 @@ export async function deliverResults({ session, client, interruption, jobIds, pl
     () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
   );
   const { results, written: summary } = delivered;
+  delivery.onWritten?.();
   if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
   if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
   if (source && summary.unmatched > 0) {
