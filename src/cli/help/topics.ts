@@ -30,7 +30,7 @@ The CLI, as a client of a service
   MAILVERIFY_TOKEN        the API token (mv_…) or JWT to use instead of the stored one
   MAILVERIFY_BASE_URL     the service (--base-url), default http://127.0.0.1:8025
   MAILVERIFY_PROFILE      the profile (--profile): which stored service and token; default the current one
-  MAILVERIFY_CONFIG_DIR   where the config (profiles), the bulk job records and the update check live
+  MAILVERIFY_CONFIG_DIR   where the config (profiles) and the bulk job records live
   MAILVERIFY_RETRY_MAX_ATTEMPTS, MAILVERIFY_RETRY_MAX_ELAPSED_MS
                           how often and how long (ms) a failed request is tried again (tests, impatient scripts)
 
