@@ -24,6 +24,10 @@ function addSubmit(bulk: Command): void {
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option(
+      '--max-age <duration>',
+      'with --local: reuse a final verdict of an earlier run of the list only when younger than this, e.g. 7d, 0s (default 30d; an unknown is never reused)',
+    )
+    .option(
       '--data-dir <dir>',
       "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
     );

@@ -27,6 +27,7 @@ import { deliverResults } from './support/delivery.js';
 import { progressEvents, writeSummaryEvent } from './support/events.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import { BulkState, type ChunkRecord } from './support/state.js';
+import { DEFAULT_MAX_AGE } from './support/local-reuse.js';
 
 /** `bulk submit`'s options, checked: what the command line asked for. */
 export interface SubmitOptions {
@@ -46,6 +47,8 @@ export interface SubmitOptions {
   engine: EngineFlags;
   /** --data-dir, with --local. */
   dataDir?: string;
+  /** --max-age, with --local: how old a reused result of an earlier run may be, as given and in ms. */
+  maxAge: { raw: string; ms: number };
 }
 
 /** `bulk submit`'s command line as options, or a UsageError: nothing is read or sent before it is all checked. */
@@ -59,6 +62,9 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const engine = engineFlags(parsed);
   const settleWithin = textFlag(flags, 'settleWithin');
   if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const maxAge = textFlag(flags, 'maxAge');
+  if (!local && maxAge !== undefined)
+    throw new UsageError('--max-age needs --local', 'a service decides itself how long it reuses a verdict; --fresh asks it not to');
   if (!local && failOn !== undefined)
     throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
@@ -77,6 +83,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     plan,
     engine,
     dataDir: textFlag(flags, 'dataDir'),
+    maxAge: { raw: maxAge ?? DEFAULT_MAX_AGE, ms: durationMs(maxAge ?? DEFAULT_MAX_AGE, '--max-age') },
   };
 }
 
@@ -201,7 +208,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     for (const line of describeList(list, source.label)) session.notice(line);
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
-      const { engine, dataDir, failOn, fresh, settleWithinSeconds } = options;
+      const { engine, dataDir, failOn, fresh, settleWithinSeconds, maxAge } = options;
       return await runLocalSubmit({
         session,
         engine,
@@ -213,6 +220,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         failOn,
         fresh,
         settleWithinSeconds,
+        maxAge,
         argv: ['mailverify', ...process.argv.slice(2)],
       });
     }

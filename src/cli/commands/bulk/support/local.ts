@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { ResultIndex } from '../../../../csv/result-index.js';
 import type { ListSource } from '../../../../csv/source.js';
 import { selectorsOf, type ResultSelector } from '../../../../engine/result-filter.js';
-import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { isTemporary } from '../../../../engine/core/retry-schedule.js';
 import { VERDICTS, type VerificationResult } from '../../../../engine/core/types.js';
 import type { JobRunner } from '../../../../server/jobs/runner.js';
@@ -13,6 +12,7 @@ import { InterruptedError, VerdictMatchedError } from '../../../output/errors.js
 import { counted } from '../../../output/format.js';
 import type { Session } from '../../../session/session.js';
 import { Interruption } from './jobs.js';
+import { judgeReuse, reuseNote } from './local-reuse.js';
 import { readRuns, recordRun } from './local-runs.js';
 import { cannotVerify, unverifiableOutcome, shellQuote, writeOutput, type OutputPlan } from './output.js';
 import { startProgress, tally } from './progress.js';
@@ -46,6 +46,8 @@ export interface LocalRun {
   fresh?: boolean;
   /** `--settle-within`, in seconds: the new jobs' settleWithin. */
   settleWithinSeconds?: number;
+  /** `--max-age` as given, and in ms: how old a reused result of an earlier run may be. */
+  maxAge: { raw: string; ms: number };
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
 }
@@ -67,6 +69,8 @@ interface LocalJobs {
   jobIds: string[];
   /** Found from an earlier run of the same list (not made now). */
   resumed: boolean;
+  /** On a resumed run: the answered addresses to ask again (unknown, or older than --max-age). */
+  again: string[];
 }
 
 /** A job for these addresses in the local account, credited with exactly what it costs. */
@@ -80,29 +84,35 @@ async function newJob(store: Store, addresses: string[], details: JobDetails): P
 
 /**
  * The jobs for this list and these addresses: those a run of the same list made before, or a new
- * one. `--fresh` always makes a new one: nothing of an earlier run is reused.
+ * one. `--fresh` always makes a new one: nothing of an earlier run is reused. Of an earlier run, only
+ * final verdicts within --max-age are reused (said, with the oldest's age); when none is, the list
+ * starts afresh in a new job, so that a nightly run's chain of jobs does not grow without end.
  */
-async function jobsFor(
-  store: Store,
-  session: Session,
-  dataDir: string,
-  list: string,
-  addresses: string[],
-  { fresh, settleWithinSeconds }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds'>,
-): Promise<LocalJobs> {
+async function jobsFor(store: Store, session: Session, dataDir: string, list: string, addresses: string[], run: LocalRun): Promise<LocalJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
   const before = (await readRuns(dataDir))[list];
-  if (before?.digest === digest && !fresh) {
+  if (before?.digest === digest && !run.fresh) {
     const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
     const jobIds = [before.jobId, ...(before.retries ?? [])];
     const found = user && (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id))));
-    if (found?.every(Boolean)) return { jobIds, resumed: true };
+    if (user && found?.every(Boolean)) {
+      const reuse = await judgeReuse(store, user.id, jobIds, (jobId) => resultsOfJob(store, jobId), run.maxAge.ms);
+      if (reuse.reused > 0) session.notice(reuseNote(reuse, list, run.maxAge.raw));
+      const unfinished = found.some((job) => job!.status !== 'completed');
+      if (reuse.reused > 0 || unfinished) return { jobIds, resumed: true, again: reuse.again };
+      session.notice(askingAgainNote(reuse.again.length, run.maxAge.raw));
+    }
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
-  else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await newJob(store, addresses, { settleWithinSeconds });
+  else if (before && run.fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
+  const jobId = await newJob(store, addresses, { settleWithinSeconds: run.settleWithinSeconds });
   await recordRun(dataDir, list, { digest, jobId });
-  return { jobIds: [jobId], resumed: false };
+  return { jobIds: [jobId], resumed: false, again: [] };
+}
+
+/** "asking again 2 addresses: unknown before, or verified longer ago than --max-age (30d)". */
+function askingAgainNote(count: number, maxAge: string): string {
+  return `asking again ${counted(count, 'address', 'addresses')}: unknown before, or verified longer ago than --max-age (${maxAge})`;
 }
 
 /** What a run that ended with temporary answers says of them: unknown for lack of time, not for their mailbox. */
@@ -111,15 +121,10 @@ function unsettledNote(count: number, settleWithinSeconds: number | undefined): 
   return `${counted(count, 'address', 'addresses')} settled unknown for lack of time: ${count === 1 ? 'its' : 'their'} mail servers still answered "try again later" (greylisting, throttling) ${why}`;
 }
 
-/** Addresses whose newest result is unknown for this machine's own condition (VERIFIER_CONDITIONS), not the address's. */
-function unverifiableIn(results: ResultIndex): string[] {
-  return [...results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).map((result) => result.email);
-}
-
 /**
- * On a resumed run, what an earlier run could not verify because of this machine (no port 25, a
- * lying resolver, a proxy down) is asked again, once, in a job of its own whose results win: the
- * network may be fixed since. Answers the chain of jobs to read results from.
+ * On a resumed run, what an earlier run left unknown (this machine's network may be fixed since, a
+ * mail host may answer now) or verified longer ago than --max-age is asked again, once, in a job of
+ * its own whose results win. Answers the chain of jobs to read results from.
  */
 async function askAgain(
   store: Store,
@@ -127,15 +132,13 @@ async function askAgain(
   dataDir: string,
   list: string,
   jobs: LocalJobs,
-  stale: Set<string>,
+  maxAge: string,
   work: (jobId: string) => void,
   signal: AbortSignal,
 ): Promise<string[]> {
-  if (stale.size === 0) return jobs.jobIds;
-  const again = unverifiableIn(await resultsOf(store, jobs.jobIds)).filter((email) => stale.has(email));
-  if (again.length === 0) return jobs.jobIds;
-  session.notice(`asking again ${counted(again.length, 'address', 'addresses')} this machine could not verify before`);
-  const retry = await newJob(store, again, {});
+  if (jobs.again.length === 0) return jobs.jobIds;
+  session.notice(askingAgainNote(jobs.again.length, maxAge));
+  const retry = await newJob(store, jobs.again, {});
   work(retry);
   const before = (await readRuns(dataDir))[list]!;
   await recordRun(dataDir, list, { digest: before.digest, jobId: before.jobId, retries: [...(before.retries ?? []), retry] });
@@ -169,19 +172,21 @@ async function waitForJobs(
   }
 }
 
+/** Every stored result of a job, page by page. */
+async function resultsOfJob(store: Store, jobId: string): Promise<VerificationResult[]> {
+  const results: VerificationResult[] = [];
+  for (let after = -1; ;) {
+    const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
+    for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
+    if (page.length < PAGE) return results;
+    after = page.at(-1)!.position;
+  }
+}
+
 /** The results of a chain of jobs, a later job's result for an address over an earlier one's. */
 async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
   const index = new ResultIndex();
-  for (const jobId of jobIds) {
-    const results: VerificationResult[] = [];
-    for (let after = -1; ;) {
-      const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
-      for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
-      if (page.length < PAGE) break;
-      after = page.at(-1)!.position;
-    }
-    index.add(results);
-  }
+  for (const jobId of jobIds) index.add(await resultsOfJob(store, jobId));
   return index;
 }
 
@@ -201,7 +206,6 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
     const jobs = await jobsFor(store, session, dataDir, list, addresses, run);
-    const stale = new Set(jobs.resumed ? unverifiableIn(await resultsOf(store, jobs.jobIds)) : []);
     holder = await store.holders.join();
     const log = { info: () => undefined, error: (details: object, message: string) => session.warn(message) };
     // This run's job alone: whatever else the store holds (another run's list, a service's jobs in a
@@ -221,7 +225,7 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
     const chain = await interruption.during(
       async () => {
         await waitForJobs(store, jobs.jobIds, session, jobs.resumed, interruption.signal, { quietWhenDone: true });
-        return await askAgain(store, session, dataDir, list, jobs, stale, (retry) => working.push(retry), interruption.signal);
+        return await askAgain(store, session, dataDir, list, jobs, run.maxAge.raw, (retry) => working.push(retry), interruption.signal);
       },
       () => new InterruptedError(`interrupted; what was verified is kept in ${dataDir}`, `resume with: ${resume}`),
       (line) => session.notice(line),
