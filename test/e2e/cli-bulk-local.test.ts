@@ -312,6 +312,31 @@ describe('bulk submit --local', () => {
     expect((await readFile(join(dir, 'grey-again.csv'), 'utf8')).split('\n')[1]).toMatch(/^ann@grey\.local\.test,valid,/);
   });
 
+  it('bulk local prune deletes the local jobs older than --older-than, their addresses with them, and forgets their lists', { timeout: 60_000 }, async () => {
+    await writeFile(join(dir, 'pruned.txt'), 'ann@quick.local.test\n');
+    const args = ['bulk', 'submit', 'pruned.txt', ...engineArgs, '--format', 'ndjson'];
+    expect((await run(args)).code).toBe(0);
+    const runs = async () => JSON.parse(await readFile(join(dir, 'data', 'local-runs.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(await runs())).toEqual([join(dir, 'pruned.txt')]);
+
+    const young = await run(['--json', 'bulk', 'local', 'prune', '--older-than', '1h']);
+    expect(young.code, young.stderr).toBe(0);
+    expect(JSON.parse(young.stdout)).toMatchObject({ deleted: 0, olderThan: '1h' });
+    const all = await run(['bulk', 'local', 'prune', '--older-than', '0s']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stderr).toMatch(/^deleted 1 local job made more than 0s ago, with their addresses and results, from /);
+    expect(await runs()).toEqual({});
+    // Nothing is left to reuse: the same list is asked again.
+    const again = await run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('reused');
+    expect(quick.rcptCount('ann@quick.local.test')).toBe(2);
+    // A data dir never used: nothing deleted, nothing made.
+    const none = await run(['bulk', 'local', 'prune', '--data-dir', join(dir, 'never')]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toMatch(/^deleted 0 local jobs/);
+  });
+
   it('two local runs at once both keep their resume entries', { timeout: 120_000 }, async () => {
     const lists = ['first.txt', 'second.txt'];
     await writeFile(join(dir, 'first.txt'), 'ann@quick.local.test\ncarl@quick.local.test\n');

@@ -104,6 +104,8 @@ const COMMANDS = [
   ['bulk', 'results'],
   ['bulk', 'delete'],
   ['bulk', 'list'],
+  ['bulk', 'local'],
+  ['bulk', 'local', 'prune'],
   ['profile'],
   ['profile', 'list'],
   ['profile', 'use'],

@@ -43,6 +43,8 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk submit contacts.csv --local --output cleaned.csv',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
+  'bulk local': ['mailverify bulk local prune', 'mailverify bulk local prune --older-than 7d'],
+  'bulk local prune': ['mailverify bulk local prune', 'mailverify bulk local prune --older-than 0s --data-dir ./work'],
   'bulk list': ['mailverify bulk list', 'mailverify --json bulk list --limit 100'],
   'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],
   'bulk results': [

@@ -49,7 +49,7 @@ function addResults(bulk: Command): void {
     .action(lazy(() => import('../commands/bulk/results.js')));
 }
 
-/** `bulk submit|status|delete|results|list`. */
+/** `bulk submit|status|delete|results|list|local prune`. */
 export function addBulkCommands(program: Command): void {
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
   addSubmit(bulk);
@@ -71,4 +71,11 @@ export function addBulkCommands(program: Command): void {
     .description("list this account's bulk jobs, newest first: id, name, status, processed/total, created")
     .option('--limit <n>', 'at most this many jobs (default 20)')
     .action(lazy(() => import('../commands/bulk/list.js')));
+  const local = bulk.command('local').description('the work store of `bulk submit --local` on this machine');
+  local
+    .command('prune')
+    .description("delete the local runs' jobs made longer ago than --older-than: their lists' addresses and verdicts")
+    .option('--older-than <duration>', 'e.g. 7d, 12h, 0s for every job (default 30d)')
+    .option('--data-dir <dir>', 'the local data dir [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory)')
+    .action(lazy(() => import('../commands/bulk/local-prune.js')));
 }

@@ -27,7 +27,7 @@ import { startProgress, tally } from './progress.js';
  */
 
 /** The account local jobs belong to in the data dir's store: credited with exactly what each job costs, so its ledger adds up. */
-const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
+export const LOCAL_ACCOUNT = 'local-cli@mailverify.invalid';
 const POLL_MS = 200;
 const PAGE = 5_000;
 
