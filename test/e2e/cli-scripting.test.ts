@@ -172,6 +172,25 @@ describe('bulk list', () => {
   });
 });
 
+describe('doctor as a client', () => {
+  it('with a service set up and no engine flags, checks the service, the token and the balance, not local probing', async () => {
+    const run = await cli.run(['--json', 'doctor']);
+    const { ok, checks } = JSON.parse(run.stdout) as { ok: boolean; checks: { check: string; status: string; detail: string }[] };
+    expect(checks.map((each) => each.check)).toEqual(['service', 'token', 'clock', 'local']);
+    expect(checks.find((each) => each.check === 'token')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/signed in as scripts@example\.test, balance \d+/),
+    });
+    expect(checks.find((each) => each.check === 'local')).toMatchObject({ status: 'skipped' });
+    expect(ok, run.stdout).toBe(true);
+    expect(run.code, run.stderr).toBe(0);
+    // An engine flag asks about verifying here: then this host is probed too.
+    const here = await cli.run(['--json', 'doctor', '--helo', 'localhost', '--dns-timeout', '500', '--connect-timeout', '500']);
+    const probed = (JSON.parse(here.stdout) as { checks: { check: string }[] }).checks.map((each) => each.check);
+    expect(probed).toContain('helo');
+  });
+});
+
 describe('a newcomer without a service', () => {
   it('is told about --local, by the not-logged-in message and by the top-level --help', async () => {
     const newcomer = await createCliSandbox({ MAILVERIFY_BASE_URL: setup.service.baseUrl });
