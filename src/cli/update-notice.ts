@@ -1,23 +1,23 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configDirPath } from '../config/state.js';
+import { ensureCacheDir } from '../config/state.js';
 import { VERSION } from '../version.js';
 import { inCi } from './output/ci.js';
 
 /**
  * The update notice (docs/architecture.md "The update notice"), as npm's update-notifier does it:
  * after a command, a line on stderr when the last check found a newer release; the check itself is
- * a detached child that asks the npm registry and leaves its answer in the config dir for the next
- * run, so no command ever waits for it or fails by it. At most one check and one notice a day.
+ * a detached child that asks the npm registry and leaves its answer in the OS cache dir for the next
+ * run (everyone has one, logged in or not), so no command ever waits for it or fails by it. At most one check and one notice a day.
  */
 
 const PACKAGE_NAME = 'mailverify';
 export const DEFAULT_REGISTRY = 'https://registry.npmjs.org';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** What the config dir's update-check.json remembers between runs (times in ms since the epoch). */
+/** What the cache dir's update-check.json remembers between runs (times in ms since the epoch). */
 export interface UpdateState {
   /** When a check was last started (a child spawned). */
   lastCheck?: number;
@@ -30,7 +30,7 @@ export interface UpdateState {
   lastNotice?: number;
 }
 
-export const stateFile = (configDir: string) => join(configDir, 'update-check.json');
+export const stateFile = (dir: string) => join(dir, 'update-check.json');
 
 export function readState(path: string): UpdateState {
   try {
@@ -99,15 +99,20 @@ const CHECKER = fileURLToPath(new URL('./update-check.js', import.meta.url));
  * After a command: the notice when due, and a check started when due. Every failure here is
  * swallowed: a notice is a courtesy, never a reason for a command to fail.
  */
-export function afterCommand(options: { json: boolean; quiet: boolean; env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream & { isTTY?: boolean } }): void {
+export function afterCommand(options: {
+  json: boolean;
+  quiet: boolean;
+  env: NodeJS.ProcessEnv;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where the state lives, made when needed: the OS cache dir unless a test says otherwise. */
+  stateDir?: () => string;
+}): void {
   const { env, stderr } = options;
   if (!noticeAllowed({ ...options, isTty: stderr.isTTY === true })) return;
   try {
     const registry = registryUrl(env);
-    // Only beside a config that exists: this is no reason to make one (nor to load conf, which is slow).
-    const { dir } = configDirPath(env);
-    if (!existsSync(dir)) return;
-    const path = stateFile(dir);
+    // In the cache dir, made when needed: never beside a config dir, which a user of --local alone may never have.
+    const path = stateFile((options.stateDir ?? ensureCacheDir)());
     const state = readState(path);
     const now = Date.now();
     const { notice, check } = plan(state, now);

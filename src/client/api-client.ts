@@ -9,6 +9,7 @@ import type {
   CreatedToken,
   CreateTokenRequest,
   Health,
+  JobList,
   JobPage,
   JobProgress,
   LoginResponse,
@@ -42,6 +43,8 @@ export interface ApiClient {
   /** The key is required: a bulk submission is charged, so it must be safe to retry. */
   submitBulk(emails: string[], options: { idempotencyKey: string; name?: string; fresh?: boolean; settleWithin?: number }): Promise<BulkSubmission>;
   progress(jobId: string): Promise<JobProgress>;
+  /** A page of this account's jobs, newest first, after `cursor` (the previous page's `next_cursor`). */
+  listJobs(page: { limit: number; cursor?: string }): Promise<JobList>;
   /** A page of at most `limit` results, after `cursor` (the previous page's `next_cursor`). */
   jobPage(jobId: string, page: { limit: number; cursor?: string }): Promise<JobPage>;
   /** Deletes the job: its addresses and results leave the service (a job still processing stops). */
@@ -114,6 +117,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         idempotencyKey,
       }),
     progress: (jobId) => send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}/progress` }),
+    listJobs: ({ limit, cursor }) => {
+      const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
+      return send({ method: 'GET', path: `/v1/bulk-verify?${query}` });
+    },
     jobPage: (jobId, { limit, cursor }) => {
       const query = new URLSearchParams({ limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
       return send({ method: 'GET', path: `/v1/bulk-verify/${segment(jobId)}?${query}` });

@@ -50,6 +50,8 @@ export class ApiError extends Error {
 export class BadRequestError extends ApiError {}
 /** 401: no token, or one the service does not accept. */
 export class UnauthorizedError extends ApiError {}
+/** 403: the token is valid but not allowed this (a scope it lacks, a grant beyond its own). */
+export class ForbiddenError extends ApiError {}
 /** 402: the balance does not cover the cost; nothing was charged. */
 export class InsufficientTokensError extends ApiError {
   readonly balance: number | undefined;
@@ -77,6 +79,7 @@ export function apiErrorFor(init: ApiErrorInit): ApiError {
   if (status === 400 || status === 415) return new BadRequestError(init);
   if (status === 401) return new UnauthorizedError(init);
   if (status === 402) return new InsufficientTokensError(init);
+  if (status === 403) return new ForbiddenError(init);
   if (status === 404) return new NotFoundError(init);
   if (status === 409) return new IdempotencyConflictError(init);
   if (status === 413) return new PayloadTooLargeError(init);

@@ -12,6 +12,7 @@ export type {
   CreateTokenRequest,
   CreatedToken,
   CreatedWebhook,
+  JobList,
   JobProgress,
   JobStatus,
   LoginResponse,

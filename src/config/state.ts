@@ -18,6 +18,17 @@ export function configDirPath(env: NodeJS.ProcessEnv = process.env): { dir: stri
 }
 
 /**
+ * Where the CLI keeps what it may lose (the update check's state): the OS's cache directory for
+ * mailverify (`$XDG_CACHE_HOME/mailverify` or `~/.cache/mailverify` on Linux), made private when
+ * first needed. Apart from the config, so that a user who never logged in has one too.
+ */
+export function ensureCacheDir(): string {
+  const dir = envPaths(CONF_PROJECT.projectName, { suffix: CONF_PROJECT.projectSuffix }).cache;
+  if (mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE }) !== undefined) chmodSync(dir, CONFIG_DIR_MODE);
+  return dir;
+}
+
+/**
  * The directory holding the config file and the CLI's local state (bulk job records), readable by
  * its owner only because it holds a token: `MAILVERIFY_CONFIG_DIR` (created 0700 when missing,
  * left as it is otherwise), or the OS's config directory for mailverify, which is ours and made 0700.

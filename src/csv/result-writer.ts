@@ -23,6 +23,8 @@ export interface WriteResultsOptions {
   only?: readonly ResultSelector[];
   /** Stops the writing (Ctrl-C). */
   signal?: AbortSignal;
+  /** Leaves `out` open at the end, for more to follow (stdout, where an event may come after the results). */
+  leaveOpen?: boolean;
 }
 
 /** What a write did: entries written, and the source rows that no result and no local verdict covered. */
@@ -236,6 +238,6 @@ export async function writeResults(out: NodeJS.WritableStream, options: WriteRes
   const summary: WriteSummary = { written: 0, unmatched: 0, unmatchedLines: [] };
   const format = options.format === 'csv' ? csvFormat(options.source) : jsonFormat(options.format);
   const text = options.source ? textOfRows(options.source, options, format, summary) : textOfResults(options, format, summary);
-  await pipeline([Readable.from(text, { highWaterMark: QUEUED_CHUNKS }), out], { signal: options.signal });
+  await pipeline([Readable.from(text, { highWaterMark: QUEUED_CHUNKS }), out], { signal: options.signal, end: options.leaveOpen !== true });
   return summary;
 }

@@ -6,6 +6,7 @@ import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';
 import { listenForMetrics, openServiceParts, startPartsMaintenance, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
+import { afterStartUp } from './network/network-log.js';
 import { startStandingWatch, type StandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open/open-store.js';
 
@@ -59,10 +60,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { refundUnknown } = options;
   let standing: StandingWatch | undefined;
   const jwt = await createJwtIssuer(await store.install.signingSecret());
+  // Asked at once: what it finds is the start-up warning, which the log then does not repeat.
+  const networkChecked = verifier.checkNetwork();
   const app = buildApp({
     store,
     verifier,
-    network: verifier.network,
+    network: afterStartUp(verifier.network, networkChecked),
     metrics,
     jwt,
     refundUnknown,
@@ -95,7 +98,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = await app.listen({ host: options.host, port: options.port });
     listener = await listenForMetrics(metrics, options.metrics);
     standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
-    return { url, metricsUrl: listener?.url, networkChecked: verifier.checkNetwork(), standingChecked: standing?.first, close };
+    return { url, metricsUrl: listener?.url, networkChecked, standingChecked: standing?.first, close };
   } catch (error) {
     await close();
     throw error;

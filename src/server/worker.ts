@@ -1,6 +1,6 @@
 import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/core/types.js';
-import { logNetworkChanges } from './network/network-log.js';
+import { afterStartUp, logNetworkChanges } from './network/network-log.js';
 import { listenForMetrics, openServiceParts, startPartsMaintenance, startRegisteredRunner, type MetricsAt, type ServicePolicy } from './service-parts.js';
 import { startStandingWatch, type StandingWatchOptions } from './network/standing-watch.js';
 import type { StoreLocation } from './store/open/open-store.js';
@@ -33,14 +33,16 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const parts = await openServiceParts(options);
   const { store, verifier, metrics, log, holder } = parts;
-  const stopLogging = logNetworkChanges(verifier.network, log);
+  // What the start-up check finds is the start-up warning, which the log then does not repeat.
+  const networkChecked = verifier.checkNetwork();
+  const stopLogging = logNetworkChanges(afterStartUp(verifier.network, networkChecked), log);
   const runner = startRegisteredRunner(parts, { ...options, log });
   const maintenance = startPartsMaintenance(parts, { ...options, log, runner });
   const listener = await listenForMetrics(metrics, options.metrics);
   const standing = startStandingWatch(options.engine, options.standingIntervalMs, parts);
   return {
     metricsUrl: listener?.url,
-    networkChecked: verifier.checkNetwork(),
+    networkChecked,
     standingChecked: standing?.first,
     async close() {
       try {

@@ -187,6 +187,28 @@ export const jobProgressSchema = {
   },
 } as const;
 
+/** One job of the caller's list (`GET /v1/bulk-verify`): what finds a lost job id again. */
+export const jobListEntrySchema = {
+  type: 'object',
+  required: ['job_id', 'status', 'total', 'processed', 'progress_percent', 'createdAt'],
+  additionalProperties: false,
+  properties: {
+    ...jobProgressSchema.properties,
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/** A page of the caller's jobs, newest first. */
+export const jobListSchema = {
+  type: 'object',
+  required: ['jobs', 'next_cursor'],
+  additionalProperties: false,
+  properties: {
+    jobs: { type: 'array', items: jobListEntrySchema },
+    next_cursor: { type: ['string', 'null'], description: 'Where the next page starts (`?cursor=`); null after the last page.' },
+  },
+} as const;
+
 export const jobPageSchema = {
   type: 'object',
   required: ['id', 'status', 'total', 'processed', 'results'],
@@ -389,6 +411,7 @@ export const webhookTestSchema = {
 export type BulkSubmission = FromSchema<typeof bulkAckSchema>;
 export type JobProgress = FromSchema<typeof jobProgressSchema>;
 export type JobStatus = JobProgress['status'];
+export type JobList = FromSchema<typeof jobListSchema>;
 export type Account = FromSchema<typeof accountBodySchema>;
 export type LoginResponse = FromSchema<typeof loginResponseSchema>;
 export type CreatedToken = FromSchema<typeof createdTokenSchema>;

@@ -245,6 +245,86 @@ describe('bulk submit --local', () => {
     },
   );
 
+  it(
+    "the README's nightly cron line reuses verdicts within --max-age, says so, and with --max-age 0s asks the mail servers again",
+    { timeout: 60_000 },
+    async () => {
+      const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+      const line = readme.split('\n').find((each) => /^0 2 \* \* \* mailverify .*--local/.test(each));
+      expect(line, 'the crontab line of --local in README.md').toBeDefined();
+      // The line as cron runs it, with this test's list, output and fixtures.
+      const args = line!
+        .replace(/^0 2 \* \* \* mailverify /, '')
+        .split(' ')
+        .map((arg) => arg.replace('/data/list.csv', 'list.csv').replace('/data/list.verified.csv', 'list.verified.csv'))
+        .concat(engineArgs.slice(1));
+      expect(args).toContain('--max-age');
+      await writeFile(join(dir, 'list.csv'), 'email\nann@quick.local.test\ncarl@quick.local.test\n');
+
+      const first = await run(args);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toBe('');
+      expect(quick.rcptCount('ann@quick.local.test')).toBe(1);
+      // Within the line's --max-age: reused, and said when not --quiet.
+      const verbose = args.filter((arg) => arg !== '--quiet');
+      const second = await run(verbose);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/reused 2 results of an earlier run of .*list\.csv, the oldest \d+s old \(--max-age 20h\)/);
+      expect(quick.rcptCount('ann@quick.local.test')).toBe(1);
+
+      // --max-age 0s: every address is asked again.
+      const nightly = args.map((arg, index) => (args[index - 1] === '--max-age' ? '0s' : arg));
+      const third = await run(nightly);
+      expect(third.code, third.stderr).toBe(0);
+      expect(quick.rcptCount('ann@quick.local.test')).toBe(2);
+      expect(quick.rcptCount('carl@quick.local.test')).toBe(2);
+      expect((await readFile(join(dir, 'list.verified.csv'), 'utf8')).trim().split('\n')).toEqual([
+        expect.stringMatching(/^email,result,/),
+        expect.stringMatching(/^ann@quick\.local\.test,valid,/),
+      ]);
+    },
+  );
+
+  it('never reuses an unknown: the next run asks it again', { timeout: 60_000 }, async () => {
+    grey.reset();
+    await writeFile(join(dir, 'grey-again.txt'), 'ann@grey.local.test\nbob@quick.local.test\n');
+    const args = ['bulk', 'submit', 'grey-again.txt', ...engineArgs, '--output', 'grey-again.csv'];
+    const first = await run(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await readFile(join(dir, 'grey-again.csv'), 'utf8')).split('\n')[1]).toMatch(/^ann@grey\.local\.test,unknown,/);
+    const second = await run(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/reused 1 result of an earlier run/);
+    expect(second.stderr).toMatch(/asking again 1 address: unknown before/);
+    expect(grey.rcptCount('ann@grey.local.test')).toBe(2);
+    expect((await readFile(join(dir, 'grey-again.csv'), 'utf8')).split('\n')[1]).toMatch(/^ann@grey\.local\.test,valid,/);
+  });
+
+  it('bulk local prune deletes the local jobs older than --older-than, their addresses with them, and forgets their lists', { timeout: 60_000 }, async () => {
+    await writeFile(join(dir, 'pruned.txt'), 'ann@quick.local.test\n');
+    const args = ['bulk', 'submit', 'pruned.txt', ...engineArgs, '--format', 'ndjson'];
+    expect((await run(args)).code).toBe(0);
+    const runs = async () => JSON.parse(await readFile(join(dir, 'data', 'local-runs.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(await runs())).toEqual([join(dir, 'pruned.txt')]);
+
+    const young = await run(['--json', 'bulk', 'local', 'prune', '--older-than', '1h']);
+    expect(young.code, young.stderr).toBe(0);
+    expect(JSON.parse(young.stdout)).toMatchObject({ deleted: 0, olderThan: '1h' });
+    const all = await run(['bulk', 'local', 'prune', '--older-than', '0s']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stderr).toMatch(/^deleted 1 local job made more than 0s ago, with their addresses and results, from /);
+    expect(await runs()).toEqual({});
+    // Nothing is left to reuse: the same list is asked again.
+    const again = await run(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('reused');
+    expect(quick.rcptCount('ann@quick.local.test')).toBe(2);
+    // A data dir never used: nothing deleted, nothing made.
+    const none = await run(['bulk', 'local', 'prune', '--data-dir', join(dir, 'never')]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toMatch(/^deleted 0 local jobs/);
+  });
+
   it('two local runs at once both keep their resume entries', { timeout: 120_000 }, async () => {
     const lists = ['first.txt', 'second.txt'];
     await writeFile(join(dir, 'first.txt'), 'ann@quick.local.test\ncarl@quick.local.test\n');

@@ -153,7 +153,9 @@ describe('a list over the per-job limit', () => {
     const output = join(dir, 'big-out.csv');
     const submit = await cli.run(['--json', 'bulk', 'submit', input, '--wait', '--output', output]);
     expect(submit.code, submit.stderr).toBe(0);
-    const summary = JSON.parse(submit.stdout) as { jobs: { jobId: string; queued: number }[]; total: number };
+    // --json --wait: progress events, then the summary as the last event.
+    const summary = JSON.parse(submit.stdout.trimEnd().split('\n').at(-1)!) as { event: string; jobs: { jobId: string; queued: number }[]; total: number };
+    expect(summary.event).toBe('summary');
     expect(summary.jobs.map((job) => job.queued)).toEqual([50_000, 50_000, 20_000]);
     expect(summary.total).toBe(COUNT);
     jobIds = summary.jobs.map((job) => job.jobId);

@@ -106,7 +106,12 @@ describe.skipIf(noSecretService)('the OS keyring', () => {
     expect(login.code, login.stderr).toBe(0);
     const warnings = login.stderr.split('\n').filter((line) => line.startsWith('mailverify: warning:'));
     expect(warnings).toEqual([
-      expect.stringMatching(new RegExp(`^mailverify: warning: no OS keyring \\(.+\\), so the token is stored in ${cli.configPath}, readable only by you$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^mailverify: warning: no OS keyring answers \\([^\\n]{1,100}\\), so the token is stored in ${cli.configPath}, readable only by you; ` +
+            'to fix: start a Secret Service \\(GNOME Keyring, KWallet or KeePassXC\\) in your D-Bus session and log in again, or log in with --insecure-storage',
+        ),
+      ),
     ]);
     expect(await cli.config()).toEqual({ profiles: { default: { baseUrl: service.baseUrl, token } } });
     // Said even with --quiet, which silences the rest.

@@ -55,7 +55,7 @@ describe('bulk submit --local after the network is fixed', () => {
 
     const fixed = await runCli(args(truthful), { env });
     expect(fixed.code, fixed.stderr).toBe(0);
-    expect(fixed.stderr).toContain('asking again 2 addresses this machine could not verify before');
+    expect(fixed.stderr).toContain('asking again 2 addresses: unknown before, or verified longer ago than --max-age (30d)');
     expect(fixed.stderr).not.toMatch(/resuming: 2\/2/);
     expect(await reasonCodes(out)).toEqual(['domain_not_found', 'domain_not_found']);
 

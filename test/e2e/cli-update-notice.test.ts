@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -71,6 +72,10 @@ async function sandbox(): Promise<CliSandbox> {
   return created;
 }
 
+/** The sandbox's own OS cache dir (XDG_CACHE_HOME), where the update check keeps its state. */
+const cacheHome = (cli: CliSandbox) => join(cli.configDir, '..', 'cache');
+const stateFileOf = (cli: CliSandbox) => join(cacheHome(cli), 'mailverify', 'update-check.json');
+
 /** The environment of a person at a terminal, not in CI, with the check on (vitest.config.ts turns it off for every other test). */
 const personEnv = (cli: CliSandbox, registryUrl: string): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -80,6 +85,7 @@ const personEnv = (cli: CliSandbox, registryUrl: string): NodeJS.ProcessEnv => (
   MAILVERIFY_NO_UPDATE_CHECK: '',
   MAILVERIFY_UPDATE_REGISTRY: registryUrl,
   MAILVERIFY_CONFIG_DIR: cli.configDir,
+  XDG_CACHE_HOME: cacheHome(cli),
   MAILVERIFY_TOKEN: '',
   DBUS_SESSION_BUS_ADDRESS: '',
 });
@@ -96,7 +102,7 @@ function onTerminal(args: string[], env: NodeJS.ProcessEnv): Promise<{ screen: s
 
 async function state(cli: CliSandbox): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await readFile(join(cli.configDir, 'update-check.json'), 'utf8')) as Record<string, unknown>;
+    return JSON.parse(await readFile(stateFileOf(cli), 'utf8')) as Record<string, unknown>;
   } catch {
     return undefined;
   }
@@ -149,6 +155,18 @@ describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linu
     expect(registry.requests.slice(before)).toEqual(['/mailverify']);
   });
 
+  it('for a user who never logged in too: the state goes to the OS cache dir, made then; no config dir is made', async () => {
+    const cli = await sandbox();
+    const env = personEnv(cli, registry.url);
+    const first = await onTerminal(['help', 'exit-codes'], env);
+    expect(first.code, first.screen).toBe(0);
+    expect(await checkEnded(cli, 'answeredAt')).toMatchObject({ latest: NEWER });
+    expect((await stat(join(cacheHome(cli), 'mailverify'))).mode & 0o777).toBe(0o700);
+    const second = await onTerminal(['help', 'exit-codes'], env);
+    expect(second.screen).toContain(NOTICE);
+    expect(existsSync(cli.configDir)).toBe(false);
+  });
+
   it('never in CI, with --json or --quiet, with NO_UPDATE_NOTIFIER or MAILVERIFY_NO_UPDATE_CHECK, or off a terminal', async () => {
     const cli = await sandbox();
     const env = personEnv(cli, registry.url);
@@ -159,7 +177,8 @@ describe.skipIf(missing('test/e2e/cli-update-notice.test.ts', 'script (util-linu
       ['NO_UPDATE_NOTIFIER', QUICK, { NO_UPDATE_NOTIFIER: '1' }],
       ['MAILVERIFY_NO_UPDATE_CHECK', QUICK, { MAILVERIFY_NO_UPDATE_CHECK: '1' }],
     ];
-    const notOnTerminal = () => cli.run(QUICK, { env: { MAILVERIFY_NO_UPDATE_CHECK: '', MAILVERIFY_UPDATE_REGISTRY: registry.url, CI: '' } });
+    const notOnTerminal = () =>
+      cli.run(QUICK, { env: { MAILVERIFY_NO_UPDATE_CHECK: '', MAILVERIFY_UPDATE_REGISTRY: registry.url, CI: '', XDG_CACHE_HOME: cacheHome(cli) } });
     const before = registry.requests.length;
     // None of them even starts a check.
     for (const [name, args, extra] of variants) {

@@ -63,14 +63,25 @@ describe('waits are said', () => {
     await run.done;
   });
 
-  it('--json bulk submit --wait says on stderr what it waits for; stdout keeps only the data', async () => {
+  it('--json bulk submit --wait says what it waits for as an event on stdout at once; then the results, then the summary', async () => {
     const input = await setup.file('slow.txt', `someone@${SLOW_DOMAIN}\n`);
     const run = cli.start(['--json', 'bulk', 'submit', input, '--wait']);
-    const stderr = await stderrShows(run, /waiting for job \S+: 0\/1 \(0%\); Ctrl-C stops waiting/);
-    expect(stderr).not.toMatch(/\{"error"/);
+    const deadline = Date.now() + MESSAGE_WITHIN_MS;
+    while (!run.output().stdout.includes('"event":"progress"')) {
+      if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`no progress event:\n${run.output().stdout}\n${run.output().stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ email: `someone@${SLOW_DOMAIN}`, result: expect.stringMatching(/^(invalid|unknown)$/), row: 1 });
+    expect(result.stderr).not.toMatch(/\{"error"/);
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ event: 'progress', processed: 0, total: 1 });
+    const results = lines.filter((line) => line.event === undefined);
+    expect(results).toEqual([expect.objectContaining({ email: `someone@${SLOW_DOMAIN}`, result: expect.stringMatching(/^(invalid|unknown)$/), row: 1 })]);
+    expect(lines.at(-1)).toMatchObject({ event: 'summary', total: 1 });
   });
 });
 

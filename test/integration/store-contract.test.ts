@@ -958,6 +958,10 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       ]);
       expect(await store.jobs.listJobs(owner.id, 1)).toHaveLength(1);
       expect(await store.jobs.listJobs(other.id, 10)).toEqual([]);
+      // A page after a listed job: the ones after it in the order, none of another user's.
+      expect((await store.jobs.listJobs(owner.id, 10, listed[0])).map((job) => job.id)).toEqual([api.jobId]);
+      expect(await store.jobs.listJobs(owner.id, 10, listed[1])).toEqual([]);
+      expect(await store.jobs.listJobs(other.id, 10, listed[0])).toEqual([]);
     });
   });
 

@@ -23,6 +23,8 @@ export interface CliWorld {
 
 export interface CliWorldOptions {
   mailboxes: string[];
+  /** Mailboxes the SMTP fixture answers 450 first (see startMailWorld). */
+  greylist?: { times: number; addresses?: string[] };
   user: string;
   /** Changes to the fixtures before the service starts (slow DNS answers, ...). */
   prepare?: (world: MailWorld) => void;
@@ -31,7 +33,7 @@ export interface CliWorldOptions {
 }
 
 export async function startCliWorld(options: CliWorldOptions): Promise<CliWorld> {
-  const world = await startMailWorld({ mailboxes: options.mailboxes });
+  const world = await startMailWorld({ mailboxes: options.mailboxes, greylist: options.greylist });
   options.prepare?.(world);
   const service = await startService({ engineArgs: [...world.engineArgs, ...(options.serveArgs ?? [])] });
   const token = await service.createUser(options.user, { credits: 1_000_000, rateLimit: 1_000 });

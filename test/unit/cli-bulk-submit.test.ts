@@ -17,6 +17,13 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 const options = (...argv: string[]) => parse(parseCommandLine(['bulk', 'submit', ...argv]));
 
 describe('bulk submit: parse', () => {
+  it('--max-age: 30 days unless given, 0s allowed, only with --local', async () => {
+    expect((await options('list.csv', '--local')).maxAge).toEqual({ raw: '30d', ms: 30 * 86_400_000 });
+    expect((await options('list.csv', '--local', '--max-age', '0s')).maxAge).toEqual({ raw: '0s', ms: 0 });
+    await expect(options('list.csv', '--max-age', '7d')).rejects.toThrow(/^--max-age needs --local$/);
+    await expect(options('list.csv', '--local', '--max-age', 'soon')).rejects.toThrow(/--max-age: "soon" is no duration/);
+  });
+
   it('takes the defaults: precheck on, no waiting, NDJSON on stdout', async () => {
     const parsed = await options('list.csv');
     expect(parsed).toMatchObject({ file: 'list.csv', precheck: true, wait: false, local: false, fresh: false, failOn: { any: [], shares: [] } });

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,12 @@ describe('registryUrl', () => {
   });
 });
 
+/** A state dir that cannot be made: below a file. */
+function ensureCacheDirBelow(file: string): string {
+  mkdirSync(join(file, 'below-a-file'), { recursive: true });
+  return join(file, 'below-a-file');
+}
+
 describe('afterCommand', () => {
   let dir: string;
   beforeEach(async () => {
@@ -78,25 +85,26 @@ describe('afterCommand', () => {
     const path = stateFile(dir);
     const checked = Date.now() - 1000;
     writeState(path, { lastCheck: checked, latest: '999.0.0' });
-    const env = { MAILVERIFY_CONFIG_DIR: dir };
+    const env = {};
     const { stream, written } = terminal();
-    afterCommand({ json: false, quiet: false, env, stderr: stream });
+    afterCommand({ json: false, quiet: false, env, stderr: stream, stateDir: () => dir });
     expect(written()).toContain('mailverify 999.0.0 is available');
     expect(readState(path)).toMatchObject({ lastCheck: checked, latest: '999.0.0', lastNotice: expect.any(Number) });
     const again = terminal();
-    afterCommand({ json: false, quiet: false, env, stderr: again.stream });
+    afterCommand({ json: false, quiet: false, env, stderr: again.stream, stateDir: () => dir });
     expect(again.written()).toBe('');
   });
 
-  it('a state file that is not JSON is no state, and an unusable config dir is never an error', async () => {
+  it('a state file that is not JSON is no state, and an unusable state dir is never an error', async () => {
     const path = stateFile(dir);
     await writeFile(path, '{ not json');
     expect(readState(path)).toEqual({});
     // No registry to ask (not http), so nothing is started from a unit test.
     const { stream, written } = terminal();
-    afterCommand({ json: false, quiet: false, env: { MAILVERIFY_CONFIG_DIR: dir, MAILVERIFY_UPDATE_REGISTRY: 'file:///nowhere' }, stderr: stream });
+    afterCommand({ json: false, quiet: false, env: { MAILVERIFY_UPDATE_REGISTRY: 'file:///nowhere' }, stderr: stream, stateDir: () => dir });
     expect(written()).toBe('');
-    expect(() => afterCommand({ json: false, quiet: false, env: { MAILVERIFY_CONFIG_DIR: join(path, 'below-a-file') }, stderr: stream })).not.toThrow();
+    const belowAFile = () => ensureCacheDirBelow(path);
+    expect(() => afterCommand({ json: false, quiet: false, env: {}, stderr: stream, stateDir: belowAFile })).not.toThrow();
     expect(written()).toBe('');
   });
 });

@@ -101,12 +101,32 @@ function humanLines(diagnoses: readonly Diagnosis[], session: Session): string {
 }
 
 /**
- * `mailverify doctor`: can this host verify addresses, and reach the service? One line per check,
- * exit 1 when any finds a problem. The same engine options and environment as `verify --local`.
+ * Run as a client: a service is set up and no engine flag or --mx-host asks about verifying here.
+ * What matters then is the service (it verifies, not this host), and this host's HELO name or port 25
+ * are no problem of the user's.
  */
-export async function run({ program, engine, mxHosts }: DoctorOptions, io: Io): Promise<void> {
+function asClient({ engine, mxHosts }: DoctorOptions, session: Session): boolean {
+  const { baseUrlSource, token } = session.settings;
+  const serviceSetUp = baseUrlSource !== 'default' || token !== undefined;
+  return serviceSetUp && engine.given.length === 0 && (mxHosts ?? []).length === 0;
+}
+
+const LOCAL_SKIPPED: Diagnosis = {
+  check: 'local',
+  status: 'skipped',
+  detail: 'the service verifies, not this host; give an engine flag (e.g. --helo) to check verifying here with --local',
+};
+
+/**
+ * `mailverify doctor`: can this host verify addresses, and reach the service? One line per check,
+ * exit 1 when any finds a problem. The same engine options and environment as `verify --local`; as a
+ * client of a service (asClient), the service alone.
+ */
+export async function run(doctor: DoctorOptions, io: Io): Promise<void> {
+  const { program, engine, mxHosts } = doctor;
   const session = createSession(program, io);
   try {
+    if (asClient(doctor, session)) return report([...(await diagnoseService(session)), LOCAL_SKIPPED], session);
     const { diagnoseNetwork } = await import('../../engine/diagnose.js');
     const options = await resolvedEngineOptions(engine, session.env);
     const { checkStanding } = await import('../../engine/standing.js');
@@ -116,16 +136,20 @@ export async function run({ program, engine, mxHosts }: DoctorOptions, io: Io): 
       checkStanding(options, mxHosts),
       diagnoseService(session),
     ]);
-    const diagnoses = [...network, ...standing.flatMap((egress) => egress.findings), ...service];
-    const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
-    session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
-    if (problems.length > 0) {
-      throw new CliError(
-        `doctor found ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((each) => each.check).join(', ')}`,
-        ExitCode.failure,
-      );
-    }
+    report([...network, ...standing.flatMap((egress) => egress.findings), ...service], session);
   } finally {
     await session.close();
+  }
+}
+
+/** Prints the checks; exit 1 when any found a problem. */
+function report(diagnoses: Diagnosis[], session: Session): void {
+  const problems = diagnoses.filter((diagnosis) => diagnosis.status === 'problem');
+  session.io.stdout.write(session.io.json ? `${toSafeJson({ ok: problems.length === 0, checks: diagnoses })}\n` : humanLines(diagnoses, session));
+  if (problems.length > 0) {
+    throw new CliError(
+      `doctor found ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((each) => each.check).join(', ')}`,
+      ExitCode.failure,
+    );
   }
 }

@@ -110,6 +110,24 @@ function previousLogin(session: Session, profile: string): StoredLogin | undefin
   }
 }
 
+/** A keyring's own error can be a page of D-Bus text: its first line, cut short, names it well enough. */
+const REASON_CHARS = 100;
+
+/**
+ * One line: what happened, and the two ways out (a keyring that answers, or the file chosen on
+ * purpose). On Linux the keyring is a Secret Service on the D-Bus session, which headless machines
+ * and plain SSH sessions lack.
+ */
+export function noKeyringWarning(reason: string, configPath: string, platform: NodeJS.Platform = process.platform): string {
+  const first = reason.split('\n')[0]!.trim();
+  const short = first.length > REASON_CHARS ? `${first.slice(0, REASON_CHARS - 1)}…` : first;
+  const keyring =
+    platform === 'linux'
+      ? 'start a Secret Service (GNOME Keyring, KWallet or KeePassXC) in your D-Bus session and log in again'
+      : 'unlock the OS keyring and log in again';
+  return `no OS keyring answers (${short}), so the token is stored in ${configPath}, readable only by you; to fix: ${keyring}, or log in with --insecure-storage to keep the file and silence this`;
+}
+
 /** Stores a token for the service, checked first: read from stdin, or made from an email and password. */
 export async function run(flags: LoginOptions, io: Io): Promise<void> {
   // login makes the profile it is told to use.
@@ -123,8 +141,7 @@ export async function run(flags: LoginOptions, io: Io): Promise<void> {
     const stored = saveLogin(session.config, profile, { baseUrl, token: credential.token, tokenId: credential.tokenId }, { insecure: flags.insecureStorage });
     const where = stored.in === 'keyring' ? 'the OS keyring' : configPath;
     // Said even with --quiet: the user chose the keyring by not choosing, and it is not there.
-    if (stored.in === 'file' && stored.fallback !== undefined)
-      session.warn(`no OS keyring (${stored.fallback}), so the token is stored in ${configPath}, readable only by you`);
+    if (stored.in === 'file' && stored.fallback !== undefined) session.warn(noKeyringWarning(stored.fallback, configPath));
     session.notice(`Logged in to ${baseUrl} as ${account.email} (profile ${profile}); the token is stored in ${where}`);
     // Only once the new token works and is stored: a login that fails leaves the old one working.
     if (previous !== undefined && previous.token !== credential.token && (await revokeLogin(session, previous))) {

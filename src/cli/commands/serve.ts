@@ -141,7 +141,7 @@ export async function run({ port, serve, flags, engine: given }: ServeOptions, {
   if (typeof first !== 'string') {
     process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
     if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
-    warnAboutNetwork(first.networkChecked, logLevel);
+    warnAboutNetwork(first.networkChecked);
     warnAboutStanding(first.standingChecked);
   }
   await runUntilSignal(shutdown, starting);

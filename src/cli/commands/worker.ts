@@ -44,7 +44,7 @@ export async function run({ flags, engine: given }: WorkerOptions, { env }: Io):
   // Tests and scripts wait for this line.
   process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
   if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
-  warnAboutNetwork(worker.networkChecked, logLevel);
+  warnAboutNetwork(worker.networkChecked);
   warnAboutStanding(worker.standingChecked);
   await runUntilSignal(shutdown, worker);
 }

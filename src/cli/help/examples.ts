@@ -5,7 +5,12 @@ import type { Command } from 'commander';
  * with examples). Plain strings, loaded with the program: no command module is imported for help.
  */
 const EXAMPLES: Record<string, string[]> = {
-  '': ['mailverify login', 'mailverify verify alice@example.com bob@example.org', 'mailverify bulk submit contacts.csv --wait --output cleaned.csv'],
+  '': [
+    'mailverify verify --local alice@example.com',
+    'mailverify bulk submit contacts.csv --local --output cleaned.csv',
+    'mailverify login',
+    'mailverify bulk submit contacts.csv --wait --output cleaned.csv',
+  ],
   verify: [
     'mailverify verify alice@example.com',
     'mailverify --json verify - < addresses.txt > results.ndjson',
@@ -39,6 +44,9 @@ const EXAMPLES: Record<string, string[]> = {
     'mailverify bulk submit contacts.csv --local --output cleaned.csv --fail-on invalid=5% --fail-on unknown=20%',
   ],
   'bulk status': ['mailverify bulk status <job>', 'mailverify bulk status <job> --watch'],
+  'bulk local': ['mailverify bulk local prune', 'mailverify bulk local prune --older-than 7d'],
+  'bulk local prune': ['mailverify bulk local prune', 'mailverify bulk local prune --older-than 0s --data-dir ./work'],
+  'bulk list': ['mailverify bulk list', 'mailverify --json bulk list --limit 100'],
   'bulk delete': ['mailverify bulk delete <job>', 'mailverify bulk delete <job> <job>'],
   'bulk results': [
     'mailverify bulk results <job> --output cleaned.csv',

@@ -9,7 +9,8 @@ export const TOPICS: Record<string, string> = {
   1    the service, the network or something unexpected failed; --wait gave up (it prints how to resume)
   2    usage or bad input: a wrong flag, a malformed or unreadable list file, --strict and a changed list
   3    a verdict or reason code listed in --fail-on occurred (the results were printed)
-  4    not authenticated: no token, or the service refused it
+  4    not authenticated: no token, the service refused it (unknown, revoked, expired), or it lacks
+       the scope the command needs (403 insufficient_scope)
   5    insufficient tokens: the balance does not cover the request (nothing was charged)
   6    rate limited, still, after the retries
   7    not found: no such job (or one of another account)
@@ -31,7 +32,7 @@ The CLI, as a client of a service
   MAILVERIFY_TOKEN        the API token (mv_…) or JWT to use instead of the stored one
   MAILVERIFY_BASE_URL     the service (--base-url), default http://127.0.0.1:8025
   MAILVERIFY_PROFILE      the profile (--profile): which stored service and token; default the current one
-  MAILVERIFY_CONFIG_DIR   where the config (profiles), the bulk job records and the update check live
+  MAILVERIFY_CONFIG_DIR   where the config (profiles) and the bulk job records live
   MAILVERIFY_RETRY_MAX_ATTEMPTS, MAILVERIFY_RETRY_MAX_ELAPSED_MS
                           how often and how long (ms) a failed request is tried again (tests, impatient scripts)
 

@@ -3,6 +3,7 @@ import type { EngineOptions, VerificationResult, Verifier } from '../../engine/c
 import type { JobRunner } from '../../server/jobs/runner.js';
 import type { Holder, JobDetails, JobProgress, Store } from '../../server/store/store.js';
 import { localAccount, withLocalEvidence } from './local-account.js';
+import { judgeReuse, type Reuse } from './local-reuse.js';
 
 /**
  * The service's job machinery in this process, without HTTP (docs/architecture.md "The CLI"): the
@@ -21,6 +22,8 @@ export interface LocalJobs {
   job(jobId: string): Promise<JobProgress | undefined>;
   /** The results of a chain of jobs so far, a later job's result for an address over an earlier one's. */
   results(jobIds: string[]): Promise<ResultIndex>;
+  /** What a new run of a list may take from this chain's results: final verdicts within `maxAgeMs` (local-reuse.ts). */
+  reuse(jobIds: string[], maxAgeMs: number): Promise<Reuse>;
   /** Stops the runner and closes the store. */
   close(): Promise<void>;
 }
@@ -29,18 +32,20 @@ export interface LocalJobs {
 export const LOCAL_POLL_MS = 200;
 const PAGE = 5_000;
 
+/** Every stored result of a job, page by page. */
+async function resultsOfJob(store: Store, jobId: string): Promise<VerificationResult[]> {
+  const results: VerificationResult[] = [];
+  for (let after = -1; ;) {
+    const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
+    for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
+    if (page.length < PAGE) return results;
+    after = page.at(-1)!.position;
+  }
+}
+
 async function resultsOf(store: Store, jobIds: string[]): Promise<ResultIndex> {
   const index = new ResultIndex();
-  for (const jobId of jobIds) {
-    const results: VerificationResult[] = [];
-    for (let after = -1; ;) {
-      const page = await store.jobs.readResults(jobId, { after, limit: PAGE });
-      for (const row of page) results.push(JSON.parse(row.json) as VerificationResult);
-      if (page.length < PAGE) break;
-      after = page.at(-1)!.position;
-    }
-    index.add(results);
-  }
+  for (const jobId of jobIds) index.add(await resultsOfJob(store, jobId));
   return index;
 }
 
@@ -94,6 +99,7 @@ export async function openLocalJobs({ dataDir, engine, evidenceWindowMs = 0, war
       work: (jobId) => void working.push(jobId),
       job: (jobId) => store.jobs.getJob(user.id, jobId),
       results: (jobIds) => resultsOf(store, jobIds),
+      reuse: (jobIds, maxAgeMs) => judgeReuse(store, user.id, jobIds, (jobId) => resultsOfJob(store, jobId), maxAgeMs),
       async close() {
         await started.runner.stop();
         await started.holder.leave();

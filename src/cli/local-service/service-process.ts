@@ -40,19 +40,13 @@ export function logStrayRejections(): void {
   });
 }
 
-/** Whether the service's log (JSON lines on stderr) takes warnings at this `--log-level`. */
-function logsWarnings(level: string): boolean {
-  return level !== 'silent' && LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]) >= LOG_LEVELS.indexOf('warn');
-}
-
 /**
  * Says at start, in plain words on stderr, what is wrong with the network this process verifies
- * from, so that the operator hears of it before the first paid address does: once, so only when
- * the log (on the same stderr, see logNetworkChanges) does not say it already at this level.
- * Not waited for: the check may take a connect timeout.
+ * from, so that the operator hears of it before the first paid address does: one
+ * `mailverify: warning:` line a problem, with the fix, at any --log-level (the log leaves out what
+ * this says: afterStartUp). Not waited for: the check may take a connect timeout.
  */
-export function warnAboutNetwork(check: Promise<NetworkStatus>, logLevel: string): void {
-  if (logsWarnings(logLevel)) return;
+export function warnAboutNetwork(check: Promise<NetworkStatus>): void {
   check.then(
     (status) => {
       for (const problem of networkProblems(status)) process.stderr.write(`mailverify: warning: ${problem}. ${UNTIL_FIXED}\n`);

@@ -1,6 +1,7 @@
 import {
   ApiError,
   BadRequestError,
+  ForbiddenError,
   InsufficientTokensError,
   InvalidResponseError,
   NetworkError,
@@ -12,7 +13,7 @@ import {
 import { ConfigError, KeyringError } from '../../config/errors.js';
 import { fsErrorText, isFsError } from '../../text/fs-errors.js';
 import { CsvError } from '../../csv/errors.js';
-import { CliError, ExitCode, type ExitCodeValue } from './errors.js';
+import { CliError, ExitCode, WITHOUT_A_SERVICE, type ExitCodeValue } from './errors.js';
 
 interface Mapping {
   type: abstract new (...args: never[]) => Error;
@@ -45,13 +46,15 @@ function csvHint(error: CsvError): string | undefined {
  */
 const MAPPINGS: Mapping[] = [
   { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: unauthorizedHint },
+  // A token that lacks a scope is fixed as a missing login is, by another token: not by trying again.
+  { type: ForbiddenError, exitCode: ExitCode.unauthenticated, hint: apiErrorHint },
   { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
   { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
   { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
   { type: BadRequestError, exitCode: ExitCode.usage, hint: () => 'the service refused the request; --debug shows it' },
   { type: PayloadTooLargeError, exitCode: ExitCode.usage, hint: () => "the service's limits are lower than this CLI's; split the list" },
   { type: ApiError, exitCode: ExitCode.failure, hint: apiErrorHint },
-  { type: NetworkError, exitCode: ExitCode.failure, hint: () => 'is the service running there? check --base-url' },
+  { type: NetworkError, exitCode: ExitCode.failure, hint: () => `is the service running there? check --base-url; ${WITHOUT_A_SERVICE}` },
   { type: InvalidResponseError, exitCode: ExitCode.failure, hint: () => 'is that the service? check --base-url' },
   { type: ConfigError, exitCode: ExitCode.failure, hint: (error: ConfigError) => `fix or delete ${error.path}` },
   { type: KeyringError, exitCode: ExitCode.failure, hint: () => 'unlock the OS keyring, or run this where it answers' },

@@ -15,6 +15,9 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** Said wherever a newcomer without a service is stopped: not logged in, no service at the URL. */
+export const WITHOUT_A_SERVICE = 'or, with no service, `verify --local` and `bulk submit --local` work on this machine alone';
+
 /** An exit code's name as `--json` errors carry it: `usage`, `insufficient_tokens`, ... */
 export function exitCodeName(code: number): string {
   const name = Object.entries(ExitCode).find(([, value]) => value === code)?.[0] ?? 'failure';

@@ -18,12 +18,15 @@ import { addDoctorCommand, addVerifyCommand } from './verification.js';
  */
 export function buildProgram(): Command {
   const program = new Command('mailverify')
-    .description('Verify whether email addresses are deliverable: a CLI, an HTTP service and the engine behind both.')
+    .description(
+      'Verify whether email addresses are deliverable: through a service (`mailverify login` first), or on this ' +
+        'machine with no service and no account: `verify --local`, `bulk submit --local`.',
+    )
     .version(VERSION, '-V, --version')
     .option('--base-url <url>', 'service URL [env MAILVERIFY_BASE_URL] (default http://127.0.0.1:8025)')
     .option('--profile <name>', 'which stored service and token to use [env MAILVERIFY_PROFILE] (default: the one of `profile use`, else "default")')
     .option('--json', 'machine-readable output on stdout')
-    .option('-q, --quiet', 'print only data and errors')
+    .option('-q, --quiet', 'print nothing but errors and the results asked for (no job ids, notices or progress)')
     .option('--no-color', 'no colours [env NO_COLOR]')
     .option('--debug', 'trace HTTP requests on stderr (Authorization redacted)')
     .option('--no-input', 'never wait for typing at the terminal: fail instead (also when CI is set)')

@@ -37,6 +37,10 @@ function addSubmit(bulk: Command): void {
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C');
   addFailOnFlag(submit, 'with --wait or --local: ')
     .option(
+      '--max-age <duration>',
+      'with --local: reuse a final verdict of an earlier run of the list only when younger than this, e.g. 7d, 0s (default 30d; an unknown is never reused)',
+    )
+    .option(
       '--data-dir <dir>',
       "with --local: where the work is kept, made private [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory, never the service's)",
     )
@@ -60,7 +64,7 @@ function addResults(bulk: Command): void {
     .action(lazy(() => import('../commands/bulk/results.js')));
 }
 
-/** `bulk submit|status|delete|results`. */
+/** `bulk submit|status|delete|results|list|local prune`. */
 export function addBulkCommands(program: Command): void {
   const bulk = program.command('bulk').description('verify a list as asynchronous jobs: submit, follow, fetch results');
   addSubmit(bulk);
@@ -77,4 +81,16 @@ export function addBulkCommands(program: Command): void {
     .argument('<job...>', 'job ids')
     .action(lazy(() => import('../commands/bulk/delete.js')));
   addResults(bulk);
+  bulk
+    .command('list')
+    .description("list this account's bulk jobs, newest first: id, name, status, processed/total, created")
+    .option('--limit <n>', 'at most this many jobs (default 20)')
+    .action(lazy(() => import('../commands/bulk/list.js')));
+  const local = bulk.command('local').description('the work store of `bulk submit --local` on this machine');
+  local
+    .command('prune')
+    .description("delete the local runs' jobs made longer ago than --older-than: their lists' addresses and verdicts")
+    .option('--older-than <duration>', 'e.g. 7d, 12h, 0s for every job (default 30d)')
+    .option('--data-dir <dir>', 'the local data dir [env MAILVERIFY_LOCAL_DATA_DIR] (default: the local folder of the OS data directory)')
+    .action(lazy(() => import('../commands/bulk/local-prune.js')));
 }

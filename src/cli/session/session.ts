@@ -5,7 +5,7 @@ import { openConfigStore, type ConfigStore } from '../../config/config-store.js'
 import { PROFILE_NAME, PROFILE_NAME_RULE, type ProfileConfig } from '../../config/config-store.js';
 import { loadSettings, type Settings, type TokenSource } from '../../config/settings.js';
 import { terminalSafe } from '../../text/sanitize.js';
-import { NotAuthenticatedError, UsageError } from '../output/errors.js';
+import { NotAuthenticatedError, UsageError, WITHOUT_A_SERVICE } from '../output/errors.js';
 import { until } from '../output/format.js';
 import { waitNotice, type Io } from '../output/io.js';
 import type { ProgramOptions } from '../options/program-options.js';
@@ -129,7 +129,7 @@ function notLoggedIn(settings: Settings): NotAuthenticatedError {
       'unlock the keyring, set MAILVERIFY_TOKEN, or log in again (`mailverify login --insecure-storage` keeps the token in the config file)',
     );
   }
-  return new NotAuthenticatedError(`not logged in to ${settings.baseUrl}${profile}`, 'run `mailverify login`, or set MAILVERIFY_TOKEN');
+  return new NotAuthenticatedError(`not logged in to ${settings.baseUrl}${profile}`, `run \`mailverify login\`, or set MAILVERIFY_TOKEN; ${WITHOUT_A_SERVICE}`);
 }
 
 function checkBaseUrl(settings: Settings): void {

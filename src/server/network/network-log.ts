@@ -33,3 +33,21 @@ export function logNetworkChanges(network: NetworkWatch, log: Logger): () => voi
     else log.info({ network: status }, 'network: SMTP connections get out and the resolver tells the truth');
   });
 }
+
+/**
+ * The watch as the log hears it: what the start-up check (`startUp`) finds is said once, in plain
+ * words, as the start-up warning (`mailverify: warning: …`, docs/operating.md), so the log leaves out
+ * the changes made during that check and logs every one after it.
+ */
+export function afterStartUp(network: NetworkWatch, startUp: Promise<unknown>): NetworkWatch {
+  let starting = true;
+  const started = () => (starting = false);
+  startUp.then(started, started);
+  return {
+    status: () => network.status(),
+    onChange: (listener) =>
+      network.onChange((status) => {
+        if (!starting) listener(status);
+      }),
+  };
+}

@@ -4,9 +4,11 @@ import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
 import { insufficientTokens, ProblemError } from '../http/errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempotency.js';
-import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
+import { deleteJobSchema, jobSchema, listJobsSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
+import { jobListCursor, jobListPlace } from './job-list-cursor.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
-import { jobProgress } from '../services/job-progress.js';
+import { jobProgress, progressPercent } from '../services/job-progress.js';
+import type { JobProgress, JobSummary } from '../store/store.js';
 import { addressKey } from '../../engine/checks/address-key.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
@@ -25,6 +27,24 @@ export function distinctEmails(emails: string[]): string[] {
 function noSuchJob(jobId: string): ProblemError {
   return new ProblemError('not_found', `No job ${jobId}.`);
 }
+
+/** A job as `GET /v1/bulk-verify` lists it: its progress, as the progress route answers it, and when it was made. */
+function progressOf(job: JobProgress) {
+  return {
+    job_id: job.id,
+    ...(job.name === null ? {} : { name: job.name }),
+    status: job.status,
+    total: job.total,
+    processed: job.processed,
+    progress_percent: progressPercent(job),
+    ...(job.waiting === 0 ? {} : { waiting: job.waiting, nextAttemptAt: job.nextAttemptAt! }),
+  };
+}
+
+const listed = (job: JobSummary) => ({ ...progressOf(job), createdAt: job.createdAt });
+
+/** Jobs in a page of the list unless `?limit=` says otherwise. */
+const LISTED_JOBS = 20;
 
 export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppConfig): void {
   // Bodies, params and queries typed from the route schemas (src/wire/contract.ts), not written again here.
@@ -47,18 +67,20 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     return { jobId: created.jobId, queued: created.queued };
   });
 
+  // The caller's jobs, newest first, a page at a time (docs/api.md "Routes"): a lost job id found again.
+  app.get('/v1/bulk-verify', { schema: listJobsSchema }, async (request) => {
+    const limit = request.query.limit === undefined ? LISTED_JOBS : Number(request.query.limit);
+    const after = request.query.cursor === undefined ? undefined : jobListPlace(request.query.cursor);
+    // One more than the page: whether there is a next page, without a count.
+    const jobs = await store.jobs.listJobs(currentUser(request).id, limit + 1, after);
+    const page = jobs.slice(0, limit);
+    return { jobs: page.map(listed), next_cursor: jobs.length > limit ? jobListCursor(page.at(-1)!) : null };
+  });
+
   app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
     const job = await jobProgress(store.jobs, currentUser(request).id, request.params.job_id);
     if (!job) throw noSuchJob(request.params.job_id);
-    return {
-      job_id: job.id,
-      ...(job.name === null ? {} : { name: job.name }),
-      status: job.status,
-      total: job.total,
-      processed: job.processed,
-      progress_percent: job.percent,
-      ...(job.waiting === 0 ? {} : { waiting: job.waiting, nextAttemptAt: job.nextAttemptAt! }),
-    };
+    return progressOf(job);
   });
 
   app.get('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {

@@ -1,6 +1,6 @@
 import { VERDICTS } from '../../engine/core/types.js';
 import { errorResponses } from './problem.js';
-import { bulkAckSchema, bulkRequestSchema, jobPageSchema, jobProgressSchema } from '../../wire/contract.js';
+import { bulkAckSchema, bulkRequestSchema, jobListSchema, jobPageSchema, jobProgressSchema } from '../../wire/contract.js';
 import { idempotencyHeadersSchema } from './verification.js';
 
 const jobParamsSchema = {
@@ -77,5 +77,28 @@ export const deleteJobSchema = {
   response: {
     204: { type: 'null', description: 'Deleted.' },
     ...errorResponses('not_found'),
+  },
+} as const;
+
+/** The most jobs one page of the list holds (`?limit=`). */
+export const MAX_LISTED_JOBS = 100;
+
+export const listJobsSchema = {
+  summary: "List the caller's bulk jobs, newest first, a page at a time",
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: {
+        type: 'string',
+        pattern: '^([1-9][0-9]?|100)$',
+        description: `At most this many jobs (1 to ${MAX_LISTED_JOBS}, default 20).`,
+      },
+      cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'The `next_cursor` of the previous page: the page after it.' },
+    },
+  },
+  response: {
+    200: jobListSchema,
+    ...errorResponses('invalid_request'),
   },
 } as const;

@@ -312,6 +312,12 @@ export interface ListUpload {
 }
 
 /** A job as the dashboard lists it: its progress, when it was made and from which file (null for API jobs). */
+/** Where a page of a user's jobs ends: the last job listed, by its place in the order. */
+export interface JobListPlace {
+  createdAt: string;
+  id: string;
+}
+
 export interface JobSummary extends JobProgress {
   createdAt: string;
   fileName: string | null;

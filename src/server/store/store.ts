@@ -13,6 +13,7 @@ import type {
   JobCreation,
   JobDetails,
   JobProgress,
+  JobListPlace,
   JobSummary,
   KeyedCharge,
   KeyedEnd,
@@ -276,8 +277,11 @@ export interface JobStore {
   readResults(jobId: string, page: ResultPageRequest): Promise<StoredResult[]>;
   /** How many stored results of the job have each verdict (verdicts with none are left out). No owner check. */
   verdictCounts(jobId: string): Promise<VerdictCount[]>;
-  /** The user's newest jobs first, at most `limit`, with the file each was made from in the dashboard. */
-  listJobs(userId: number, limit: number): Promise<JobSummary[]>;
+  /**
+   * The user's newest jobs first, at most `limit`, with the file each was made from in the dashboard;
+   * with `after`, those listed after that job (a page: newest first, then by id).
+   */
+  listJobs(userId: number, limit: number, after?: JobListPlace): Promise<JobSummary[]>;
   /**
    * Deletes the job when it is this user's, in one transaction: its addresses, results and
    * uploaded file, and the verdicts about its addresses the user's jobs left in the result cache;

@@ -7,7 +7,8 @@ import { programOptions, type ProgramOptions } from '../../options/program-optio
 import { createSession } from '../../session/session.js';
 import { DEFAULT_WAIT_TIMEOUT, Interruption, jobsNamed, parseWaitTimeout, progressOf, waitForJobs } from './support/jobs.js';
 import { shellQuote } from './support/output.js';
-import { fraction, tally, waitingNote } from './support/progress.js';
+import { progressEvents, writeSummaryEvent } from './support/events.js';
+import { everyInterval, fraction, tally, waitingNote } from './support/progress.js';
 
 /** `bulk status`'s options, checked. */
 export interface StatusOptions {
@@ -46,13 +47,14 @@ export async function run({ program, jobIds, watch: watching }: StatusOptions, i
       print(await progressOf(client, jobIds));
       return;
     }
-    // On a terminal the spinner shows the way and the end is printed once; in a log, every change is a line.
-    let last = '';
-    const printChanges = (progresses: JobProgress[]) => {
-      const text = progresses.map((each) => describe(each, io.json)).join('\n');
-      if (text !== last) print(progresses);
-      last = text;
-    };
+    // On a terminal the spinner shows the way and the end is printed once; under --json every change
+    // is an event (docs/cli.md "Progress in logs"); in a log, a line every 10 s.
+    const line = everyInterval(print);
+    const onPoll = io.json
+      ? progressEvents(io)
+      : io.interactive
+        ? undefined
+        : (progresses: JobProgress[]) => progresses.some((each) => each.status !== 'completed') && line(progresses);
     const watch = ['mailverify', 'bulk', 'status', ...jobIds, '--watch'].map(shellQuote).join(' ');
     const final = await interruption.during(
       () =>
@@ -61,13 +63,14 @@ export async function run({ program, jobIds, watch: watching }: StatusOptions, i
           signal: interruption.signal,
           outageMs: parseWaitTimeout(watching.waitTimeout ?? DEFAULT_WAIT_TIMEOUT),
           resume: watch,
-          // Off a terminal every change is printed on stdout already.
+          // The answers are printed here (onPoll), or shown by the spinner.
           lines: false,
-          onPoll: io.interactive ? undefined : printChanges,
+          onPoll,
         }),
       () => new InterruptedError(`stopped watching; the service goes on with ${jobsNamed(jobIds)}`, `watch again with: ${watch}`),
     );
-    if (io.interactive) print(final);
+    if (io.json) for (const progress of final) writeSummaryEvent(io, progress);
+    else print(final);
   } finally {
     await session.close();
   }

@@ -24,8 +24,10 @@ import { Interruption, jobsNamed } from './support/jobs.js';
 import { planOutput, type OutputPlan } from './support/output.js';
 import { counted } from '../../output/format.js';
 import { deliverResults } from './support/delivery.js';
+import { progressEvents, writeSummaryEvent } from './support/events.js';
 import { MAX_BULK_EMAILS } from '../../../wire/contract.js';
 import { BulkState, type ChunkRecord } from './support/state.js';
+import { DEFAULT_MAX_AGE } from '../../local-service/local-reuse.js';
 
 /** `bulk submit`'s options, checked: what the command line asked for. */
 export interface SubmitOptions {
@@ -48,6 +50,8 @@ export interface SubmitOptions {
   dataDir?: string;
   /** --evidence-window as given, with --local (read with the environment when it runs). */
   evidenceWindow?: string;
+  /** --max-age, with --local: how old a reused result of an earlier run may be, as given and in ms. */
+  maxAge: { raw: string; ms: number };
 }
 
 /** `bulk submit`'s command line as options, or a UsageError: nothing is read or sent before it is all checked. */
@@ -61,6 +65,9 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const engine = engineFlags(parsed);
   const settleWithin = textFlag(flags, 'settleWithin');
   if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const maxAge = textFlag(flags, 'maxAge');
+  if (!local && maxAge !== undefined)
+    throw new UsageError('--max-age needs --local', 'a service decides itself how long it reuses a verdict; --fresh asks it not to');
   if (!local && !wait && failOn !== undefined)
     throw new UsageError('--fail-on needs --wait (or --local)', 'or gate the results later with `mailverify bulk results <job> --fail-on …`');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
@@ -80,6 +87,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     engine,
     dataDir: textFlag(flags, 'dataDir'),
     evidenceWindow: textFlag(flags, 'evidenceWindow'),
+    maxAge: { raw: maxAge ?? DEFAULT_MAX_AGE, ms: durationMs(maxAge ?? DEFAULT_MAX_AGE, '--max-age') },
   };
 }
 
@@ -204,7 +212,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     for (const line of describeList(list, source.label)) session.notice(line);
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
-      const { engine, dataDir, failOn, fresh, settleWithinSeconds } = options;
+      const { engine, dataDir, failOn, fresh, settleWithinSeconds, maxAge } = options;
       return await runLocalSubmit({
         session,
         engine,
@@ -216,6 +224,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         failOn,
         fresh,
         settleWithinSeconds,
+        maxAge,
         argv: ['mailverify', ...process.argv.slice(2)],
         evidenceWindowMs: parseEvidenceWindow(options.evidenceWindow, session.env),
       });
@@ -236,11 +245,28 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
           });
     const jobIds = jobs.map((job) => job.jobId);
     const summary = { jobs: jobs.map(({ jobId, queued }) => ({ jobId, queued })), total: list.rows, duplicates: list.duplicates, invalid: list.invalid };
+    // --wait --json: NDJSON events on stdout, the summary last (docs/cli.md "Progress in logs").
+    const events = options.wait && io.json;
     // With --wait and no --output, stdout is for the results; the job ids then go to stderr.
-    if (options.wait && plan.path === undefined) session.notice(`submitted as ${jobsNamed(jobIds)}`);
-    else io.stdout.write(io.json ? `${toSafeJson(summary)}\n` : jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
+    if (options.wait && (events || plan.path === undefined)) session.notice(`submitted as ${jobsNamed(jobIds)}`);
+    else if (io.json) io.stdout.write(`${toSafeJson(summary)}\n`);
+    // --quiet is for cron: its mail should hold errors only, so not even the job ids.
+    else if (!io.quiet) io.stdout.write(jobIds.map((id) => `${terminalSafe(id)}\n`).join(''));
 
-    if (options.wait) await deliverResults({ session, client, interruption, jobIds, plan, source, wait: true, failOn: options.failOn });
+    if (options.wait) {
+      await deliverResults({
+        session,
+        client,
+        interruption,
+        jobIds,
+        plan,
+        source,
+        wait: true,
+        failOn: options.failOn,
+        onPoll: events ? progressEvents(io) : undefined,
+        onWritten: events ? () => writeSummaryEvent(io, summary) : undefined,
+      });
+    }
   } finally {
     await stdinCopy?.remove();
     await session.close();

@@ -10,12 +10,13 @@ import {
   type JobCreation,
   type JobDetails,
   type JobProgress,
+  type JobListPlace,
   type JobSummary,
   type ResultPageRequest,
   type StoredResult,
   type VerdictCount,
 } from '../model.js';
-import { toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
+import { afterListedJob, JOB_LIST_ORDER, toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import type { Database, Statements } from './database.js';
 import type { PostgresIdempotency } from './idempotency.js';
 import type { PostgresAccounts } from './accounts.js';
@@ -132,11 +133,12 @@ export class PostgresJobs {
     );
   }
 
-  async listJobs(userId: number, limit: number): Promise<JobSummary[]> {
+  async listJobs(userId: number, limit: number, after?: JobListPlace): Promise<JobSummary[]> {
+    const place = after ? ` AND ${afterListedJob('$3', '$4')}` : '';
     const rows = await this.db.sql.rows<JobSummaryRow>(
       `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-       WHERE jobs.user_id = $1 ORDER BY jobs.created_at DESC, jobs.id LIMIT $2`,
-      [userId, limit],
+       WHERE jobs.user_id = $1${place} ${JOB_LIST_ORDER} LIMIT $2`,
+      after ? [userId, limit, after.createdAt, after.id] : [userId, limit],
     );
     return rows.map(toJobSummary);
   }

@@ -38,4 +38,8 @@ export const toJob = (row: JobRow): JobProgress => ({
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(Number(row.next_attempt_at)).toISOString(),
 });
 
+/** The order of a user's job list, and where a page after a job starts (newest first, then by id). */
+export const JOB_LIST_ORDER = 'ORDER BY jobs.created_at DESC, jobs.id';
+export const afterListedJob = (createdAt: string, id: string) => `(jobs.created_at < ${createdAt} OR (jobs.created_at = ${createdAt} AND jobs.id > ${id}))`;
+
 export const toJobSummary = (row: JobSummaryRow): JobSummary => ({ ...toJob(row), createdAt: row.created_at, fileName: row.file_name });

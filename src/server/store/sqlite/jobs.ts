@@ -5,12 +5,13 @@ import * as flows from '../flows/credits.js';
 import type { JobSteps } from '../flows/credits.js';
 import { deleteJob, type DeletionSteps } from '../flows/deletion.js';
 import { runNow } from '../flows/flow.js';
-import { toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
+import { afterListedJob, JOB_LIST_ORDER, toJob, toJobSummary, WAITING_COLUMNS, type JobRow, type JobSummaryRow } from '../rows/jobs.js';
 import {
   type IdempotencyKey,
   type JobCreation,
   type JobDetails,
   type JobProgress,
+  type JobListPlace,
   type JobSummary,
   type ResultPageRequest,
   type StoredResult,
@@ -42,7 +43,11 @@ export class SqliteJobs {
       ),
       jobsOf: prepare<JobSummaryRow>(
         `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-         WHERE jobs.user_id = ? ORDER BY jobs.created_at DESC, jobs.id LIMIT ?`,
+         WHERE jobs.user_id = ? ${JOB_LIST_ORDER} LIMIT ?`,
+      ),
+      jobsAfter: prepare<JobSummaryRow>(
+        `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
+         WHERE jobs.user_id = @userId AND ${afterListedJob('@createdAt', '@id')} ${JOB_LIST_ORDER} LIMIT @limit`,
       ),
       jobOf: prepare<JobRow>(`SELECT jobs.*, ${WAITING_COLUMNS} FROM jobs WHERE id = ? AND user_id = ?`),
       resultsOf: prepare<{ result: string }>('SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position'),
@@ -118,8 +123,9 @@ export class SqliteJobs {
     return this.sql.verdictCounts.all(jobId);
   }
 
-  listJobs(userId: number, limit: number): JobSummary[] {
-    return this.sql.jobsOf.all(userId, limit).map(toJobSummary);
+  listJobs(userId: number, limit: number, after?: JobListPlace): JobSummary[] {
+    const rows = after ? this.sql.jobsAfter.all({ userId, limit, createdAt: after.createdAt, id: after.id }) : this.sql.jobsOf.all(userId, limit);
+    return rows.map(toJobSummary);
   }
 
   deleteJob(userId: number, jobId: string): { refunded: number } | undefined {

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../../client/api-client.js';
+import type { JobProgress } from '../../../../client/types.js';
 import type { ListSource } from '../../../../csv/source.js';
 import { InterruptedError } from '../../../output/errors.js';
 import { enforceFailOn, NO_FAIL_ON, type FailOn } from '../../../output/fail-on.js';
@@ -21,6 +22,10 @@ export interface Delivery {
   wait: boolean;
   /** The gate checked after the output is written and every warning said. */
   failOn?: FailOn;
+  /** Called with every answer while waiting, instead of progress lines on stderr (`--json` events). */
+  onPoll?: (progresses: JobProgress[]) => void;
+  /** Called once the results are written, before what they hold can end the command with an error. */
+  onWritten?: () => void;
 }
 
 /** "lines 4, 9 and 12", "lines 4, 9, 12, 20, 31 and 7 more". */
@@ -36,13 +41,13 @@ function linesNamed(lines: number[], count: number): string {
  * that picks up where this one stopped.
  */
 export async function deliverResults(delivery: Delivery): Promise<void> {
-  const { session, client, interruption, jobIds, plan, source, partial, strict, wait, failOn = NO_FAIL_ON } = delivery;
+  const { session, client, interruption, jobIds, plan, source, partial, strict, wait, onPoll, failOn = NO_FAIL_ON } = delivery;
   const { io } = session;
   const resume = resumeCommand(jobIds, plan.flags, failOn);
   const waiting = { io, signal: interruption.signal, outageMs: plan.outageMs, resume };
   const delivered = await interruption.during(
     async () => {
-      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, waiting);
+      if (jobIds.length > 0 && wait) await waitForJobs(client, jobIds, { ...waiting, onPoll, lines: onPoll === undefined });
       else if (jobIds.length > 0) await requireCompleted(client, jobIds, resume);
       const results = await fetchResults(client, jobIds, wait ? waiting : undefined);
       return {
@@ -53,6 +58,7 @@ export async function deliverResults(delivery: Delivery): Promise<void> {
     () => new InterruptedError(`interrupted; the service goes on with ${jobsNamed(jobIds)}`, `resume with: ${resume}`),
   );
   const { results, written: summary } = delivered;
+  delivery.onWritten?.();
   if (plan.path !== undefined) session.notice(`wrote ${counted(summary.written, plan.format === 'csv' ? 'row' : 'result')} to ${plan.path}`);
   if (summary.unverifiable > 0) throw cannotVerify(summary.unverifiable, results, unverifiableOutcome(plan, summary));
   if (source && summary.unmatched > 0) {

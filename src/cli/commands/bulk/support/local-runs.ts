@@ -36,3 +36,21 @@ export async function recordRun(dataDir: string, list: string, run: Omit<LocalRu
     await writeTextAtomic(join(dataDir, RUNS_FILE), `${JSON.stringify(runs, null, 2)}\n`, { mode: 0o600 });
   });
 }
+
+/**
+ * Forgets the lists whose job is one of `jobIds` (under the lock, as recordRun writes): answers those
+ * jobs with the jobs that asked again for the lists forgotten.
+ */
+export async function forgetRuns(dataDir: string, jobIds: ReadonlySet<string>): Promise<Set<string>> {
+  const gone = new Set(jobIds);
+  await withFileLock(join(dataDir, `${RUNS_FILE}.lock`), async () => {
+    const runs = await readRuns(dataDir);
+    for (const [list, record] of Object.entries(runs)) {
+      if (!jobIds.has(record.jobId)) continue;
+      for (const retry of record.retries ?? []) gone.add(retry);
+      delete runs[list];
+    }
+    await writeTextAtomic(join(dataDir, RUNS_FILE), `${JSON.stringify(runs, null, 2)}\n`, { mode: 0o600 });
+  });
+  return gone;
+}

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResultIndex } from '../../../../csv/result-index.js';
 import type { ListSource } from '../../../../csv/source.js';
-import { VERIFIER_CONDITIONS } from '../../../../engine/core/reason-codes.js';
 import { isTemporary } from '../../../../engine/core/retry-schedule.js';
 import { VERDICTS } from '../../../../engine/core/types.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
@@ -12,6 +10,7 @@ import { enforceFailOn, type FailOn } from '../../../output/fail-on.js';
 import { counted } from '../../../output/format.js';
 import type { Session } from '../../../session/session.js';
 import { Interruption } from './jobs.js';
+import { reuseNote } from '../../../local-service/local-reuse.js';
 import { readRuns, recordRun } from './local-runs.js';
 import { cannotVerify, unverifiableOutcome, shellQuote, writeOutput, type OutputPlan } from './output.js';
 import { startProgress, tally } from './progress.js';
@@ -40,6 +39,8 @@ export interface LocalRun {
   fresh?: boolean;
   /** `--settle-within`, in seconds: the new jobs' settleWithin. */
   settleWithinSeconds?: number;
+  /** `--max-age` as given, and in ms: how old a reused result of an earlier run may be. */
+  maxAge: { raw: string; ms: number };
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
   /** `--evidence-window`: how old the local account's evidence may be to decide a verdict (0: none). */
@@ -51,35 +52,43 @@ interface ListJobs {
   jobIds: string[];
   /** Found from an earlier run of the same list (not made now). */
   resumed: boolean;
+  /** On a resumed run: the answered addresses to ask again (unknown, or older than --max-age). */
+  again: string[];
 }
 
 /**
  * The jobs for this list and these addresses: those a run of the same list made before, or a new
- * one. `--fresh` always makes a new one: nothing of an earlier run is reused.
+ * one. `--fresh` always makes a new one: nothing of an earlier run is reused. Of an earlier run, only
+ * final verdicts within --max-age are reused (said, with the oldest's age); when none is, the list
+ * starts afresh in a new job, so that a nightly run's chain of jobs does not grow without end.
  */
-async function jobsFor(
-  local: LocalJobs,
-  session: Session,
-  dataDir: string,
-  list: string,
-  addresses: string[],
-  { fresh, settleWithinSeconds }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds'>,
-): Promise<ListJobs> {
+async function jobsFor(local: LocalJobs, session: Session, dataDir: string, list: string, addresses: string[], run: LocalRun): Promise<ListJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
   const before = (await readRuns(dataDir))[list];
-  if (before?.digest === digest && !fresh) {
+  if (before?.digest === digest && !run.fresh) {
     const jobIds = [before.jobId, ...(before.retries ?? [])];
     const found = await Promise.all(jobIds.map((id) => local.job(id)));
     if (found.every(Boolean)) {
-      for (const id of jobIds) local.work(id);
-      return { jobIds, resumed: true };
+      const reuse = await local.reuse(jobIds, run.maxAge.ms);
+      if (reuse.reused > 0) session.notice(reuseNote(reuse, list, run.maxAge.raw));
+      const unfinished = found.some((job) => job!.status !== 'completed');
+      if (reuse.reused > 0 || unfinished) {
+        for (const id of jobIds) local.work(id);
+        return { jobIds, resumed: true, again: reuse.again };
+      }
+      session.notice(askingAgainNote(reuse.again.length, run.maxAge.raw));
     }
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
-  else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await local.newJob(addresses, { settleWithinSeconds });
+  else if (before && run.fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
+  const jobId = await local.newJob(addresses, { settleWithinSeconds: run.settleWithinSeconds });
   await recordRun(dataDir, list, { digest, jobId });
-  return { jobIds: [jobId], resumed: false };
+  return { jobIds: [jobId], resumed: false, again: [] };
+}
+
+/** "asking again 2 addresses: unknown before, or verified longer ago than --max-age (30d)". */
+function askingAgainNote(count: number, maxAge: string): string {
+  return `asking again ${counted(count, 'address', 'addresses')}: unknown before, or verified longer ago than --max-age (${maxAge})`;
 }
 
 /** What a run that ended with temporary answers says of them: unknown for lack of time, not for their mailbox. */
@@ -88,15 +97,10 @@ function unsettledNote(count: number, settleWithinSeconds: number | undefined): 
   return `${counted(count, 'address', 'addresses')} settled unknown for lack of time: ${count === 1 ? 'its' : 'their'} mail servers still answered "try again later" (greylisting, throttling) ${why}`;
 }
 
-/** Addresses whose newest result is unknown for this machine's own condition (VERIFIER_CONDITIONS), not the address's. */
-function unverifiableIn(results: ResultIndex): string[] {
-  return [...results.values()].filter((result) => VERIFIER_CONDITIONS.has(result.reasonCode)).map((result) => result.email);
-}
-
 /**
- * On a resumed run, what an earlier run could not verify because of this machine (no port 25, a
- * lying resolver, a proxy down) is asked again, once, in a job of its own whose results win: the
- * network may be fixed since. Answers the chain of jobs to read results from.
+ * On a resumed run, what an earlier run left unknown (this machine's network may be fixed since, a
+ * mail host may answer now) or verified longer ago than --max-age is asked again, once, in a job of
+ * its own whose results win. Answers the chain of jobs to read results from.
  */
 async function askAgain(
   local: LocalJobs,
@@ -104,14 +108,12 @@ async function askAgain(
   dataDir: string,
   list: string,
   jobs: ListJobs,
-  stale: Set<string>,
+  maxAge: string,
   signal: AbortSignal,
 ): Promise<string[]> {
-  if (stale.size === 0) return jobs.jobIds;
-  const again = unverifiableIn(await local.results(jobs.jobIds)).filter((email) => stale.has(email));
-  if (again.length === 0) return jobs.jobIds;
-  session.notice(`asking again ${counted(again.length, 'address', 'addresses')} this machine could not verify before`);
-  const retry = await local.newJob(again);
+  if (jobs.again.length === 0) return jobs.jobIds;
+  session.notice(askingAgainNote(jobs.again.length, maxAge));
+  const retry = await local.newJob(jobs.again);
   const before = (await readRuns(dataDir))[list]!;
   await recordRun(dataDir, list, { digest: before.digest, jobId: before.jobId, retries: [...(before.retries ?? []), retry] });
   await waitForJobs(local, [retry], session, false, signal);
@@ -152,12 +154,11 @@ export async function runLocalSubmit(run: LocalRun): Promise<void> {
   try {
     const list = run.file === '-' ? 'stdin' : source.path;
     const jobs = await jobsFor(local, session, dataDir, list, addresses, run);
-    const stale = new Set(jobs.resumed ? unverifiableIn(await local.results(jobs.jobIds)) : []);
     const resume = run.argv.map(shellQuote).join(' ');
     const chain = await interruption.during(
       async () => {
         await waitForJobs(local, jobs.jobIds, session, jobs.resumed, interruption.signal, { quietWhenDone: true });
-        return await askAgain(local, session, dataDir, list, jobs, stale, interruption.signal);
+        return await askAgain(local, session, dataDir, list, jobs, run.maxAge.raw, interruption.signal);
       },
       () => new InterruptedError(`interrupted; what was verified is kept in ${dataDir}`, `resume with: ${resume}`),
       (line) => session.notice(line),

@@ -88,7 +88,7 @@ export async function writeOutput(
   };
   if (plan.path === undefined) {
     // On stdout the rows are out before the count is known: the refusal is the exit code (2) and its line.
-    const written = await writeResults(io.stdout, options);
+    const written = await writeResults(io.stdout, { ...options, leaveOpen: true });
     refuseUnmatched(written);
     return { ...written, unverifiable, forced: false };
   }

@@ -50,25 +50,36 @@ export function fraction(processed: number, total: number): string {
 
 const percentOf = (processed: number, total: number) => (total === 0 ? 100 : Math.floor((100 * processed) / total));
 
-/** Lines about a wait are printed at most this often when nothing else changes them. */
+/** A wait off a terminal says where it stands this often, changed or not: a log that goes quiet looks hung. */
 const LINE_INTERVAL_MS = 10_000;
 
+/** `write` for the first value at once, then for the first value each LINE_INTERVAL_MS later: a plain line every 10 s. */
+export function everyInterval<T>(write: (value: T) => void, now: () => number = Date.now): (value: T) => void {
+  let lastAt: number | undefined;
+  return (value) => {
+    const at = now();
+    if (lastAt !== undefined && at - lastAt < LINE_INTERVAL_MS) return;
+    lastAt = at;
+    write(value);
+  };
+}
+
 /**
- * Progress as occasional lines on stderr, where no spinner may be drawn (--json, a log, CI): the
- * first answer at once, then a change at most every LINE_INTERVAL_MS, so that a wait is never
- * silent. `lines: false` (a caller that prints every change itself) prints only notes.
+ * Progress as plain lines on stderr, where no spinner may be drawn (a log, CI): the first answer
+ * at once, then one every LINE_INTERVAL_MS, so that a wait is never silent. `lines: false` (a
+ * caller that reports the answers itself) prints only notes.
  */
 function lineProgress(io: Io, label: string, lines: boolean, ctrlC: string): Progress {
-  let last: { text: string; at: number } | undefined;
+  let first = true;
+  const line = everyInterval((text: string) => {
+    waitNotice(io, first ? `${text}; ${ctrlC}` : text);
+    first = false;
+  });
   return {
     update(state) {
       const { processed, total } = state;
       const waiting = waitingNote(state);
-      const text = `${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)${waiting ? `; ${waiting}` : ''}`;
-      const now = Date.now();
-      if (!lines || text === last?.text || (last !== undefined && now - last.at < LINE_INTERVAL_MS)) return;
-      waitNotice(io, last === undefined ? `${text}; ${ctrlC}` : text);
-      last = { text, at: now };
+      if (lines) line(`${label}: ${fraction(processed, total)} (${percentOf(processed, total)}%)${waiting ? `; ${waiting}` : ''}`);
     },
     note: (message) => waitNotice(io, message),
     stop() {},
