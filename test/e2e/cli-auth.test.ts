@@ -96,7 +96,7 @@ describe('login --with-token, whoami, logout', () => {
     expect(human.stdout).toMatch(/unknowns\s+charged like any result\n/);
     expect(human.stdout).toContain(service.baseUrl);
     expect(human.stdout).toContain(`the config file (${cli.configPath})`);
-    expect(human.stdout).toMatch(/scopes\s+verify, bulk, results, account\n/);
+    expect(human.stdout).toMatch(/scopes\s+verify, bulk, results, account, evidence\n/);
     expect(human.stdout).toMatch(/expires\s+never\n/);
 
     const json = await cli.run(['whoami', '--json']);

@@ -149,7 +149,7 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
     const { page } = browser;
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Token name').fill('web form');
-    for (const scope of ['bulk', 'results', 'account']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
+    for (const scope of ['bulk', 'results', 'account', 'evidence']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
     await expect(page.getByRole('checkbox', { name: /^verify:/ }).isChecked()).resolves.toBe(true);
     await page.getByLabel('Expires').selectOption({ label: 'in 7 days' });
     await page.getByRole('button', { name: 'Create token' }).click();
@@ -169,7 +169,7 @@ describe.skipIf(absent).each(STORE_KINDS)('the dashboard in Chromium on a $name 
 
     // No scope ticked: the form says what is wrong, and nothing is made.
     await page.getByLabel('Token name').fill('nothing');
-    for (const scope of ['verify', 'bulk', 'results', 'account']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
+    for (const scope of ['verify', 'bulk', 'results', 'account', 'evidence']) await page.getByRole('checkbox', { name: new RegExp(`^${scope}:`) }).uncheck();
     await page.getByRole('button', { name: 'Create token' }).click();
     await expect(page.locator('main').textContent()).resolves.toContain('at least one scope');
     expect(await tokenNames()).not.toContain('nothing');

@@ -226,3 +226,29 @@ describe.each(STORE_KINDS)('evidence on the $name store', (kind) => {
     expect(await verdicts(service, ann, true)).toEqual(WITHOUT_EVIDENCE);
   });
 });
+
+describe('evidence on this machine', () => {
+  it('imports into the local data dir, and verify --local reads it there, --explain listing what it saw', { timeout: 90_000 }, async () => {
+    const env = { MAILVERIFY_LOCAL_DATA_DIR: testTempDir('evidence-local'), MAILVERIFY_CONFIG_DIR: testTempDir('cli-config'), MAILVERIFY_TOKEN: '' };
+    const imported = await runCli(['evidence', 'import', folder, '--local'], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`${folder}: 5 read, 5 added, `);
+
+    const local = ['--local', '--allow-private-networks', ...engineArgs];
+    const verified = await runCli(['--json', 'verify', at('gone', CATCH_ALL), at('kept', ACCEPT_ALL), at('other', ACCEPT_ALL), ...local], { env });
+    const results = verified.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { email: string; result: string; reasonCode: string });
+    expect(results.map(({ email, result, reasonCode }) => [email, result, reasonCode])).toEqual([
+      [at('gone', CATCH_ALL), 'invalid', 'bounced'],
+      [at('kept', ACCEPT_ALL), 'valid', 'delivered'],
+      [at('other', ACCEPT_ALL), 'unknown', 'accept_unproven'],
+    ]);
+    const explained = await runCli(['verify', '--explain', at('other', CATCH_ALL), ...local], { env });
+    expect(explained.stdout).toMatch(/evidence: bounce on 2026-11-20T11:05:00\.000Z \(dsn\): 5\.2\.2 .*\[soft: changes nothing\]/);
+    // A window of 0 uses none.
+    const without = await runCli(['--json', 'verify', at('gone', CATCH_ALL), '--evidence-window', '0', ...local], { env });
+    expect(JSON.parse(without.stdout)).toMatchObject({ result: 'catch_all', reasonCode: 'catch_all' });
+  });
+});

@@ -26,7 +26,7 @@ describe('tokens create: parse', () => {
   });
 
   it.each([
-    [['--scope', 'verify,admin'], '--scope: "admin" is no scope; the scopes are verify, bulk, results, account'],
+    [['--scope', 'verify,admin'], '--scope: "admin" is no scope; the scopes are verify, bulk, results, account, evidence'],
     [['--expires', 'soon'], '--expires: "soon" is no duration'],
     [['--expires', '1500ms'], '--expires: give a whole number of seconds of at least 1s, such as 90d'],
   ])('refuses %j (exit 2)', (argv, message) => {
