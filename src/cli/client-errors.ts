@@ -1,6 +1,7 @@
 import {
   ApiError,
   BadRequestError,
+  DeviceLoginError,
   InsufficientTokensError,
   InvalidResponseError,
   NetworkError,
@@ -45,6 +46,7 @@ function csvHint(error: CsvError): string | undefined {
  */
 const MAPPINGS: Mapping[] = [
   { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: unauthorizedHint },
+  { type: DeviceLoginError, exitCode: ExitCode.unauthenticated, hint: () => 'run `mailverify login --web` again' },
   { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
   { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
   { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
@@ -62,6 +64,7 @@ function messageOf(error: Error): string {
   if (error instanceof InsufficientTokensError && error.balance !== undefined && error.required !== undefined) {
     return `insufficient tokens: balance ${error.balance}, ${error.required} required`;
   }
+  if (error instanceof DeviceLoginError) return `the browser login did not complete (${error.code}): ${error.message}`;
   if (error instanceof ApiError) return `the service answered ${error.status} (${error.code}): ${error.message}`;
   return error.message;
 }

@@ -12,6 +12,8 @@ export type {
   CreateTokenRequest,
   CreatedToken,
   CreatedWebhook,
+  DeviceAuthorization,
+  DeviceToken,
   JobProgress,
   JobStatus,
   LoginResponse,

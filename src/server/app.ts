@@ -15,6 +15,7 @@ import { refuseTokensInQuery } from './auth/secrets.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
+import { deviceRoutes } from './routes/device.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
@@ -26,7 +27,7 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.
- * Routes outside the guarded scope (login, health, OpenAPI) need no token; the dashboard's pages
+ * Routes outside the guarded scope (login, a device's login, health, OpenAPI) need no token; the dashboard's pages
  * have their own sign-in sessions.
  */
 export function buildApp(config: AppConfig): FastifyInstance {
@@ -77,6 +78,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
   }
   openApiRoutes(app, routes);
   authRoutes(app, config, checkCredentials);
+  deviceRoutes(app, config);
   dashboardRoutes(app, { ...config, authenticator, checkCredentials, limiter });
   app.register(async (scope) => {
     guardScope(scope, authenticator, limiter);

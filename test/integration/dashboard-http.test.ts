@@ -75,10 +75,31 @@ describe('dashboard pages over HTTP', () => {
     expect(icon.text).toMatch(/^<svg /);
   });
 
-  it('sends a visitor without a session to sign in', async () => {
-    for (const path of ['/', '/tokens', '/lists', '/jobs/x', '/verify']) {
+  it('sends a visitor without a session to sign in, and back to the page asked for after', async () => {
+    const overview = await fetchPage('/', { cookie: 'mv_session=made-up' });
+    expect([overview.status, overview.headers.location]).toEqual([303, '/sign-in']);
+    for (const path of ['/tokens', '/lists', '/jobs/x', '/verify', '/device?code=BCDF-GHJK']) {
       const page = await fetchPage(path, { cookie: 'mv_session=made-up' });
-      expect([page.status, page.headers.location], path).toEqual([303, '/sign-in']);
+      expect([page.status, page.headers.location], path).toEqual([303, `/sign-in?next=${encodeURIComponent(path)}`]);
+    }
+    // The way back leads only to a page of this dashboard, never to another site.
+    for (const next of ['//evil.example/', '/\\evil.example', 'https://evil.example/']) {
+      const page = await fetchPage(`/sign-in?next=${encodeURIComponent(next)}`);
+      expect(page.text, next).not.toContain('name="next"');
+    }
+    expect((await fetchPage(`/sign-in?next=${encodeURIComponent('/device?code=X')}`)).text).toContain('name="next" value="/device?code=X"');
+  });
+
+  it('leads back after signing in to the page asked for, and only to a page here', async () => {
+    const cases: [next: string, to: string][] = [
+      ['/device?code=BCDF-GHJK', '/device?code=BCDF-GHJK'],
+      ['//evil.example/', '/'],
+    ];
+    for (const [next, to] of cases) {
+      const form = await fetchPage('/sign-in');
+      const cookie = cookieFrom(form, 'mv_sign_in');
+      const page = await fetchPage('/sign-in', { method: 'POST', cookie, form: { _csrf: csrfOf(form), email: 'dana@example.test', password: PASSWORD, next } });
+      expect([page.status, page.headers.location], next).toEqual([303, to]);
     }
   });
 

@@ -1,4 +1,5 @@
 import type { NetworkWatch } from '../../engine/index.js';
+import type { DeviceFlowTimes } from '../auth/device-codes.js';
 import type { JwtIssuer } from '../auth/jwt.js';
 import type { HttpTimeouts } from '../http/server.js';
 import type { TrustProxy } from '../http/trusted-proxies.js';
@@ -33,4 +34,6 @@ export interface AppConfig {
    * the headers then count for nothing, since any client can send them.
    */
   trustProxy?: TrustProxy;
+  /** How long a device login may wait for approval and how often it polls; DEFAULT_DEVICE_FLOW_TIMES when not given. */
+  deviceFlow?: DeviceFlowTimes;
 }
