@@ -270,6 +270,8 @@ describe('service routes', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/healthz',
       '/v1/account',
+      '/v1/auth/device',
+      '/v1/auth/device/token',
       '/v1/auth/login',
       '/v1/bulk-verify',
       '/v1/bulk-verify/{job_id}',
@@ -302,6 +304,11 @@ describe('service routes', () => {
     expect(resultSchema.properties.reasonCode.enum).toEqual(REASON_CODE_NAMES);
     expect(resultSchema.properties.reasonCode.enum).toContain('port25_blocked');
     expect(document.paths['/v1/auth/login'].post.security).toBeUndefined();
+    // A device's poll speaks OAuth: a form or JSON in, OAuth's error JSON out.
+    const poll = document.paths['/v1/auth/device/token'].post;
+    expect(poll.security).toBeUndefined();
+    expect(Object.keys(poll.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(poll.responses['400'].content['application/json'].schema.anyOf[0].properties.error.enum).toContain('authorization_pending');
     expect(document.paths['/v1/tokens/{id}'].delete.responses['404'].content['application/problem+json']).toBeDefined();
   });
 });

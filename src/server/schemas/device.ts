@@ -19,6 +19,7 @@ export const deviceAuthorizationRouteSchema = {
 export const deviceTokenRouteSchema = {
   summary: "Poll for a device's token (RFC 8628 §3.4); JSON or a form. Errors are OAuth's JSON, not problem+json",
   body: deviceTokenRequestSchema,
+  mediaTypes: { body: ['application/json', 'application/x-www-form-urlencoded'], response: { '400': ['application/json', 'application/problem+json'] } },
   response: {
     200: deviceTokenSchema,
     // A body that is not JSON or a form at all is refused before the route reads it: problem+json, as anywhere.
