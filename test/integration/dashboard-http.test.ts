@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashCode, normaliseUserCode } from '../../src/server/auth/device-codes.js';
+import { WRONG_USER_CODES_PER_ACCOUNT } from '../../src/server/auth/login-limit.js';
 import { cookieFrom, csrfOf, fetchPage as fetchPageAt, signIn as signInAt, type Page, type PageRequest } from '../support/dashboard-pages.js';
 import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 
@@ -316,5 +318,32 @@ describe('dashboard pages over HTTP', () => {
     expect(refused.status).toBe(413);
     expect(refused.text).toContain('Your lists not verified yet would hold over 32 MiB with this one');
     expect((await fetchPage('/lists', { cookie: gus })).text).not.toContain('one-too-many.txt');
+  });
+
+  it('approves a device only by a CSRF-checked form, and refuses an account that keeps typing wrong codes', async () => {
+    await app.createUser('hal@example.test', { credits: 0, password: PASSWORD });
+    const cookie = await signedInAs('hal@example.test');
+    const started = await app.call('POST', '/v1/auth/device', { json: { client_name: '<i>box</i>' } });
+    const code = started.body.user_code as string;
+    const confirm = await fetchPage(`/device?code=${code}`, { cookie });
+    expect(confirm.status).toBe(200);
+    // The device's name is the device's own words: shown as text.
+    expect(confirm.text).toContain('<dd id="device-name">&lt;i&gt;box&lt;/i&gt;</dd>');
+    expect((await fetchPage('/device', { method: 'POST', cookie, form: { code, decision: 'approve' } })).status).toBe(403);
+    expect((await app.store.deviceGrants.findByUserCode(hashCode(normaliseUserCode(code)!)))?.status).toBe('pending');
+
+    // Fixed windows of a minute: every look-up of this test in one window.
+    const intoMinute = (Date.now() / 1000) % 60;
+    if (intoMinute > 50) await new Promise((resolve) => setTimeout(resolve, (61 - intoMinute) * 1000));
+    for (let wrong = 0; wrong < WRONG_USER_CODES_PER_ACCOUNT; wrong++) {
+      const page = await fetchPage('/device?code=BBBB-BBBB', { cookie });
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('No device is waiting with that code');
+    }
+    const refused = await fetchPage(`/device?code=${code}`, { cookie });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another account is not held back by it.
+    expect((await fetchPage(`/device?code=${code}`, { cookie: await signedInAs('dana@example.test') })).status).toBe(200);
   });
 });
