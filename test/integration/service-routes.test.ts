@@ -304,6 +304,8 @@ describe('service routes', () => {
     expect(resultSchema.properties.reasonCode.enum).toEqual(REASON_CODE_NAMES);
     expect(resultSchema.properties.reasonCode.enum).toContain('port25_blocked');
     expect(document.paths['/v1/auth/login'].post.security).toBeUndefined();
+    expect(document.paths['/v1/auth/device'].post.requestBody.required).toBe(false);
+    expect(verify.requestBody.required).toBe(true);
     // A device's poll speaks OAuth: a form or JSON in, OAuth's error JSON out.
     const poll = document.paths['/v1/auth/device/token'].post;
     expect(poll.security).toBeUndefined();

@@ -24,6 +24,8 @@ interface RouteSchema {
    * bodies it reads (JSON unless said) and, by status, those it answers (problem+json for errors unless said).
    */
   mediaTypes?: { body?: string[]; response?: Record<string, string[]> };
+  /** The body may be left out (a device's login asks nothing in particular). */
+  bodyOptional?: boolean;
 }
 
 export function recordRoutes(app: FastifyInstance): RouteOptions[] {
@@ -62,7 +64,9 @@ function operation(schema: RouteSchema) {
     summary: schema.summary,
     ...(schema.security === undefined ? {} : { security: schema.security }),
     parameters: [...parameters('path', schema.params), ...parameters('query', schema.querystring), ...parameters('header', schema.headers)],
-    ...(schema.body === undefined ? {} : { requestBody: { required: true, content: content(schema.mediaTypes?.body ?? ['application/json'], schema.body) } }),
+    ...(schema.body === undefined
+      ? {}
+      : { requestBody: { required: schema.bodyOptional !== true, content: content(schema.mediaTypes?.body ?? ['application/json'], schema.body) } }),
     responses: responses(schema.response ?? {}, schema.mediaTypes?.response),
   };
 }

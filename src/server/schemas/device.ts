@@ -10,6 +10,7 @@ import { errorResponses, problemSchema } from './problem.js';
 export const deviceAuthorizationRouteSchema = {
   summary: 'Start logging in a device (RFC 8628): codes to approve on the dashboard and to poll with',
   body: deviceAuthorizationRequestSchema,
+  bodyOptional: true,
   response: {
     200: deviceAuthorizationSchema,
     ...errorResponses('invalid_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'),
