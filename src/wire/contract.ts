@@ -316,7 +316,7 @@ export const deviceTokenSchema = {
 } as const;
 
 /** RFC 8628 §3.5's answers to a poll that gets no token, and RFC 6749's for a malformed one. */
-export const DEVICE_TOKEN_ERRORS = [
+const DEVICE_TOKEN_ERRORS = [
   'authorization_pending',
   'slow_down',
   'access_denied',

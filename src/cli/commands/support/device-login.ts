@@ -29,7 +29,7 @@ export function shouldOpenBrowser(io: Io, browser: boolean): boolean {
 }
 
 /** The platform's way to open a URL in the default browser; a failure to start it is not an error (the URL is printed). */
-export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
+function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
   const [command, args] =
     platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replaceAll('&', '^&')]] : ['xdg-open', [url]];
   const child = spawn(command, args, { detached: true, stdio: 'ignore' });

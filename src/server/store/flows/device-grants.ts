@@ -4,7 +4,7 @@ import { toDeviceGrant, type DeviceGrantRow } from '../rows/device-grants.js';
 import { step, type Awaitable, type Flow } from './flow.js';
 
 /** RFC 8628 §3.5: each `slow_down` makes the interval this much longer, for that poll and every later one. */
-export const SLOW_DOWN_STEP_SECONDS = 5;
+const SLOW_DOWN_STEP_SECONDS = 5;
 
 /** The statements of one poll, inside one transaction. */
 export interface DevicePollSteps {
