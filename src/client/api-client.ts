@@ -1,6 +1,8 @@
 import type { EvidenceEvent } from '../engine/evidence/event.js';
 import type { AddressEvidence, EvidenceImport, EvidencePageInfo } from '../wire/evidence.js';
 import type { CreatedReceiver, CreateReceiverRequest, ReceiverInfo } from '../wire/evidence-receivers.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../wire/contract.js';
+import { BadRequestError, DeviceLoginError } from './errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { createTransport } from './transport.js';
 import type {
@@ -8,6 +10,8 @@ import type {
   BulkSubmission,
   CreatedToken,
   CreateTokenRequest,
+  DeviceAuthorization,
+  DeviceToken,
   Health,
   JobList,
   JobPage,
@@ -52,6 +56,13 @@ export interface ApiClient {
   account(): Promise<Account>;
   /** Exchanges credentials for a short-lived JWT; needs no token. */
   login(email: string, password: string): Promise<LoginResponse>;
+  /** Starts a device login (RFC 8628): the codes to show and to poll with; needs no token. */
+  startDeviceLogin(clientName: string): Promise<DeviceAuthorization>;
+  /**
+   * One poll of a device login: the token once approved, else whether to wait (`authorization_pending`)
+   * or to wait longer (`slow_down`); a login that cannot succeed any more is a DeviceLoginError.
+   */
+  pollDeviceLogin(deviceCode: string): Promise<DevicePoll>;
   /** Creates an `mv_` token (every scope, never expiring, unless `grant` says); the secret is in this answer only. */
   createToken(name: string, grant?: Omit<CreateTokenRequest, 'name'>): Promise<CreatedToken>;
   listTokens(): Promise<TokenInfo[]>;
@@ -87,7 +98,12 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
+export type DevicePoll = { kind: 'token'; token: DeviceToken } | { kind: 'authorization_pending' } | { kind: 'slow_down'; interval?: number };
+
 const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The poll's answers that end a device login (RFC 8628 §3.5, RFC 6749 §5.2). */
+const DEVICE_LOGIN_ENDS = new Set(['access_denied', 'expired_token', 'invalid_grant']);
 
 const segment = (id: string) => encodeURIComponent(id);
 
@@ -128,6 +144,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     deleteJob: (jobId) => send({ method: 'DELETE', path: `/v1/bulk-verify/${segment(jobId)}` }),
     account: () => send({ method: 'GET', path: '/v1/account' }),
     login: (email, password) => send({ method: 'POST', path: '/v1/auth/login', body: { email, password }, anonymous: true }),
+    startDeviceLogin: (clientName) => send({ method: 'POST', path: '/v1/auth/device', body: { client_name: clientName }, anonymous: true }),
+    async pollDeviceLogin(deviceCode) {
+      const body = { grant_type: DEVICE_CODE_GRANT_TYPE, device_code: deviceCode };
+      try {
+        return { kind: 'token', token: await send<DeviceToken>({ method: 'POST', path: '/v1/auth/device/token', body, anonymous: true }) };
+      } catch (error) {
+        if (!(error instanceof BadRequestError)) throw error;
+        if (error.code === 'authorization_pending') return { kind: error.code };
+        if (error.code === 'slow_down') return { kind: error.code, interval: error.problem.interval };
+        if (DEVICE_LOGIN_ENDS.has(error.code)) throw new DeviceLoginError(error);
+        throw error;
+      }
+    },
     createToken: (name, grant = {}) => send({ method: 'POST', path: '/v1/tokens', body: { name, ...grant } }),
     listTokens: async () => (await send<{ tokens: TokenInfo[] }>({ method: 'GET', path: '/v1/tokens' })).tokens,
     deleteToken: (id) => send({ method: 'DELETE', path: `/v1/tokens/${segment(id)}` }),

@@ -12,6 +12,11 @@ export interface ProblemBody {
   /** Only on 402. */
   balance?: number;
   required?: number;
+  /** An OAuth error body (the device login's poll) says what went wrong here instead of `code` and `detail`. */
+  error?: string;
+  error_description?: string;
+  /** With `slow_down`: the interval the service now asks for. */
+  interval?: number;
 }
 
 export interface ApiErrorInit {
@@ -32,17 +37,21 @@ export class ApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly method: string;
   readonly url: string;
+  /** What the answer's body said, as read. */
+  readonly problem: ProblemBody;
 
   constructor(init: ApiErrorInit) {
     const { status, method, url, problem } = init;
-    super(problem.detail ?? problem.title ?? `HTTP ${status}`);
+    const detail = problem.detail ?? problem.error_description;
+    super(detail ?? problem.title ?? `HTTP ${status}`);
     this.name = new.target.name;
     this.status = status;
-    this.code = problem.code ?? `http_${status}`;
-    this.detail = problem.detail;
+    this.code = problem.code ?? problem.error ?? `http_${status}`;
+    this.detail = detail;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.method = method;
     this.url = url;
+    this.problem = problem;
   }
 }
 
@@ -72,6 +81,12 @@ export class PayloadTooLargeError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 /** 5xx. */
 export class ServerError extends ApiError {}
+/**
+ * A device login that will not give a token (docs/api.md "Logging in from a device"): denied on the
+ * approval page (`access_denied`), not approved in time (`expired_token`), or its code unknown or
+ * used (`invalid_grant`). Polling again cannot help; starting again can.
+ */
+export class DeviceLoginError extends ApiError {}
 
 /** The ApiError subclass for a status. */
 export function apiErrorFor(init: ApiErrorInit): ApiError {

@@ -13,6 +13,8 @@ export type {
   CreatedToken,
   CreatedWebhook,
   JobList,
+  DeviceAuthorization,
+  DeviceToken,
   JobProgress,
   JobStatus,
   LoginResponse,

@@ -17,6 +17,7 @@ import { authRoutes } from './routes/auth.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { evidenceHookRoutes } from './routes/evidence-hooks.js';
 import { evidenceReceiverRoutes } from './routes/evidence-receivers.js';
+import { deviceRoutes } from './routes/device.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes, recordRoutes } from './routes/openapi.js';
 import { tokenRoutes } from './routes/tokens.js';
@@ -29,7 +30,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The HTTP service as a fastify instance, ready to `listen` or `inject`; building it opens nothing.
- * Routes outside the guarded scope (login, health, OpenAPI, the ESPs' posts to evidence receivers) need no token; the dashboard's pages
+ * Routes outside the guarded scope (login, a device's login, health, OpenAPI, the ESPs' posts to evidence receivers) need no token; the dashboard's pages
  * have their own sign-in sessions.
  */
 export function buildApp(config: AppConfig): FastifyInstance {
@@ -80,6 +81,7 @@ export function buildApp(config: AppConfig): FastifyInstance {
   }
   openApiRoutes(app, routes);
   authRoutes(app, config, checkCredentials);
+  deviceRoutes(app, config);
   dashboardRoutes(app, { ...config, authenticator, checkCredentials, limiter });
   app.register(async (scope) => {
     guardScope(scope, authenticator, limiter);

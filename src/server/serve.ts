@@ -2,6 +2,7 @@ import type { EgressStanding, NetworkStatus } from '../engine/index.js';
 import type { EngineOptions } from '../engine/core/types.js';
 import { buildApp } from './app.js';
 import type { TrustProxy } from './http/trusted-proxies.js';
+import { deviceFlowTimes } from './auth/device-codes.js';
 import { createJwtIssuer } from './auth/jwt.js';
 import type { HttpTimeouts } from './http/server.js';
 import type { MetricsListener } from './metrics/listener.js';
@@ -76,6 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     trustProxy: options.trustProxy,
     webhooks: options.webhooks,
     evidenceWindowMs: options.evidenceWindowMs,
+    deviceFlow: deviceFlowTimes(process.env),
   });
   const runner = options.worker ? startRegisteredRunner(parts, { ...options, log: app.log }) : undefined;
   // The dashboard is served here, with or without a runner: so are its uploads' deletions.

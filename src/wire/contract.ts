@@ -293,6 +293,81 @@ export const loginResponseSchema = {
   },
 } as const;
 
+/** RFC 8628's grant type, the `grant_type` of a device's poll. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+export const deviceAuthorizationRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    client_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'What the device calls itself: shown on the approval page, and the name of the token it gets.',
+    },
+    scopes: { ...scopesSchema, minItems: 1, uniqueItems: true, description: 'What the token may do; every scope when left out.' },
+  },
+} as const;
+
+export const deviceAuthorizationSchema = {
+  type: 'object',
+  required: ['device_code', 'user_code', 'verification_uri', 'verification_uri_complete', 'interval', 'expires_in'],
+  additionalProperties: false,
+  properties: {
+    device_code: { type: 'string', description: "The device's secret, for polling; never shown to anyone." },
+    user_code: { type: 'string', description: 'What the person types on the approval page: `XXXX-XXXX`.' },
+    verification_uri: { type: 'string', description: 'The approval page.' },
+    verification_uri_complete: { type: 'string', description: 'The approval page with the code filled in.' },
+    interval: { type: 'integer', description: 'Seconds to wait between polls.' },
+    expires_in: { type: 'integer', description: 'Seconds until the codes expire.' },
+  },
+} as const;
+
+export const deviceTokenRequestSchema = {
+  type: 'object',
+  properties: {
+    grant_type: { type: 'string', description: `\`${DEVICE_CODE_GRANT_TYPE}\`` },
+    device_code: { type: 'string' },
+    client_id: { type: 'string', description: 'Ignored: any client may ask.' },
+  },
+} as const;
+
+export const deviceTokenSchema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'scope', 'token_id'],
+  additionalProperties: false,
+  properties: {
+    access_token: { type: 'string', description: 'A new `mv_` API token of the account that approved; in this answer only.' },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    scope: { type: 'string', description: "The token's scopes, space-separated." },
+    token_id: { type: 'string', description: "The token's id (`DELETE /v1/tokens/{id}` revokes it)." },
+  },
+} as const;
+
+/** RFC 8628 §3.5's answers to a poll that gets no token, and RFC 6749's for a malformed one. */
+const DEVICE_TOKEN_ERRORS = [
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
+  'invalid_grant',
+  'invalid_request',
+  'unsupported_grant_type',
+] as const;
+export type DeviceTokenError = (typeof DEVICE_TOKEN_ERRORS)[number];
+
+export const oauthErrorSchema = {
+  type: 'object',
+  required: ['error', 'error_description'],
+  additionalProperties: false,
+  properties: {
+    error: { type: 'string', enum: DEVICE_TOKEN_ERRORS },
+    error_description: { type: 'string' },
+    interval: { type: 'integer', description: 'With `slow_down`: the interval now in force, in seconds.' },
+  },
+} as const;
+
 const tokenFields = {
   id: { type: 'string' },
   name: { type: 'string' },
@@ -415,6 +490,8 @@ export type JobList = FromSchema<typeof jobListSchema>;
 export type Account = FromSchema<typeof accountBodySchema>;
 export type LoginResponse = FromSchema<typeof loginResponseSchema>;
 export type CreatedToken = FromSchema<typeof createdTokenSchema>;
+export type DeviceAuthorization = FromSchema<typeof deviceAuthorizationSchema>;
+export type DeviceToken = FromSchema<typeof deviceTokenSchema>;
 export type TokenInfo = FromSchema<typeof tokenInfoSchema>;
 export type CreateTokenRequest = FromSchema<typeof createTokenRequestSchema>;
 export type CreatedWebhook = FromSchema<typeof createdWebhookSchema>;

@@ -57,6 +57,9 @@ describe.skipIf(absent)('the dashboard, page by page, for axe at 375 px and 1280
     pages.set('/lists', 'lists with a job');
     pages.set('/verify', 'verify one address');
     pages.set('/webhooks', 'webhooks');
+    pages.set('/device', 'the device login form');
+    const device = (await (await fetch(`${service.baseUrl}/v1/auth/device`, { method: 'POST' })).json()) as { user_code: string };
+    pages.set(`/device?code=${device.user_code}`, 'a device asking to be approved');
     pages.set('/', 'the overview with its usage table');
   });
 

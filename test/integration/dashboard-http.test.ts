@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashCode, normaliseUserCode } from '../../src/server/auth/device-codes.js';
+import { WRONG_USER_CODES_PER_ACCOUNT } from '../../src/server/auth/login-limit.js';
 import { cookieFrom, csrfOf, fetchPage as fetchPageAt, signIn as signInAt, type Page, type PageRequest } from '../support/dashboard-pages.js';
 import { MAIL_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from '../support/service-app.js';
 
@@ -76,10 +78,31 @@ describe('dashboard pages over HTTP', () => {
     expect(icon.text).toMatch(/^<svg /);
   });
 
-  it('sends a visitor without a session to sign in', async () => {
-    for (const path of ['/', '/tokens', '/lists', '/jobs/x', '/verify']) {
+  it('sends a visitor without a session to sign in, and back to the page asked for after', async () => {
+    const overview = await fetchPage('/', { cookie: 'mv_session=made-up' });
+    expect([overview.status, overview.headers.location]).toEqual([303, '/sign-in']);
+    for (const path of ['/tokens', '/lists', '/jobs/x', '/verify', '/device?code=BCDF-GHJK']) {
       const page = await fetchPage(path, { cookie: 'mv_session=made-up' });
-      expect([page.status, page.headers.location], path).toEqual([303, '/sign-in']);
+      expect([page.status, page.headers.location], path).toEqual([303, `/sign-in?next=${encodeURIComponent(path)}`]);
+    }
+    // The way back leads only to a page of this dashboard, never to another site.
+    for (const next of ['//evil.example/', '/\\evil.example', 'https://evil.example/']) {
+      const page = await fetchPage(`/sign-in?next=${encodeURIComponent(next)}`);
+      expect(page.text, next).not.toContain('name="next"');
+    }
+    expect((await fetchPage(`/sign-in?next=${encodeURIComponent('/device?code=X')}`)).text).toContain('name="next" value="/device?code=X"');
+  });
+
+  it('leads back after signing in to the page asked for, and only to a page here', async () => {
+    const cases: [next: string, to: string][] = [
+      ['/device?code=BCDF-GHJK', '/device?code=BCDF-GHJK'],
+      ['//evil.example/', '/'],
+    ];
+    for (const [next, to] of cases) {
+      const form = await fetchPage('/sign-in');
+      const cookie = cookieFrom(form, 'mv_sign_in');
+      const page = await fetchPage('/sign-in', { method: 'POST', cookie, form: { _csrf: csrfOf(form), email: 'dana@example.test', password: PASSWORD, next } });
+      expect([page.status, page.headers.location], next).toEqual([303, to]);
     }
   });
 
@@ -327,5 +350,32 @@ describe('dashboard pages over HTTP', () => {
     expect(refused.status).toBe(413);
     expect(refused.text).toContain('Your lists not verified yet would hold over 32 MiB with this one');
     expect((await fetchPage('/lists', { cookie: gus })).text).not.toContain('one-too-many.txt');
+  });
+
+  it('approves a device only by a CSRF-checked form, and refuses an account that keeps typing wrong codes', async () => {
+    await app.createUser('hal@example.test', { credits: 0, password: PASSWORD });
+    const cookie = await signedInAs('hal@example.test');
+    const started = await app.call('POST', '/v1/auth/device', { json: { client_name: '<i>box</i>' } });
+    const code = started.body.user_code as string;
+    const confirm = await fetchPage(`/device?code=${code}`, { cookie });
+    expect(confirm.status).toBe(200);
+    // The device's name is the device's own words: shown as text.
+    expect(confirm.text).toContain('<dd id="device-name">&lt;i&gt;box&lt;/i&gt;</dd>');
+    expect((await fetchPage('/device', { method: 'POST', cookie, form: { code, decision: 'approve' } })).status).toBe(403);
+    expect((await app.store.deviceGrants.findByUserCode(hashCode(normaliseUserCode(code)!)))?.status).toBe('pending');
+
+    // Fixed windows of a minute: every look-up of this test in one window.
+    const intoMinute = (Date.now() / 1000) % 60;
+    if (intoMinute > 50) await new Promise((resolve) => setTimeout(resolve, (61 - intoMinute) * 1000));
+    for (let wrong = 0; wrong < WRONG_USER_CODES_PER_ACCOUNT; wrong++) {
+      const page = await fetchPage('/device?code=BBBB-BBBB', { cookie });
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('No device is waiting with that code');
+    }
+    const refused = await fetchPage(`/device?code=${code}`, { cookie });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another account is not held back by it.
+    expect((await fetchPage(`/device?code=${code}`, { cookie: await signedInAs('dana@example.test') })).status).toBe(200);
   });
 });

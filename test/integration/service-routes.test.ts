@@ -270,6 +270,8 @@ describe('service routes', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/healthz',
       '/v1/account',
+      '/v1/auth/device',
+      '/v1/auth/device/token',
       '/v1/auth/login',
       '/v1/bulk-verify',
       '/v1/bulk-verify/{job_id}',
@@ -310,6 +312,13 @@ describe('service routes', () => {
     // An ESP posts to a receiver with no bearer token; managing receivers needs the evidence scope.
     expect(document.paths['/v1/evidence/hooks/sendgrid/{secret}'].post.security).toEqual([]);
     expect(document.paths['/v1/evidence/receivers'].post.security).toEqual([{ bearer: ['evidence'] }]);
+    expect(document.paths['/v1/auth/device'].post.requestBody.required).toBe(false);
+    expect(verify.requestBody.required).toBe(true);
+    // A device's poll speaks OAuth: a form or JSON in, OAuth's error JSON out.
+    const poll = document.paths['/v1/auth/device/token'].post;
+    expect(poll.security).toBeUndefined();
+    expect(Object.keys(poll.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(poll.responses['400'].content['application/json'].schema.anyOf[0].properties.error.enum).toContain('authorization_pending');
     expect(document.paths['/v1/tokens/{id}'].delete.responses['404'].content['application/problem+json']).toBeDefined();
   });
 });

@@ -6,9 +6,10 @@ import { KeyringError } from '../../config/errors.js';
 import { NotAuthenticatedError, UsageError } from '../output/errors.js';
 import { askHidden, askLine, readAll, readPasswordLine } from '../output/prompt.js';
 import { canAsk, type Io } from '../output/io.js';
-import { switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
+import { switchFlag, textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../options/program-options.js';
 import { createSession, type Session } from '../session/session.js';
+import { tokenFromBrowser } from './support/device-login.js';
 import { revokeLogin, storedLogin, type StoredLogin } from './support/stored-token.js';
 
 /** `login`'s options; how they combine is checked once the session says where stdin is (checkFlags). */
@@ -18,6 +19,10 @@ export interface LoginOptions {
   email?: string;
   passwordStdin: boolean;
   insecureStorage: boolean;
+  /** Log in through the browser (the device grant) rather than with a password or a token. */
+  web: boolean;
+  /** With `web`: open the page in a browser when someone is at the terminal (`--no-browser`: never). */
+  browser: boolean;
 }
 
 export function parse(parsed: ParsedCommand): LoginOptions {
@@ -28,6 +33,8 @@ export function parse(parsed: ParsedCommand): LoginOptions {
     email: textFlag(flags, 'email'),
     passwordStdin: switchFlag(flags, 'passwordStdin'),
     insecureStorage: switchFlag(flags, 'insecureStorage'),
+    web: switchFlag(flags, 'web'),
+    browser: unlessNegated(flags, 'browser'),
   };
 }
 
@@ -43,6 +50,12 @@ const SCRIPT_HINT = 'use --with-token, or --email with --password-stdin';
 
 /** Secrets only ever come from stdin or a hidden prompt, never from argv, which `ps` shows to everyone. */
 function checkFlags(flags: LoginOptions, io: Io): void {
+  if (flags.web && (flags.withToken || flags.email !== undefined || flags.passwordStdin)) {
+    throw new UsageError('--web cannot be combined with --with-token, --email or --password-stdin');
+  }
+  if (!flags.browser && !flags.web) throw new UsageError('--no-browser goes with --web');
+  // The browser asks nobody at this terminal anything: it works in scripts and without a TTY.
+  if (flags.web) return;
   if (flags.withToken && (flags.email !== undefined || flags.passwordStdin)) {
     throw new UsageError('--with-token cannot be combined with --email or --password-stdin');
   }
@@ -84,6 +97,12 @@ async function tokenFromPassword(flags: LoginOptions, session: Session): Promise
   const withJwt = session.client({ token: jwt });
   const created = await withJwt.createToken(`mailverify-${hostname()}`);
   return { token: created.token, tokenId: created.id, revoke: () => withJwt.deleteToken(created.id) };
+}
+
+/** Approved in a browser where the person is signed in (the device grant): a new `mv_` token named for this machine. */
+async function tokenFromWeb(flags: LoginOptions, session: Session): Promise<Credential> {
+  const { access_token: token, token_id: tokenId } = await tokenFromBrowser(session, { clientName: `mailverify-${hostname()}`, browser: flags.browser });
+  return { token, tokenId, revoke: () => session.client({ token }).deleteToken(tokenId) };
 }
 
 /** The token must work before it is stored: a typo should fail now, not at the next command. */
@@ -128,7 +147,7 @@ export function noKeyringWarning(reason: string, configPath: string, platform: N
   return `no OS keyring answers (${short}), so the token is stored in ${configPath}, readable only by you; to fix: ${keyring}, or log in with --insecure-storage to keep the file and silence this`;
 }
 
-/** Stores a token for the service, checked first: read from stdin, or made from an email and password. */
+/** Stores a token for the service, checked first: read from stdin, made from an email and password, or approved in a browser. */
 export async function run(flags: LoginOptions, io: Io): Promise<void> {
   // login makes the profile it is told to use.
   const session = createSession(flags.program, io, { newProfile: true });
@@ -136,7 +155,11 @@ export async function run(flags: LoginOptions, io: Io): Promise<void> {
     checkFlags(flags, io);
     const { baseUrl, configPath, profile } = session.settings;
     const previous = previousLogin(session, profile);
-    const credential = flags.withToken ? await tokenFromStdin(session) : await tokenFromPassword(flags, session);
+    const credential = flags.web
+      ? await tokenFromWeb(flags, session)
+      : flags.withToken
+        ? await tokenFromStdin(session)
+        : await tokenFromPassword(flags, session);
     const account = await checkToken(session, credential);
     const stored = saveLogin(session.config, profile, { baseUrl, token: credential.token, tokenId: credential.tokenId }, { insecure: flags.insecureStorage });
     const where = stored.in === 'keyring' ? 'the OS keyring' : configPath;

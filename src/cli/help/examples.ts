@@ -25,6 +25,7 @@ const EXAMPLES: Record<string, string[]> = {
   doctor: ['mailverify doctor', 'mailverify doctor --dns-server 9.9.9.9'],
   login: [
     'mailverify login',
+    'mailverify login --web',
     'echo "$MV_TOKEN" | mailverify login --with-token',
     'mailverify login --profile staging --base-url https://verify.staging.example.com',
     'mailverify login --email me@example.com --password-stdin < password.txt',

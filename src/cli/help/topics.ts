@@ -63,6 +63,8 @@ The service (serve, worker; the store's three for admin too)
                           webhook limits (--allow-private-webhooks, --webhook-endpoints, …)
   MAILVERIFY_WEBHOOK_RETRY_SCHEDULE
                           for testing only: webhook retry waits in seconds (e.g. 0,1,1)
+  MAILVERIFY_TEST_DEVICE_CODE_SECONDS, MAILVERIFY_TEST_DEVICE_INTERVAL_SECONDS
+                          for testing only: how long a login --web code lasts (600) and its poll interval (5)
 
 The engine (verify --local, bulk submit --local, doctor, serve, worker; each the same as its flag)
   MAILVERIFY_DNS_SERVERS, MAILVERIFY_SMTP_PORT, MAILVERIFY_HELO, MAILVERIFY_MAIL_FROM,

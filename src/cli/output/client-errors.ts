@@ -2,6 +2,7 @@ import {
   ApiError,
   BadRequestError,
   ForbiddenError,
+  DeviceLoginError,
   InsufficientTokensError,
   InvalidResponseError,
   NetworkError,
@@ -48,6 +49,7 @@ const MAPPINGS: Mapping[] = [
   { type: UnauthorizedError, exitCode: ExitCode.unauthenticated, hint: unauthorizedHint },
   // A token that lacks a scope is fixed as a missing login is, by another token: not by trying again.
   { type: ForbiddenError, exitCode: ExitCode.unauthenticated, hint: apiErrorHint },
+  { type: DeviceLoginError, exitCode: ExitCode.unauthenticated, hint: () => 'run `mailverify login --web` again' },
   { type: InsufficientTokensError, exitCode: ExitCode.insufficientTokens, hint: () => 'ask the service operator for more tokens' },
   { type: RateLimitedError, exitCode: ExitCode.rateLimited, hint: () => 'gave up after retrying; try again later or ask for a higher rate limit' },
   { type: NotFoundError, exitCode: ExitCode.notFound, hint: () => 'check the id; jobs of other accounts are not visible (`mailverify whoami` names this one)' },
@@ -65,6 +67,7 @@ function messageOf(error: Error): string {
   if (error instanceof InsufficientTokensError && error.balance !== undefined && error.required !== undefined) {
     return `insufficient tokens: balance ${error.balance}, ${error.required} required`;
   }
+  if (error instanceof DeviceLoginError) return `the browser login did not complete (${error.code}): ${error.message}`;
   if (error instanceof ApiError) return `the service answered ${error.status} (${error.code}): ${error.message}`;
   return error.message;
 }

@@ -5,7 +5,9 @@ import { lazy } from './lazy.js';
 export function addLoginCommands(program: Command): void {
   program
     .command('login')
-    .description('store a token for the service: from stdin (--with-token), or by email and password')
+    .description('store a token for the service: approved in the browser (--web), from stdin (--with-token), or by email and password')
+    .option('--web', 'log in through the browser: approve a one-time code on the dashboard, where you are signed in')
+    .option('--no-browser', 'with --web: print the page to open, never open a browser')
     .option('--with-token', 'read an API token (mv_...) or a JWT from stdin')
     .option('--email <email>', 'log in as this account; the password is asked for, or read with --password-stdin')
     .option('--password-stdin', 'read the password from stdin (for scripts)')

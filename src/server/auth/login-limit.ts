@@ -64,3 +64,38 @@ export async function admitLoginAttempt(limits: LimitStore, email: string, clien
     },
   };
 }
+
+/** Device logins started from one client network per window (docs/api.md "Logging in from a device"): a person needs one or two. */
+export const DEVICE_LOGINS_PER_ADDRESS = 10;
+
+/**
+ * Admits the start of a device login, or throws the 429 (with Retry-After) once its client network
+ * started DEVICE_LOGINS_PER_ADDRESS in the window: each start writes a request into the store, and
+ * its user code is one more to guess among.
+ */
+export async function admitDeviceLogin(limits: LimitStore, clientAddress: string, nowMs = Date.now()): Promise<void> {
+  const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
+  const started = await limits.addToLoginCount(`device from:${clientNetwork(clientAddress)}`, windowStart, 1);
+  if (started > DEVICE_LOGINS_PER_ADDRESS) throw rateLimited(resetSeconds, `Too many device logins from this address; retry in ${resetSeconds} s.`);
+}
+
+/** Wrong user codes one signed-in account may enter per window before it is refused for the rest of it. */
+export const WRONG_USER_CODES_PER_ACCOUNT = 10;
+
+/**
+ * The approval page's guard against guessing (a user code is short enough to type): throws the 429
+ * once the account entered WRONG_USER_CODES_PER_ACCOUNT codes that match no request in the window.
+ * Asked before each look-up; `wrongUserCode` counts one.
+ */
+export async function admitUserCodeLookup(limits: LimitStore, userId: number, nowMs = Date.now()): Promise<void> {
+  const { windowStart, resetSeconds } = fixedWindow(nowMs, LOGIN_WINDOW_SECONDS);
+  if ((await limits.addToLoginCount(wrongCodesKey(userId), windowStart, 0)) >= WRONG_USER_CODES_PER_ACCOUNT) {
+    throw rateLimited(resetSeconds, `Too many wrong codes; retry in ${resetSeconds} s.`);
+  }
+}
+
+export async function wrongUserCode(limits: LimitStore, userId: number, nowMs = Date.now()): Promise<void> {
+  await limits.addToLoginCount(wrongCodesKey(userId), fixedWindow(nowMs, LOGIN_WINDOW_SECONDS).windowStart, 1);
+}
+
+const wrongCodesKey = (userId: number) => `device code misses user:${userId}`;

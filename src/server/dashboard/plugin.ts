@@ -6,6 +6,7 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import { checkCsrf } from './common/csrf.js';
+import { devicePages } from './pages/device.js';
 import { jobPages } from './pages/jobs.js';
 import { listPages } from './pages/lists.js';
 import { overviewPages } from './pages/overview.js';
@@ -17,6 +18,7 @@ import { evidencePages } from './pages/evidence.js';
 import { evidenceReceiverPages } from './pages/evidence-receivers.js';
 import { renderError, securityHeaders } from './common/render.js';
 import { signedInUser, type SignedIn } from './common/sessions.js';
+import { signInFor } from './common/return-to.js';
 import { signedIn } from './common/signed-in.js';
 import { bufferUpload, MAX_UPLOAD_BYTES } from './common/upload.js';
 import type { DashboardConfig } from './common/config.js';
@@ -79,7 +81,7 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
     scope.register(async (pages) => {
       pages.addHook('onRequest', async (request, reply) => {
         const signedIn = await signedInUser(config.store, request);
-        if (!signedIn) return reply.redirect('/sign-in', 303);
+        if (!signedIn) return reply.redirect(signInFor(request), 303);
         request.signedIn = signedIn;
       });
       // A form post is a request like an API call: it counts against the user's rate limit, so the
@@ -97,6 +99,7 @@ export function dashboardRoutes(app: FastifyInstance, config: DashboardConfig): 
       webhookPages(pages, config);
       evidencePages(pages, config);
       evidenceReceiverPages(pages, config);
+      devicePages(pages, config);
     });
   });
 }

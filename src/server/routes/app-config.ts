@@ -1,4 +1,5 @@
 import type { NetworkWatch } from '../../engine/index.js';
+import type { DeviceFlowTimes } from '../auth/device-codes.js';
 import type { JwtIssuer } from '../auth/jwt.js';
 import type { HttpTimeouts } from '../http/server.js';
 import type { TrustProxy } from '../http/trusted-proxies.js';
@@ -38,4 +39,6 @@ export interface AppConfig {
   evidenceWindowMs?: number;
   /** How SNS receivers fetch signing certificates and confirm subscriptions; undici to SNS's own hosts when not given (tests: a loopback SNS). */
   sns?: SnsFetcher;
+  /** How long a device login may wait for approval and how often it polls; DEFAULT_DEVICE_FLOW_TIMES when not given. */
+  deviceFlow?: DeviceFlowTimes;
 }

@@ -19,6 +19,13 @@ interface RouteSchema {
   headers?: JsonSchema;
   body?: JsonSchema;
   response?: Record<string, JsonSchema>;
+  /**
+   * Media types beyond the API's own, for the one route that speaks OAuth (a device's poll): the
+   * bodies it reads (JSON unless said) and, by status, those it answers (problem+json for errors unless said).
+   */
+  mediaTypes?: { body?: string[]; response?: Record<string, string[]> };
+  /** The body may be left out (a device's login asks nothing in particular). */
+  bodyOptional?: boolean;
 }
 
 export function recordRoutes(app: FastifyInstance): RouteOptions[] {
@@ -39,13 +46,15 @@ function parameters(location: 'path' | 'query' | 'header', schema: JsonSchema | 
   }));
 }
 
-function responses(schemas: Record<string, JsonSchema>) {
+const content = (types: string[], schema: JsonSchema) => Object.fromEntries(types.map((type) => [type, { schema }]));
+
+function responses(schemas: Record<string, JsonSchema>, mediaTypes: Record<string, string[]> = {}) {
   return Object.fromEntries(
     Object.entries(schemas).map(([status, schema]) => {
       const description = STATUS_CODES[Number(status)] ?? status;
       if (status === '204') return [status, { description }];
-      const mediaType = Number(status) >= 400 ? 'application/problem+json' : 'application/json';
-      return [status, { description, content: { [mediaType]: { schema } } }];
+      const types = mediaTypes[status] ?? [Number(status) >= 400 ? 'application/problem+json' : 'application/json'];
+      return [status, { description, content: content(types, schema) }];
     }),
   );
 }
@@ -55,8 +64,10 @@ function operation(schema: RouteSchema) {
     summary: schema.summary,
     ...(schema.security === undefined ? {} : { security: schema.security }),
     parameters: [...parameters('path', schema.params), ...parameters('query', schema.querystring), ...parameters('header', schema.headers)],
-    ...(schema.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }),
-    responses: responses(schema.response ?? {}),
+    ...(schema.body === undefined
+      ? {}
+      : { requestBody: { required: schema.bodyOptional !== true, content: content(schema.mediaTypes?.body ?? ['application/json'], schema.body) } }),
+    responses: responses(schema.response ?? {}, schema.mediaTypes?.response),
   };
 }
 

@@ -1,7 +1,7 @@
 import { problemStatus, type ProblemCode } from '../http/errors.js';
 
 /** The problem+json body of every error response (docs/api.md). */
-const problemSchema = {
+export const problemSchema = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {

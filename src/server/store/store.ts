@@ -48,11 +48,13 @@ import type {
 import type { EvidenceEvent } from '../../engine/evidence/event.js';
 import type { EvidenceCount, EvidencePage, EvidencePageRequest, EvidenceSelection } from './evidence-model.js';
 import type { EvidenceReceiver, NewReceiver } from './receiver-model.js';
+import type { DeviceGrant, DevicePoll, NewDeviceGrant } from './device-grant-model.js';
 
 export * from './model.js';
 export * from './webhook-model.js';
 export * from './evidence-model.js';
 export * from './receiver-model.js';
+export * from './device-grant-model.js';
 
 /**
  * Everything the service keeps, as narrow parts by concern, with two implementations: SQLite
@@ -83,6 +85,7 @@ export interface StoreParts {
   readonly webhooks: WebhookStore;
   readonly evidence: EvidenceStore;
   readonly evidenceReceivers: EvidenceReceiverStore;
+  readonly deviceGrants: DeviceGrantStore;
 }
 
 export interface Store extends StoreParts {
@@ -112,6 +115,7 @@ const PART_NAMES: Record<StorePart, true> = {
   webhooks: true,
   evidence: true,
   evidenceReceivers: true,
+  deviceGrants: true,
 };
 
 export const STORE_PARTS = Object.keys(PART_NAMES) as readonly StorePart[];
@@ -248,6 +252,28 @@ export interface TokenStore {
   listApiTokens(userId: number): Promise<ApiToken[]>;
   /** False when the token does not exist, is another user's, or is revoked already. */
   revokeApiToken(userId: number, tokenId: string): Promise<boolean>;
+}
+
+/**
+ * Logging in from a device (docs/api.md "Logging in from a device"; RFC 8628): a device's request for
+ * a token, approved or denied by someone signed in to the dashboard, then exchanged once. Only the
+ * SHA-256 of the device code and of the normalised user code are kept. Times follow the store's clock.
+ */
+export interface DeviceGrantStore {
+  /**
+   * Keeps a new request, pending until `lifetimeMs` from now; requests expired an hour ago and more
+   * are deleted on the way. False, and nothing written, when its user code is taken (draw another).
+   */
+  create(grant: NewDeviceGrant): Promise<boolean>;
+  /** The request with this user code, whatever its state (the page says why it cannot be approved). */
+  findByUserCode(userCodeHash: string): Promise<DeviceGrant | undefined>;
+  /**
+   * Approves (the request then belongs to this user) or denies a pending request that has not
+   * expired, atomically; false when it is not such a request any more (decided, used or expired).
+   */
+  decide(userCodeHash: string, userId: number, approve: boolean): Promise<boolean>;
+  /** One poll by the device (DevicePoll); when approved, the token is created with `tokenHash` and the code is used up. */
+  poll(deviceCodeHash: string, tokenHash: string): Promise<DevicePoll>;
 }
 
 /** Bulk jobs as their owner sees them: created (and paid for) at once, read while and after they run. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ChangeNotices } from '../postgres/changes.js';
 import { PostgresDashboard } from '../postgres/dashboard.js';
+import { PostgresDeviceGrants } from '../postgres/device-grants.js';
 import { clientConfig, createPool, Database } from '../postgres/database.js';
 import { PostgresIdempotency } from '../postgres/idempotency.js';
 import { PostgresJobs } from '../postgres/jobs.js';
@@ -54,9 +55,10 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   const jobs = new PostgresJobs(db, accounts, idempotency);
   const webhooks = new PostgresWebhooks(db, jobs);
   const resultCache = new PostgresResultCache(db);
+  const tokens = new PostgresTokens(db);
   return {
     accounts,
-    tokens: new PostgresTokens(db),
+    tokens,
     jobs,
     work: new PostgresWork(db, accounts, webhooks, resultCache),
     idempotency,
@@ -76,6 +78,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     webhooks,
     evidence: new PostgresEvidence(db),
     evidenceReceivers: new PostgresReceivers(db),
+    deviceGrants: new PostgresDeviceGrants(db, tokens),
     async close() {
       await changes.close();
       await pool.end();

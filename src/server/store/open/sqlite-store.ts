@@ -1,4 +1,5 @@
 import { SqliteDashboard } from '../sqlite/dashboard.js';
+import { SqliteDeviceGrants } from '../sqlite/device-grants.js';
 import { Connection, openDatabase, type SqliteStoreOptions } from '../sqlite/database.js';
 import { SqliteIdempotency } from '../sqlite/idempotency.js';
 import { SqliteJobs } from '../sqlite/jobs.js';
@@ -33,10 +34,11 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
   const jobs = new SqliteJobs(connection, accounts, idempotency);
   const webhooks = new SqliteWebhooks(connection, jobs);
   const resultCache = new SqliteResultCache(connection);
+  const tokens = new SqliteTokens(connection, accounts);
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   return {
     accounts: promised(accounts),
-    tokens: promised(new SqliteTokens(connection, accounts)),
+    tokens: promised(tokens),
     jobs: promised(jobs),
     work: promised(new SqliteWork(connection, accounts, webhooks, resultCache)),
     idempotency: promised(idempotency),
@@ -59,6 +61,7 @@ export function openSqliteStore(dataDir: string, options: SqliteStoreOptions = {
     webhooks: promised(webhooks),
     evidence: promised(new SqliteEvidence(connection)),
     evidenceReceivers: promised(new SqliteReceivers(connection)),
+    deviceGrants: promised(new SqliteDeviceGrants(connection, tokens)),
     close: async () => {
       db.close();
     },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { lastUseIsStale, scopesColumn, toToken, type TokenRow } from '../rows/tokens.js';
 import { FULL_GRANT, type ApiToken, type TokenGrant } from '../model.js';
-import { isForeignKeyViolation, noSuchUser, type Database } from './database.js';
+import { isForeignKeyViolation, noSuchUser, type Database, type Statements } from './database.js';
 
 /** API tokens, kept as SHA-256 hashes. */
 export class PostgresTokens {
@@ -9,15 +9,20 @@ export class PostgresTokens {
 
   async createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): Promise<ApiToken> {
     try {
-      const row = await this.db.sql.row<TokenRow>(
-        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
-        [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt],
-      );
-      return toToken(row!);
+      return await this.insertToken(this.db.sql, userId, name, tokenHash, grant);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw noSuchUser(userId);
       throw error;
     }
+  }
+
+  /** The insert of a new token, on the pool or inside another part's transaction (a device's approved login). */
+  async insertToken(sql: Statements, userId: number, name: string, tokenHash: string, grant: TokenGrant): Promise<ApiToken> {
+    const row = await sql.row<TokenRow>(
+      'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
+      [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt],
+    );
+    return toToken(row!);
   }
 
   async findApiTokenByHash(tokenHash: string): Promise<ApiToken | undefined> {
