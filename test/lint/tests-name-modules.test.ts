@@ -28,6 +28,10 @@ const EXCEPTIONS: Array<[RegExp, string]> = [
     /^src\/engine\/(bulk|checks|core|net|smtp)\//,
     "the engine's parts: through createVerifier against DNS and SMTP fixtures in test/integration/engine-*.test.ts",
   ],
+  [
+    /^src\/engine\/evidence\/(bounce|bounce-parts|bounce-text|csv-events|detect|dsn|json-events|json-file|mbox|mime|stream)\.ts$/,
+    "evidence reading's parts: through readEvidencePath and readEvidenceStream in test/unit/evidence/*.test.ts and test/integration/bounce-corpus.test.ts",
+  ],
   [/^src\/engine\/result-filter\.ts$/, 'the result filter: through `--fail-on` and `--only` in test/e2e/cli-verify*.test.ts'],
   [
     /^src\/server\/(auth|dashboard|http|routes|schemas)\//,
@@ -46,6 +50,10 @@ const EXCEPTIONS: Array<[RegExp, string]> = [
     'store helpers: through the store contract, test/integration/store-contract*.test.ts',
   ],
   [/^src\/server\/(serve|worker|service-parts|local-run)\.ts$/, 'the wiring: as processes in test/e2e/ (workers, service-shutdown, cli-bulk-local)'],
+  [
+    /^src\/server\/receivers\/(manage|post-outcome|sendgrid-post|sns-post)\.ts$/,
+    "what an ESP's post to an evidence receiver does: through the service in test/integration/evidence-receivers.test.ts",
+  ],
   [/^src\/server\/services\//, 'what routes and pages share: through the service in test/integration/service-*.test.ts'],
   [/^src\/server\/webhooks\/endpoints\.ts$/, 'webhook endpoints: through the service in test/e2e/webhooks.test.ts'],
   [/^src\/text\/fs-errors\.ts$/, "file errors' words: through the CLI in test/e2e/bad-paths.test.ts"],
