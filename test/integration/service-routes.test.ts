@@ -199,7 +199,7 @@ describe('service routes', () => {
   it('POST/GET/DELETE /v1/tokens create an mv_ token shown once, list it without the secret, and revoke it', async () => {
     const created = await app.call('POST', '/v1/tokens', { token, json: { name: 'laptop' } });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'scopes', 'token']);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'scopes', 'test', 'token']);
     expect(created.body.name).toBe('laptop');
     expect(created.body.token).toMatch(/^mv_[0-9a-f]{64}$/);
     expect(created.body.createdAt).toMatch(ISO_TIME);
@@ -215,7 +215,7 @@ describe('service routes', () => {
     const listed = await app.call('GET', '/v1/tokens', { token });
     expect(listed.status).toBe(200);
     const entry = listed.body.tokens.find((item: { id: string }) => item.id === created.body.id);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'scopes']);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'scopes', 'test']);
     expect(entry.name).toBe('laptop');
     expect(entry.lastUsedAt).toMatch(ISO_TIME);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);

@@ -3,7 +3,7 @@ import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
 import { resultJson, type VerificationResult } from '../../engine/core/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { engineFlags, refuseEngineFlagsWithoutLocal, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
-import { CannotVerifyError, UsageError, VerdictMatchedError } from '../output/errors.js';
+import { CannotVerifyError, sandboxNeedsLocal, UsageError, VerdictMatchedError } from '../output/errors.js';
 import { explanationText } from '../output/explain-format.js';
 import { humanLine, parseSelectorList } from '../output/format.js';
 import { collectAddresses } from '../output/input.js';
@@ -20,6 +20,8 @@ export interface VerifyOptions {
   failOn: ResultSelector[];
   fresh: boolean;
   explain: boolean;
+  /** `--sandbox` (with --local): the engine's sandbox answers, no server asked. */
+  sandbox: boolean;
   engine: EngineFlags;
 }
 
@@ -29,6 +31,8 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
   const local = switchFlag(flags, 'local');
   const engine = engineFlags(parsed);
   if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const sandbox = switchFlag(flags, 'sandbox');
+  if (sandbox && !local) throw sandboxNeedsLocal();
   const failOn = textFlag(flags, 'failOn');
   return {
     program: programOptions(parsed.program),
@@ -37,12 +41,21 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
     failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
     fresh: switchFlag(flags, 'fresh'),
     explain: switchFlag(flags, 'explain'),
+    sandbox,
     engine,
   };
 }
 
 /** Produces every address's result, in any order, through `onResult`. */
 type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
+
+/** The sandbox's answers (docs/api.md "Sandbox"), as a test token gets them from a service: nothing asked of any server. */
+async function sandboxSource(): Promise<ResultSource> {
+  const { sandboxResult } = await import('../../engine/sandbox.js');
+  return async (emails, onResult) => {
+    for (const email of emails) onResult(sandboxResult(email));
+  };
+}
 
 async function localSource(engine: EngineFlags, env: NodeJS.ProcessEnv, explain: boolean): Promise<ResultSource> {
   const { createVerifier } = await import('../../engine/index.js');
@@ -93,9 +106,11 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
   const emails = await collectAddresses(options.args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const source = options.local
-    ? await localSource(options.engine, out.env, explain)
-    : await remoteSource(options.program, out, { fresh: options.fresh, explain });
+  const source = options.sandbox
+    ? await sandboxSource()
+    : options.local
+      ? await localSource(options.engine, out.env, explain)
+      : await remoteSource(options.program, out, { fresh: options.fresh, explain });
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;

@@ -22,6 +22,7 @@ function addSubmit(bulk: Command): void {
       'ask temporary answers (greylisting, throttling) again for at most this long, e.g. 10m: then they settle unknown (default: the retry schedule, about an hour)',
     )
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C')
+    .option('--sandbox', 'with --local: answer by local part as a test token does (valid@, invalid@, greylisted@, ...), asking no server')
     .option('--fail-on <results>', 'with --local: exit 3 when any verdict or reason code is in this comma list')
     .option(
       '--data-dir <dir>',

@@ -2,12 +2,13 @@ import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
-import { insufficientTokens, ProblemError } from '../http/errors.js';
+import { insufficientTokens } from '../http/errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempotency.js';
 import { deleteJobSchema, jobSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
 import type { JobProgress } from '../store/store.js';
 import { addressKey } from '../../engine/checks/address-key.js';
+import { callerJob, isTestCaller, noSuchJob } from './sandbox.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
@@ -26,11 +27,6 @@ export function progressPercent(job: Pick<JobProgress, 'processed' | 'total'>): 
   return Math.floor((100 * job.processed) / job.total);
 }
 
-/** Another user's job is as unknown as a missing one: a 404 never tells that it exists. */
-function noSuchJob(jobId: string): ProblemError {
-  return new ProblemError('not_found', `No job ${jobId}.`);
-}
-
 export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppConfig): void {
   // Bodies, params and queries typed from the route schemas (src/wire/contract.ts), not written again here.
   const app = scope.withTypeProvider<JsonSchemaToTsProvider>();
@@ -44,6 +40,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
         name: request.body.name,
         fresh: request.body.fresh,
         settleWithinSeconds: request.body.settleWithin,
+        sandbox: isTestCaller(request),
       }),
     );
     if (!created.ok) throw insufficientTokens(created);
@@ -53,8 +50,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
   });
 
   app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
-    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
-    if (!job) throw noSuchJob(request.params.job_id);
+    const job = await callerJob(store.jobs, request, request.params.job_id);
     return {
       job_id: job.id,
       ...(job.name === null ? {} : { name: job.name }),
@@ -68,15 +64,15 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
 
   app.get('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
     const selection = selectionOf(request.query);
-    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
-    if (!job) throw noSuchJob(request.params.job_id);
+    const job = await callerJob(store.jobs, request, request.params.job_id);
     // Streamed, not serialised from the schema (the rows are the interface's objects as stored): the
     // stream is no value of the schema's type, which only describes the bytes it writes.
     return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection) as never);
   });
 
-  // Data leaves when asked (docs/api.md "Deleting a job"): another user's job is a 404, as for reading it.
+  // Data leaves when asked (docs/api.md "Deleting a job"): a job the token may not read is a 404, as for reading it.
   app.delete('/v1/bulk-verify/:job_id', { schema: deleteJobSchema }, async (request, reply) => {
+    await callerJob(store.jobs, request, request.params.job_id);
     if (!(await store.jobs.deleteJob(currentUser(request).id, request.params.job_id))) throw noSuchJob(request.params.job_id);
     return reply.code(204).send(null);
   });

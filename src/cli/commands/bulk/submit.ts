@@ -11,7 +11,7 @@ import type { ResultSelector } from '../../../engine/result-filter.js';
 import { openListSource, rowPlace, type ListSource } from '../../../csv/source.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { durationMs, engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
-import { UsageError } from '../../output/errors.js';
+import { sandboxNeedsLocal, UsageError } from '../../output/errors.js';
 import { parseSelectorList } from '../../output/format.js';
 import { forEachConcurrently } from '../../session/concurrently.js';
 import { announceStdinRead, type Io } from '../../output/io.js';
@@ -37,6 +37,8 @@ export interface SubmitOptions {
   precheck: boolean;
   wait: boolean;
   local: boolean;
+  /** `--sandbox` (with --local): a sandbox job, answered by local part, no server asked. */
+  sandbox: boolean;
   fresh: boolean;
   /** --settle-within, in seconds: the job's `settleWithin`. */
   settleWithinSeconds?: number;
@@ -58,6 +60,8 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const engine = engineFlags(parsed);
   const settleWithin = textFlag(flags, 'settleWithin');
   if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const sandbox = switchFlag(flags, 'sandbox');
+  if (sandbox && !local) throw sandboxNeedsLocal();
   if (!local && failOn !== undefined)
     throw new UsageError('--fail-on needs --local', 'through a service, fetch the results with --only to see the matching rows');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
@@ -70,6 +74,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     precheck: unlessNegated(flags, 'precheck'),
     wait,
     local,
+    sandbox,
     fresh: switchFlag(flags, 'fresh'),
     settleWithinSeconds: settleWithin === undefined ? undefined : Math.ceil(durationMs(settleWithin, '--settle-within') / 1_000),
     failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
@@ -200,7 +205,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     for (const line of describeList(list, source.label)) session.notice(line);
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
-      const { engine, dataDir, failOn, fresh, settleWithinSeconds } = options;
+      const { engine, dataDir, failOn, fresh, settleWithinSeconds, sandbox } = options;
       return await runLocalSubmit({
         session,
         engine,
@@ -212,6 +217,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         failOn,
         fresh,
         settleWithinSeconds,
+        sandbox,
         argv: ['mailverify', ...process.argv.slice(2)],
       });
     }

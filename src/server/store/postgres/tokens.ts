@@ -10,8 +10,8 @@ export class PostgresTokens {
   async createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): Promise<ApiToken> {
     try {
       const row = await this.db.sql.row<TokenRow>(
-        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
-        [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt],
+        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at, test) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *',
+        [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt, grant.test ?? false],
       );
       return toToken(row!);
     } catch (error) {

@@ -46,6 +46,8 @@ export interface LocalRun {
   fresh?: boolean;
   /** `--settle-within`, in seconds: the new jobs' settleWithin. */
   settleWithinSeconds?: number;
+  /** `--sandbox`: sandbox jobs (docs/api.md "Sandbox"), answered by local part, no server asked. */
+  sandbox?: boolean;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
 }
@@ -69,10 +71,10 @@ interface LocalJobs {
   resumed: boolean;
 }
 
-/** A job for these addresses in the local account, credited with exactly what it costs. */
+/** A job for these addresses in the local account, credited with exactly what it costs (a sandbox job costs nothing). */
 async function newJob(store: Store, addresses: string[], details: JobDetails): Promise<string> {
   const user = await localAccount(store);
-  await store.accounts.grantCredits(user.id, addresses.length);
+  if (!details.sandbox) await store.accounts.grantCredits(user.id, addresses.length);
   const created = await store.jobs.createJob(user.id, addresses, undefined, details);
   if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
   return created.jobId;
@@ -88,20 +90,22 @@ async function jobsFor(
   dataDir: string,
   list: string,
   addresses: string[],
-  { fresh, settleWithinSeconds }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds'>,
+  { fresh, settleWithinSeconds, sandbox = false }: Pick<LocalRun, 'fresh' | 'settleWithinSeconds' | 'sandbox'>,
 ): Promise<LocalJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
-  const before = (await readRuns(dataDir))[list];
+  // A sandbox run of a list is recorded apart: a later real run of it must not resume the sandbox's answers.
+  const runKey = sandbox ? `${list} (sandbox)` : list;
+  const before = (await readRuns(dataDir))[runKey];
   if (before?.digest === digest && !fresh) {
     const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
     const jobIds = [before.jobId, ...(before.retries ?? [])];
     const found = user && (await Promise.all(jobIds.map((id) => store.jobs.getJob(user.id, id))));
-    if (found?.every(Boolean)) return { jobIds, resumed: true };
+    if (found?.every((job) => job?.sandbox === sandbox)) return { jobIds, resumed: true };
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
   else if (before && fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await newJob(store, addresses, { settleWithinSeconds });
-  await recordRun(dataDir, list, { digest, jobId });
+  const jobId = await newJob(store, addresses, { settleWithinSeconds, sandbox });
+  await recordRun(dataDir, runKey, { digest, jobId });
   return { jobIds: [jobId], resumed: false };
 }
 
