@@ -244,7 +244,7 @@ describe('service routes', () => {
     }
   });
 
-  it('every authenticated response carries RateLimit-Limit, -Remaining and -Reset, errors included', async () => {
+  it('every authenticated response carries RateLimit-Policy and RateLimit (and the older three), errors included', async () => {
     const { token: broke } = await app.createUser('broke@example.org', { credits: 0 });
     const requests = [
       ['GET', '/v1/account', {}, 200],
@@ -256,6 +256,8 @@ describe('service routes', () => {
     for (const [method, path, options, status] of requests) {
       const reply = await app.call(method, path, { token, ...options });
       expect(reply.status, path).toBe(status);
+      expect(reply.headers['ratelimit-policy'], path).toBe('"default";q=10000;w=1');
+      expect(reply.headers.ratelimit, path).toMatch(/^"default";r=\d+;t=[1-9]\d*$/);
       expect(reply.headers['ratelimit-limit'], path).toBe('10000');
       expect(Number(reply.headers['ratelimit-remaining']), path).toBeGreaterThanOrEqual(0);
       expect(Number(reply.headers['ratelimit-reset']), path).toBeGreaterThanOrEqual(1);
