@@ -131,6 +131,8 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
           remaining = quota;
           resetAt = 0;
         }
+        // Spent with no answer to say when the window resets (the service was away): ask alone again.
+        if (remaining !== undefined && remaining <= 0 && resetAt === 0) remaining = undefined;
         if (remaining === undefined) {
           if (probe !== undefined) {
             await probe;

@@ -68,6 +68,15 @@ describe('createServerPacer', () => {
     expect(clock.now()).toBe(1_000);
   });
 
+  it('goes on, one request at a time, when requests fail without an answer after the window was spent', async () => {
+    const clock = fakeClock();
+    const pacer = createServerPacer(clock);
+    (await pacer.ready())(answer(1, 1, 2));
+    for (let i = 0; i < 6; i += 1) (await pacer.ready())();
+    // The window (reset at 1 s) was waited for once; the rest went as the failures came back, none stuck.
+    expect(clock.now()).toBe(1_000);
+  });
+
   it('does not pace a service that sends no RateLimit field', async () => {
     const pacer = createServerPacer(fakeClock());
     (await pacer.ready())({ status: 200, rateLimit: undefined, policy: undefined });
