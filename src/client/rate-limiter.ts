@@ -62,11 +62,14 @@ export function parseRateLimit(field: string | undefined): RateLimitState | unde
   return { remaining, resetSeconds };
 }
 
-/** The quota of the first policy of a `RateLimit-Policy` field (`"default";q=20;w=1`), or undefined. */
-export function parseQuota(field: string | undefined): number | undefined {
-  const quota = Number(/;\s*q=(\d+)/.exec(field?.split(',')[0] ?? '')?.[1]);
-  return Number.isInteger(quota) && quota > 0 ? quota : undefined;
+/** A parameter of the first policy of a `RateLimit-Policy` field (`"default";q=20;w=1`): a whole number above 0, or undefined. */
+function policyParameter(field: string | undefined, name: 'q' | 'w'): number | undefined {
+  const value = Number(new RegExp(`;\\s*${name}=(\\d+)`).exec(field?.split(',')[0] ?? '')?.[1]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
 }
+
+/** The quota of the first policy of a `RateLimit-Policy` field (`"default";q=20;w=1`), or undefined. */
+export const parseQuota = (field: string | undefined): number | undefined => policyParameter(field, 'q');
 
 /** What a response said of the service's rate limit: its status, its `RateLimit` and `RateLimit-Policy` fields. */
 export interface RateLimitFields {
@@ -102,6 +105,8 @@ const realClock: Clock = { now: Date.now, wait: (ms, signal) => sleep(ms, undefi
  */
 export function createServerPacer(clock: Clock = realClock): ServerPacer {
   let quota: number | undefined;
+  /** The policy's window (`w`), in ms: when the next window ends once this one has. */
+  let windowMs: number | undefined;
   let remaining: number | undefined;
   let resetAt = 0;
   let unpaced = false;
@@ -116,6 +121,8 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
       return;
     }
     quota = parseQuota(fields.policy) ?? quota;
+    const seconds = policyParameter(fields.policy, 'w');
+    if (seconds !== undefined) windowMs = seconds * 1_000;
     const at = clock.now() + state.resetSeconds * 1_000;
     // A reset well past the one known is a new window: its count replaces the old one's.
     remaining = at > resetAt + 500 || remaining === undefined ? state.remaining : Math.min(remaining, state.remaining);
@@ -128,8 +135,10 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
         if (unpaced) return () => undefined;
         const now = clock.now();
         if (now >= resetAt && resetAt > 0) {
+          // A new window with the whole quota, ending a window's length after the last (unknown without the policy's `w`).
           remaining = quota;
-          resetAt = 0;
+          if (windowMs === undefined) resetAt = 0;
+          else while (resetAt <= now) resetAt += windowMs;
         }
         // Spent with no answer to say when the window resets (the service was away): ask alone again.
         if (remaining !== undefined && remaining <= 0 && resetAt === 0) remaining = undefined;
