@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { ApiError, apiErrorFor, InvalidResponseError, isTransient, NetworkError, TimeoutError, type ProblemBody } from './errors.js';
 import { withRetry, type RetryPolicy } from './retry.js';
+import { createServerPacer } from './rate-limiter.js';
 import { parseRetryAfter } from '../text/retry-after.js';
 import { VERSION } from '../version.js';
 
@@ -79,6 +80,8 @@ export function createTransport(options: TransportOptions): Transport {
   // One keep-alive pool for the life of the command: concurrent verifies and polling reuse connections.
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   const trace = (line: string) => options.debug?.write(`mailverify: debug: ${line}\n`);
+  // The service's RateLimit field paces every request of this client (docs/api.md "Limits and headers").
+  const pacer = createServerPacer();
 
   function headersFor(spec: RequestSpec): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
@@ -97,6 +100,7 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   async function attempt<T>(spec: RequestSpec, url: string, headers: Record<string, string>): Promise<T> {
+    const paced = spec.anonymous ? undefined : await pacer.ready(options.signal);
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const started = performance.now();
@@ -115,8 +119,10 @@ export function createTransport(options: TransportOptions): Transport {
       status = response.statusCode;
       retryAfter = headerValue(response.headers['retry-after']);
       date = headerValue(response.headers.date);
+      paced?.({ status, rateLimit: headerValue(response.headers.ratelimit), policy: headerValue(response.headers['ratelimit-policy']) });
       text = await response.body.text();
     } catch (error) {
+      paced?.();
       trace(`${spec.method} ${url} failed after ${Math.round(performance.now() - started)} ms: ${String(error)}`);
       throw networkError(error, spec, url, timeout);
     }

@@ -23,11 +23,17 @@ export interface AddressList {
   duplicates: number;
   /** Rows without an address, and distinct addresses that failed the syntax check. */
   invalid: number;
-  /** The first few invalid rows, to show. */
+  /** Invalid rows to show: the first few, or the page of them asked for (ReadOptions.rejected). */
   rejected: RejectedRow[];
 }
 
-const REJECTED_SHOWN = 5;
+/** Which invalid rows a read keeps to show: `take` of them after the first `skip`. */
+export interface RejectedPage {
+  skip: number;
+  take: number;
+}
+
+const FIRST_REJECTED: RejectedPage = { skip: 0, take: 5 };
 
 /** The email column as the user knows it: its header name, else its number. */
 function columnName(source: ListSource): string {
@@ -36,12 +42,13 @@ function columnName(source: ListSource): string {
 }
 
 /** Adds addresses to a list as its rows are read: de-duplicated, pre-checked, counted. */
-function listCollector(options: { precheck: boolean }) {
+function listCollector(options: { precheck: boolean; rejected?: RejectedPage }) {
+  const { skip, take } = options.rejected ?? FIRST_REJECTED;
   const list: AddressList = { addresses: [], rows: 0, duplicates: 0, invalid: 0, rejected: [] };
   const seen = new Set<string>();
   const reject = (place: RowPlace, address: string, reason: string) => {
     list.invalid += 1;
-    if (list.rejected.length < REJECTED_SHOWN) list.rejected.push({ line: place.line, record: place.record, address, reason });
+    if (list.invalid > skip && list.rejected.length < take) list.rejected.push({ line: place.line, record: place.record, address, reason });
   };
   const add = (place: RowPlace, address: string) => {
     list.rows += 1;
@@ -73,7 +80,7 @@ export function addressListOf(emails: readonly string[], options: { precheck: bo
  * addresses to send, never the rows. A list whose column holds not one address (not even a
  * malformed one) is an error, not an empty success: the column is wrong.
  */
-export async function readAddressList(source: ListSource, options: { precheck: boolean }): Promise<AddressList> {
+export async function readAddressList(source: ListSource, options: { precheck: boolean; rejected?: RejectedPage }): Promise<AddressList> {
   const { list, add } = listCollector(options);
   let withAt = 0;
   await forEachAddress(source, (row) => {

@@ -72,6 +72,12 @@ export const verificationResultSchema = {
       description: "The account's own event that decided the verdict (reason codes `bounced`, `delivered`; docs/evidence.md): absent when none did.",
       properties: { kind: { type: 'string', enum: ['bounce', 'delivery'] }, at: { type: 'string', format: 'date-time' }, source: { type: 'string' } },
     },
+    sandbox: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'An answer of the sandbox: asked with a test token (`mv_test_…`), from the local part alone, no server asked, nothing charged (docs/api.md "Sandbox").',
+    },
   },
 } as const;
 
@@ -270,6 +276,7 @@ export const accountBodySchema = {
         name: { type: ['string', 'null'] },
         scopes: scopesSchema,
         expiresAt: { type: ['string', 'null'], format: 'date-time' },
+        test: { type: 'boolean', description: 'A test token: answered by the sandbox (docs/api.md "Sandbox").' },
       },
     },
   },
@@ -374,6 +381,10 @@ const tokenFields = {
   createdAt: { type: 'string', format: 'date-time' },
   scopes: scopesSchema,
   expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'When the token stops working; null: never.' },
+  test: {
+    type: 'boolean',
+    description: 'A test token (`mv_test_…`): answered by the sandbox, charged nothing, sees only sandbox jobs (docs/api.md "Sandbox").',
+  },
 } as const;
 
 export const createTokenRequestSchema = {
@@ -390,19 +401,24 @@ export const createTokenRequestSchema = {
       maximum: MAX_TOKEN_LIFETIME_SECONDS,
       description: 'Seconds from now until the token stops working (90 days: 7776000). Not with `expiresAt`. Neither: the token never expires.',
     },
+    test: {
+      type: 'boolean',
+      description:
+        'Make a test token (`mv_test_…`, docs/api.md "Sandbox"): its verifications and bulk jobs are answered by the sandbox, by local part, with no mail server asked and nothing charged. A test token makes only test tokens. Default false.',
+    },
   },
 } as const;
 
 export const createdTokenSchema = {
   type: 'object',
-  required: ['id', 'name', 'token', 'createdAt', 'scopes', 'expiresAt'],
+  required: ['id', 'name', 'token', 'createdAt', 'scopes', 'expiresAt', 'test'],
   additionalProperties: false,
   properties: { ...tokenFields, token: { type: 'string' } },
 } as const;
 
 const tokenInfoSchema = {
   type: 'object',
-  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'scopes', 'expiresAt'],
+  required: ['id', 'name', 'createdAt', 'lastUsedAt', 'scopes', 'expiresAt', 'test'],
   additionalProperties: false,
   properties: { ...tokenFields, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
 } as const;

@@ -14,6 +14,7 @@ import { startService, startWorker, type RunningService, type RunningWorker } fr
 import { STORE_KINDS, type StoreFixture } from '../support/stores.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 import { expectedVerdict, numberedAddresses } from '../support/numbered-addresses.js';
+import { metric } from '../support/metrics.js';
 
 const SLOW_HOST = '127.0.17.41';
 const QUICK_HOST = '127.0.17.42';
@@ -206,19 +207,6 @@ describe('a serve on SQLite SIGKILLed and started again', () => {
     expect(await balance(second, token)).toBe(CREDITS - emails.length);
   });
 });
-
-/** The value of a Prometheus series (a sum when several label sets match `labels`), 0 when absent. */
-function metric(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([key, value]) => present[key] === value)) sum += Number(match[3]);
-  }
-  return sum;
-}
 
 describe('the metrics listener', () => {
   it('moves by the right amounts around a job, on a port of its own', { timeout: 60_000 }, async () => {

@@ -137,15 +137,21 @@ describe('webhook deliveries', () => {
       for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]/hooks', 'http://10.1.2.3/']) {
         const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
         expectProblem(refused, 400, 'invalid_request');
-        expect(refused.body.detail).toBe(`Webhooks are not sent to ${new URL(url).hostname}: a receiver must resolve, and only to public addresses.`);
+        expect(refused.body.detail).toBe(
+          `Webhooks are not sent to ${new URL(url).hostname}: a receiver must resolve, and only to public addresses (a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks).`,
+        );
       }
       // A name that resolves into a private range and one that does not resolve: refused alike, nothing told of either.
       const named = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://localhost:9/hooks' } });
       expectProblem(named, 400, 'invalid_request');
-      expect(named.body.detail).toBe('Webhooks are not sent to localhost: a receiver must resolve, and only to public addresses.');
+      expect(named.body.detail).toBe(
+        'Webhooks are not sent to localhost: a receiver must resolve, and only to public addresses (a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks).',
+      );
       const unresolved = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'http://hooks.example.invalid/' } });
       expectProblem(unresolved, 400, 'invalid_request');
-      expect(unresolved.body.detail).toBe('Webhooks are not sent to hooks.example.invalid: a receiver must resolve, and only to public addresses.');
+      expect(unresolved.body.detail).toBe(
+        'Webhooks are not sent to hooks.example.invalid: a receiver must resolve, and only to public addresses (a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks).',
+      );
       expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
       expectProblem(await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url: 'ftp://example.test/' } }), 400, 'invalid_request');
       expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
@@ -163,7 +169,9 @@ describe('webhook deliveries', () => {
     ]) {
       const refused = await call(api.baseUrl, 'POST', '/v1/webhooks', { token, json: { url } });
       expectProblem(refused, 400, 'invalid_request');
-      expect(refused.body.detail, url).toMatch(/^Webhooks are not sent to .*: a receiver must resolve, and only to public addresses\.$/);
+      expect(refused.body.detail, url).toMatch(
+        /^Webhooks are not sent to .*: a receiver must resolve, and only to public addresses \(a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks\)\.$/,
+      );
     }
     expect((await call(api.baseUrl, 'GET', '/v1/webhooks', { token })).body.webhooks).toEqual([]);
   });

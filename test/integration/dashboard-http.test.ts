@@ -315,10 +315,10 @@ describe('dashboard pages over HTTP', () => {
     expect((await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: dana, form: {} })).status).toBe(403);
     const erin = await signedInAs('erin@example.test');
     const erinCsrf = csrfOf(await fetchPage('/lists', { cookie: erin }));
-    expect((await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf } })).status).toBe(404);
+    expect((await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: erin, form: { _csrf: erinCsrf, confirm: 'yes' } })).status).toBe(404);
     expect((await fetchPage(jobPath, { cookie: dana })).status).toBe(200);
 
-    const deleted = await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: dana, form: { _csrf: csrf } });
+    const deleted = await fetchPage(`${jobPath}/delete`, { method: 'POST', cookie: dana, form: { _csrf: csrf, confirm: 'yes' } });
     expect([deleted.status, deleted.headers.location]).toEqual([303, '/lists']);
     for (const path of [jobPath, uploadPath, `${jobPath}/download`]) expect((await fetchPage(path, { cookie: dana })).status, path).toBe(404);
     expect((await fetchPage('/lists', { cookie: dana })).text).not.toContain('to-delete.txt');

@@ -199,7 +199,7 @@ describe('service routes', () => {
   it('POST/GET/DELETE /v1/tokens create an mv_ token shown once, list it without the secret, and revoke it', async () => {
     const created = await app.call('POST', '/v1/tokens', { token, json: { name: 'laptop' } });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'scopes', 'token']);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'name', 'scopes', 'test', 'token']);
     expect(created.body.name).toBe('laptop');
     expect(created.body.token).toMatch(/^mv_[0-9a-f]{64}$/);
     expect(created.body.createdAt).toMatch(ISO_TIME);
@@ -215,7 +215,7 @@ describe('service routes', () => {
     const listed = await app.call('GET', '/v1/tokens', { token });
     expect(listed.status).toBe(200);
     const entry = listed.body.tokens.find((item: { id: string }) => item.id === created.body.id);
-    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'scopes']);
+    expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'scopes', 'test']);
     expect(entry.name).toBe('laptop');
     expect(entry.lastUsedAt).toMatch(ISO_TIME);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
@@ -244,7 +244,7 @@ describe('service routes', () => {
     }
   });
 
-  it('every authenticated response carries RateLimit-Limit, -Remaining and -Reset, errors included', async () => {
+  it('every authenticated response carries RateLimit-Policy and RateLimit (and the older three), errors included', async () => {
     const { token: broke } = await app.createUser('broke@example.org', { credits: 0 });
     const requests = [
       ['GET', '/v1/account', {}, 200],
@@ -256,6 +256,8 @@ describe('service routes', () => {
     for (const [method, path, options, status] of requests) {
       const reply = await app.call(method, path, { token, ...options });
       expect(reply.status, path).toBe(status);
+      expect(reply.headers['ratelimit-policy'], path).toBe('"default";q=10000;w=1');
+      expect(reply.headers.ratelimit, path).toMatch(/^"default";r=\d+;t=[1-9]\d*$/);
       expect(reply.headers['ratelimit-limit'], path).toBe('10000');
       expect(Number(reply.headers['ratelimit-remaining']), path).toBeGreaterThanOrEqual(0);
       expect(Number(reply.headers['ratelimit-reset']), path).toBeGreaterThanOrEqual(1);

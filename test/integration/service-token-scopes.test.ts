@@ -55,7 +55,7 @@ describe('token scopes and expiry', () => {
     // Any token may ask what it is.
     const account = await app.call('GET', '/v1/account', { token });
     expect(account.status).toBe(200);
-    expect(account.body.token).toEqual({ kind: 'api', id: created.body.id, name: 'form', scopes: ['verify'], expiresAt: null });
+    expect(account.body.token).toEqual({ kind: 'api', id: created.body.id, name: 'form', scopes: ['verify'], expiresAt: null, test: false });
   });
 
   it('lets a bulk+results token run a job and read it, but not verify one address', async () => {

@@ -276,6 +276,7 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
         processed: 0,
         waiting: 0,
         nextAttemptAt: null,
+        sandbox: false,
       });
       // Every item is there, in list order, waiting for a result: one claim hands out both, then nothing is left.
       const chunk = (await store.work.claimWork({ maxItems: 10, leaseMs: 60_000 }))!;

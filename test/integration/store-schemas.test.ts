@@ -20,6 +20,8 @@ const POSTGRES_ONLY_TABLES = ['holder_absences', 'signing_secrets'];
 const BY_DESIGN: ReadonlyArray<[string, string, unknown, unknown, string]> = [
   ['users', 'indexes', ['unique (email)'], ['unique (<expression>)'], 'SQLite folds case by COLLATE NOCASE, PostgreSQL by an index on lower(email)'],
   ['jobs', 'columns.fresh.family', 'integer', 'boolean', 'SQLite has no boolean type: 0 and 1'],
+  ['jobs', 'columns.sandbox.family', 'integer', 'boolean', 'SQLite has no boolean type: 0 and 1'],
+  ['api_tokens', 'columns.test.family', 'integer', 'boolean', 'SQLite has no boolean type: 0 and 1'],
   ['job_items', 'checks', 0, 1, "PostgreSQL's result writes rely on 'a result holds no lease'; SQLite's name both conditions"],
 ];
 

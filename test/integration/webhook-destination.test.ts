@@ -68,7 +68,8 @@ describe('where webhooks may go', () => {
   it('never says what a name resolved to, nor whether it resolved: one message for every refusal', async () => {
     const refusalOf = async (url: string, allowPrivateWebhooks: boolean) =>
       ((await checkDestination(url, allowPrivateWebhooks).catch((error: unknown) => error)) as Error).message;
-    const expected = 'Webhooks are not sent to hook.example.invalid: a receiver must resolve, and only to public addresses.';
+    const expected =
+      'Webhooks are not sent to hook.example.invalid: a receiver must resolve, and only to public addresses (a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks).';
     // A name that does not resolve, and names that resolve to a private and to a metadata address: the same words.
     expect(await refusalOf('http://hook.example.invalid/hook', false)).toBe(expected);
     expect(await refusalOf('http://hook.example.invalid/hook', true)).toBe(expected);

@@ -3,7 +3,7 @@ import { VERIFIER_CONDITIONS } from '../../engine/core/reason-codes.js';
 import { resultJson, type VerificationResult } from '../../engine/core/types.js';
 import { jsonSafe } from '../../text/sanitize.js';
 import { engineFlags, refuseEngineFlagsWithoutLocal, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
-import { CannotVerifyError, UsageError, VerdictMatchedError } from '../output/errors.js';
+import { CannotVerifyError, sandboxNeedsLocal, UsageError, VerdictMatchedError } from '../output/errors.js';
 import { explanationText } from '../output/explain-format.js';
 import { humanLine, parseSelectorList } from '../output/format.js';
 import { collectAddresses } from '../output/input.js';
@@ -23,6 +23,8 @@ export interface VerifyOptions {
   failOn: ResultSelector[];
   fresh: boolean;
   explain: boolean;
+  /** `--sandbox` (with --local): the engine's sandbox answers, no server asked. */
+  sandbox: boolean;
   engine: EngineFlags;
   /** --evidence-window as given, with --local. */
   evidenceWindow?: string;
@@ -34,6 +36,8 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
   const local = switchFlag(flags, 'local');
   const engine = engineFlags(parsed);
   if (!local) refuseEngineFlagsWithoutLocal(engine);
+  const sandbox = switchFlag(flags, 'sandbox');
+  if (sandbox && !local) throw sandboxNeedsLocal();
   const failOn = textFlag(flags, 'failOn');
   return {
     program: programOptions(parsed.program),
@@ -42,6 +46,7 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
     failOn: failOn === undefined ? [] : parseSelectorList(failOn, '--fail-on'),
     fresh: switchFlag(flags, 'fresh'),
     explain: switchFlag(flags, 'explain'),
+    sandbox,
     engine,
     evidenceWindow: textFlag(flags, 'evidenceWindow'),
   };
@@ -49,6 +54,14 @@ export function parse(parsed: ParsedCommand): VerifyOptions {
 
 /** Produces every address's result, in any order, through `onResult`. */
 type ResultSource = (emails: string[], onResult: (result: VerificationResult) => void) => Promise<void>;
+
+/** The sandbox's answers (docs/api.md "Sandbox"), as a test token gets them from a service: nothing asked of any server. */
+async function sandboxSource(): Promise<ResultSource> {
+  const { sandboxResult } = await import('../../engine/sandbox.js');
+  return async (emails, onResult) => {
+    for (const email of emails) onResult(sandboxResult(email));
+  };
+}
 
 /**
  * The engine in this process, with the evidence `evidence import --local` kept in the local data dir
@@ -115,8 +128,8 @@ export async function run(options: VerifyOptions, out: Io): Promise<void> {
   const emails = await collectAddresses(options.args, out);
   if (emails.length === 0) throw new UsageError('no addresses given', 'pass addresses as arguments or - with one per line on stdin');
 
-  const local = options.local ? await localSource(options, out) : undefined;
-  const source = local?.source ?? (await remoteSource(options.program, out, { fresh: options.fresh, explain }));
+  const local = options.local && !options.sandbox ? await localSource(options, out) : undefined;
+  const source = options.sandbox ? await sandboxSource() : (local?.source ?? (await remoteSource(options.program, out, { fresh: options.fresh, explain })));
   const matched = new Set<ResultSelector>();
   const unverifiable = new Set<string>();
   let unverifiableCount = 0;

@@ -14,7 +14,7 @@ import { judgeReuse, type Reuse } from './local-reuse.js';
 export interface LocalJobs {
   /** The verifier the runner uses; a caller verifying single addresses shares its caches and limits. */
   verifier: Verifier;
-  /** A new job of these (de-duplicated) addresses, credited with exactly its cost and worked from now on. */
+  /** A new job of these (de-duplicated) addresses, credited with exactly its cost (a sandbox job's is none) and worked from now on. */
   newJob(addresses: string[], details?: JobDetails): Promise<string>;
   /** Works a job made earlier (a run resumed). */
   work(jobId: string): void;
@@ -90,7 +90,8 @@ export async function openLocalJobs({ dataDir, engine, evidenceWindowMs = 0, war
     return {
       verifier,
       async newJob(addresses, details = {}) {
-        await store.accounts.grantCredits(user.id, addresses.length);
+        // A sandbox job costs nothing (docs/api.md "Sandbox"): no credits to grant for it.
+        if (!details.sandbox) await store.accounts.grantCredits(user.id, addresses.length);
         const created = await store.jobs.createJob(user.id, addresses, undefined, details);
         if (!created.ok) throw new Error(`the local job was not created: ${created.balance} credits of ${created.required}`);
         working.push(created.jobId);

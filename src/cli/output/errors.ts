@@ -46,6 +46,11 @@ export class UsageError extends CliError {
   }
 }
 
+/** `--sandbox` without `--local`: through a service, the sandbox is the token's (docs/api.md "Sandbox"). */
+export function sandboxNeedsLocal(): UsageError {
+  return new UsageError('--sandbox needs --local', 'through a service, use a test token: `mailverify tokens create --test`');
+}
+
 /** No token, a token the service refuses, or wrong credentials: the hint says how to get in. */
 export class NotAuthenticatedError extends CliError {
   constructor(message: string, hint?: string) {

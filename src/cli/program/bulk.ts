@@ -36,6 +36,7 @@ function addSubmit(bulk: Command): void {
     )
     .option('--local', 'verify on this machine, no service or token: the work is kept in the data dir, so the same command resumes after Ctrl-C');
   addFailOnFlag(submit, 'with --wait or --local: ')
+    .option('--sandbox', 'with --local: answer by local part as a test token does (valid@, invalid@, greylisted@, ...), asking no server')
     .option(
       '--max-age <duration>',
       'with --local: reuse a final verdict of an earlier run of the list only when younger than this, e.g. 7d, 0s (default 30d; an unknown is never reused)',

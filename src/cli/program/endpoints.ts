@@ -35,6 +35,7 @@ export function addTokensCommands(program: Command): void {
     .option('--name <name>', 'a label for the token (default "mailverify-<this host>")')
     .option('--scope <scope...>', 'what it may do, one or more of verify, bulk, results, account, evidence (default: all)')
     .option('--expires <duration>', 'when it stops working, from now: 90d, 12h, 30m or seconds (default: never)')
+    .option('--test', 'a test token (mv_test_…): answered by the sandbox by local part, no mail server asked, nothing charged')
     .action(lazy(() => import('../commands/tokens/create.js')));
   tokens
     .command('list')

@@ -10,6 +10,7 @@ export function addVerifyCommand(program: Command): void {
     .description('verify addresses (one per argument, or - to read one per line from stdin)')
     .argument('<email...>', 'addresses to verify, or - for stdin')
     .option('--local', 'run the engine in this process (no service, no token)')
+    .option('--sandbox', 'with --local: answer by local part as a test token does (valid@, invalid@, greylisted@, ...), asking no server')
     .option('--fail-on <results>', 'exit 3 when any verdict or reason code is in this comma list (e.g. invalid,unknown or mailbox_not_found)')
     .option('--fresh', 'through a service: ask the mail host again, reuse no recent verdict (--local always asks)')
     .option('--explain', 'show how each verdict was reached: mail hosts, egress, every SMTP line with its time, what was reused, the evidence seen')

@@ -87,6 +87,8 @@ export interface VerificationResult {
   nextAttemptAt?: string;
   /** The account's own evidence that decided the verdict (docs/evidence.md "How evidence decides a verdict"); absent when none did. */
   evidence?: DecidingEvidence;
+  /** Set on every answer of the sandbox (sandbox.ts): a test token's or `--sandbox`'s, no server asked. */
+  sandbox?: true;
   /**
    * Set when every mail host's provider rule says it reads a local part's ASCII letters in any case
    * as one mailbox (`foldsCase`): only then may a verdict about this spelling stand for another. Not
@@ -107,17 +109,17 @@ export function checkCell(result: VerificationResult, name: keyof Checks): strin
 
 /**
  * A result as the interface's JSON object (docs/api.md "Resources"): its four fields in its order, then
- * `reasonCode`, `notEstablished`, `suggestion`, `verifiedAt` and `nextAttemptAt` when there are, then `row`, the source file
+ * `reasonCode`, `notEstablished`, `suggestion`, `verifiedAt`, `nextAttemptAt` and `sandbox` when there are, then `row`, the source file
  * line, when the caller knows it (so that bulk output joins back to the list); whatever else the
  * object carries is left out. The one serialisation shared by `verify --json`, bulk json/ndjson
  * and the stores.
  */
 export function resultJson(
-  { email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence }: VerificationResult,
+  { email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence, sandbox }: VerificationResult,
   row?: number,
 ): string {
   // JSON.stringify leaves out the properties that are undefined.
-  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence, row });
+  return JSON.stringify({ email, result, checks, reason, reasonCode, notEstablished, suggestion, verifiedAt, nextAttemptAt, evidence, sandbox, row });
 }
 
 /** Every engine option of docs/architecture.md "The engine"; flags and environment names live in src/cli/options/engine-flags.ts. */

@@ -2,10 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** Every API token starts with this, so it can be told from a JWT at a glance (and by a secret scanner). */
 export const API_TOKEN_PREFIX = 'mv_';
+/** A test token's prefix (docs/api.md "Sandbox"), so that a reader of a CI config sees it spends nothing. */
+export const TEST_TOKEN_PREFIX = `${API_TOKEN_PREFIX}test_`;
 
-/** A new API token: `mv_` + 32 random bytes as hex. Shown once; only its hash is ever stored. */
-export function generateApiToken(): string {
-  return API_TOKEN_PREFIX + randomBytes(32).toString('hex');
+/**
+ * A new API token: `mv_` (`mv_test_` for a test token) + 32 random bytes as hex. Shown once; only
+ * its hash is ever stored. The prefix only tells people: whether a token is a test token is the store's flag.
+ */
+export function generateApiToken({ test = false }: { test?: boolean } = {}): string {
+  return (test ? TEST_TOKEN_PREFIX : API_TOKEN_PREFIX) + randomBytes(32).toString('hex');
 }
 
 /**

@@ -102,8 +102,8 @@ export function createAuthenticator(store: Store, jwt: JwtIssuer): Authenticator
     if (owner === undefined) {
       const record = await store.tokens.findApiTokenByHash(hash);
       if (record === undefined) return undefined;
-      const { id, name, scopes, expiresAt } = record;
-      owner = { userId: record.userId, access: { kind: 'api', tokenId: id, name, scopes, expiresAt } };
+      const { id, name, scopes, expiresAt, test } = record;
+      owner = { userId: record.userId, access: { kind: 'api', tokenId: id, name, scopes, expiresAt, test } };
       owners.set(hash, owner);
     }
     // Checked on every request, cached or not: a token stops at its expiry, to the millisecond.

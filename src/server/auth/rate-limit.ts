@@ -10,6 +10,25 @@ export function fixedWindow(nowMs: number, windowSeconds: number): { windowStart
   return { windowStart, resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - now)) };
 }
 
+/** The one quota policy every user has: its name in `RateLimit-Policy` and `RateLimit`. */
+const POLICY = 'default';
+
+/**
+ * The rate-limit fields of the IETF httpapi draft (draft-ietf-httpapi-ratelimit-headers, docs/api.md
+ * "Limits and headers"): the policy, `q` requests per `w` seconds, and where the window stands, `r`
+ * requests remaining until it resets in `t` seconds. Both are structured-field lists of one member,
+ * the policy's name a quoted string. The three fields of the earlier drafts go beside them, for clients of those.
+ */
+export function rateLimitFields(limit: number, windowSeconds: number, remaining: number, resetSeconds: number): Record<string, string | number> {
+  return {
+    'RateLimit-Policy': `"${POLICY}";q=${limit};w=${windowSeconds}`,
+    RateLimit: `"${POLICY}";r=${remaining};t=${resetSeconds}`,
+    'RateLimit-Limit': limit,
+    'RateLimit-Remaining': remaining,
+    'RateLimit-Reset': resetSeconds,
+  };
+}
+
 /** The 429 of docs/api.md, answered with `Retry-After`. */
 export function rateLimited(resetSeconds: number, detail: string): ProblemError {
   return new ProblemError('rate_limited', detail, {}, resetSeconds);
@@ -34,7 +53,7 @@ interface Reservation {
 }
 
 export interface RateLimiter {
-  /** Counts the request against its user's window and sets `RateLimit-*`; throws the 429 when the window is full. */
+  /** Counts the request against its user's window and sets `RateLimit-Policy` and `RateLimit`; throws the 429 when the window is full. */
   admit(caller: Caller, reply: FastifyReply, nowMs?: number): Promise<void>;
 }
 
@@ -75,9 +94,7 @@ export function createRateLimiter(limits: LimitStore): RateLimiter {
       const admitted = reservation.unused > 0;
       if (admitted) reservation.unused--;
       const used = reservation.counted - reservation.unused;
-      reply.header('RateLimit-Limit', caller.rateLimit);
-      reply.header('RateLimit-Remaining', Math.max(0, caller.rateLimit - used));
-      reply.header('RateLimit-Reset', resetSeconds);
+      reply.headers(rateLimitFields(caller.rateLimit, caller.rateWindowSeconds, Math.max(0, caller.rateLimit - used), resetSeconds));
       if (!admitted) {
         throw rateLimited(resetSeconds, `At most ${caller.rateLimit} requests per ${caller.rateWindowSeconds} s; retry in ${resetSeconds} s.`);
       }

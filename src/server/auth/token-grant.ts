@@ -7,6 +7,8 @@ export interface GrantRequest {
   scopes?: readonly string[];
   expiresAt?: string;
   expiresIn?: number;
+  /** A test token (docs/api.md "Sandbox"). */
+  test?: boolean;
 }
 
 /**
@@ -19,7 +21,7 @@ export function grantFrom(request: GrantRequest, now = Date.now()): TokenGrant {
   if (scopes.length === 0) throw new ProblemError('invalid_request', `Give at least one scope: ${API_SCOPES.join(', ')}.`);
   const unknown = scopes.find((scope) => !(API_SCOPES as readonly string[]).includes(scope));
   if (unknown !== undefined) throw new ProblemError('invalid_request', `Unknown scope "${unknown}": the scopes are ${API_SCOPES.join(', ')}.`);
-  return { scopes: API_SCOPES.filter((scope: ApiScope) => scopes.includes(scope)), expiresAt: expiryFrom(request, now) };
+  return { scopes: API_SCOPES.filter((scope: ApiScope) => scopes.includes(scope)), expiresAt: expiryFrom(request, now), test: request.test ?? false };
 }
 
 /**
@@ -32,13 +34,16 @@ export function grantWithin(request: GrantRequest, creator: TokenGrant, now = Da
   const grant = grantFrom(request, now);
   const scopes = grant.scopes.filter((scope) => !creator.scopes.includes(scope));
   const outlives = creator.expiresAt !== null && (grant.expiresAt === null || Date.parse(grant.expiresAt) > Date.parse(creator.expiresAt));
-  if (scopes.length === 0 && !outlives) return grant;
+  // A test token spends nothing: a live token made with it would.
+  const live = creator.test && !grant.test;
+  if (scopes.length === 0 && !outlives && !live) return grant;
   const excesses = [
     ...(scopes.length > 0 ? [`the scope${scopes.length === 1 ? '' : 's'} ${scopes.join(', ')} (it has: ${creator.scopes.join(', ')})`] : []),
     ...(outlives ? [`${grant.expiresAt === null ? 'no expiry' : `an expiry of ${grant.expiresAt}`} (it expires at ${creator.expiresAt})`] : []),
+    ...(live ? ['a live token (it is a test token: add "test": true)'] : []),
   ];
   throw new ProblemError('beyond_token_grant', `A token may only make tokens within its own grant; this asks for ${excesses.join(' and ')}.`, {
-    beyondGrant: [...scopes, ...(outlives ? ['expiry'] : [])],
+    beyondGrant: [...scopes, ...(outlives ? ['expiry'] : []), ...(live ? ['live'] : [])],
   });
 }
 

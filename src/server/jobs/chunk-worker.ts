@@ -1,5 +1,6 @@
 import { BEYOND_FORMAT, NOTHING_CHECKED, type VerificationResult } from '../../engine/core/types.js';
 import { isTemporary, nextAttemptAt } from '../../engine/core/retry-schedule.js';
+import { sandboxResult } from '../../engine/sandbox.js';
 import type { ServiceVerifier } from '../verifier/result-reuse.js';
 import type { CacheEntry, PendingItem, WorkChunk } from '../store/store.js';
 import { AddressPositions } from './address-positions.js';
@@ -98,7 +99,8 @@ export class ChunkWorker {
     const { held, batcher, leases, log } = this.options;
     const entry = held.hold(chunk);
     try {
-      await this.verify(entry);
+      if (chunk.sandbox) this.answerFromSandbox(entry);
+      else await this.verify(entry);
     } catch (error) {
       this.options.onTrouble();
       log.error({ err: error, jobId: chunk.jobId }, 'a chunk of a job failed; its items will be verified again');
@@ -109,6 +111,22 @@ export class ChunkWorker {
       held.drop(chunk);
       this.options.onRoom();
     }
+  }
+
+  /**
+   * A sandbox job's chunk (docs/api.md "Sandbox"): every item answered by the engine's sandbox from
+   * its address and its tries so far, no server asked and no verdict kept in the result cache. Its
+   * temporary answers (`greylisted@`) wait on the retry schedule like any other.
+   */
+  private answerFromSandbox(entry: HeldChunk): void {
+    const { batcher, held, retryScheduleMs, metrics } = this.options;
+    const { lease, jobId, items, settleBy } = entry.chunk;
+    for (const item of items) {
+      const answer = scheduled(item, sandboxResult(item.email, item.attempts), { schedule: retryScheduleMs, settleBy, metrics });
+      batcher.add({ lease, jobId, position: item.position, ...answer });
+      entry.unanswered -= 1;
+    }
+    if (held.progressed(entry)) this.options.onRoom();
   }
 
   private async verify(entry: HeldChunk): Promise<void> {

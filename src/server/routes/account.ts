@@ -9,13 +9,13 @@ export function accountRoutes(app: FastifyInstance, { store, refundUnknown = fal
     // Read fresh, not from the authentication cache: the balance moves with every charge.
     const user = await store.accounts.findUserById(currentUser(request).id);
     if (user === undefined) throw new ProblemError('unauthorized', 'The account of this token no longer exists.');
-    const { kind, tokenId, name, scopes, expiresAt } = currentAccess(request);
+    const { kind, tokenId, name, scopes, expiresAt, test } = currentAccess(request);
     return {
       email: user.email,
       balance: user.balance,
       refundUnknown,
       rateLimit: { limit: user.rateLimit, windowSeconds: user.rateWindowSeconds },
-      token: { kind, id: tokenId, name, scopes: [...scopes], expiresAt },
+      token: { kind, id: tokenId, name, scopes: [...scopes], expiresAt, test },
     };
   });
 }

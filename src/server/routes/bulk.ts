@@ -2,14 +2,15 @@ import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from './app-config.js';
 import { currentUser } from '../auth/guard.js';
-import { insufficientTokens, ProblemError } from '../http/errors.js';
+import { insufficientTokens } from '../http/errors.js';
 import { idempotencyKey, markReplayed, unlessConflicting } from '../http/idempotency.js';
 import { deleteJobSchema, jobSchema, listJobsSchema, progressSchema, submitBulkSchema } from '../schemas/bulk.js';
 import { jobListCursor, jobListPlace } from './job-list-cursor.js';
 import { jobResultsStream, selectionOf } from './job-results.js';
-import { jobProgress, progressPercent } from '../services/job-progress.js';
+import { progressPercent } from '../services/job-progress.js';
 import type { JobProgress, JobSummary } from '../store/store.js';
 import { addressKey } from '../../engine/checks/address-key.js';
+import { callerJob, isTestCaller, noSuchJob } from './sandbox.js';
 
 const ROUTE = 'POST /v1/bulk-verify';
 
@@ -21,11 +22,6 @@ export function distinctEmails(emails: string[]): string[] {
     if (!byKey.has(key)) byKey.set(key, raw.trim());
   }
   return [...byKey.values()];
-}
-
-/** Another user's job is as unknown as a missing one: a 404 never tells that it exists. */
-function noSuchJob(jobId: string): ProblemError {
-  return new ProblemError('not_found', `No job ${jobId}.`);
 }
 
 /** A job as `GET /v1/bulk-verify` lists it: its progress, as the progress route answers it, and when it was made. */
@@ -59,6 +55,7 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
         name: request.body.name,
         fresh: request.body.fresh,
         settleWithinSeconds: request.body.settleWithin,
+        sandbox: isTestCaller(request),
       }),
     );
     if (!created.ok) throw insufficientTokens(created);
@@ -74,26 +71,28 @@ export function bulkRoutes(scope: FastifyInstance, { store, onJobCreated }: AppC
     // One more than the page: whether there is a next page, without a count.
     const jobs = await store.jobs.listJobs(currentUser(request).id, limit + 1, after);
     const page = jobs.slice(0, limit);
-    return { jobs: page.map(listed), next_cursor: jobs.length > limit ? jobListCursor(page.at(-1)!) : null };
+    // A test token sees only sandbox jobs, a live one only live jobs (docs/api.md "Sandbox"): a page may come out short.
+    const sandbox = isTestCaller(request);
+    const shown = page.filter((job) => job.sandbox === sandbox);
+    return { jobs: shown.map(listed), next_cursor: jobs.length > limit ? jobListCursor(page.at(-1)!) : null };
   });
 
   app.get('/v1/bulk-verify/:job_id/progress', { schema: progressSchema }, async (request) => {
-    const job = await jobProgress(store.jobs, currentUser(request).id, request.params.job_id);
-    if (!job) throw noSuchJob(request.params.job_id);
+    const job = await callerJob(store.jobs, request, request.params.job_id);
     return progressOf(job);
   });
 
   app.get('/v1/bulk-verify/:job_id', { schema: jobSchema }, async (request, reply) => {
     const selection = selectionOf(request.query);
-    const job = await store.jobs.getJob(currentUser(request).id, request.params.job_id);
-    if (!job) throw noSuchJob(request.params.job_id);
+    const job = await callerJob(store.jobs, request, request.params.job_id);
     // Streamed, not serialised from the schema (the rows are the interface's objects as stored): the
     // stream is no value of the schema's type, which only describes the bytes it writes.
     return reply.type('application/json; charset=utf-8').send(jobResultsStream(store.jobs, job, selection) as never);
   });
 
-  // Data leaves when asked (docs/api.md "Deleting a job"): another user's job is a 404, as for reading it.
+  // Data leaves when asked (docs/api.md "Deleting a job"): a job the token may not read is a 404, as for reading it.
   app.delete('/v1/bulk-verify/:job_id', { schema: deleteJobSchema }, async (request, reply) => {
+    await callerJob(store.jobs, request, request.params.job_id);
     if (!(await store.jobs.deleteJob(currentUser(request).id, request.params.job_id))) throw noSuchJob(request.params.job_id);
     return reply.code(204).send(null);
   });

@@ -14,21 +14,22 @@ export function tokenRoutes(scope: FastifyInstance, { store }: AppConfig, authen
     // A login JWT (like the dashboard's session) may grant everything; an API token at most its own grant.
     const access = currentAccess(request);
     const grant = access.kind === 'api' ? grantWithin(request.body, access) : grantFrom(request.body);
-    const token = generateApiToken();
+    const token = generateApiToken(grant);
     const record = await store.tokens.createApiToken(currentUser(request).id, request.body.name, hashApiToken(token), grant);
     // The only time the secret is ever shown: only its hash is kept.
-    const { id, name, createdAt, scopes, expiresAt } = record;
-    return reply.code(201).send({ id, name, token, createdAt, scopes: [...scopes], expiresAt });
+    const { id, name, createdAt, scopes, expiresAt, test } = record;
+    return reply.code(201).send({ id, name, token, createdAt, scopes: [...scopes], expiresAt, test });
   });
 
   app.get('/v1/tokens', { schema: listTokensSchema }, async (request) => ({
-    tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt, scopes, expiresAt }) => ({
+    tokens: (await store.tokens.listApiTokens(currentUser(request).id)).map(({ id, name, createdAt, lastUsedAt, scopes, expiresAt, test }) => ({
       id,
       name,
       createdAt,
       lastUsedAt,
       scopes: [...scopes],
       expiresAt,
+      test,
     })),
   }));
 

@@ -10,6 +10,8 @@ export interface CandidateJob {
   in_flight: number | string;
   /** JobDetails.settleWithinSeconds as a time (epoch ms), or null. */
   settle_by: number | null;
+  /** A sandbox job (SQLite's boolean arrives as 0 or 1). */
+  sandbox: boolean | number;
 }
 
 /**

@@ -68,16 +68,23 @@ export interface ApiToken extends TokenGrant {
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
+  test: boolean;
 }
 
-/** What a token may do and until when (docs/api.md "Token scopes"); `expiresAt` null: never expires. */
+/**
+ * What a token may do and until when (docs/api.md "Token scopes"); `expiresAt` null: never expires.
+ * `test`: a sandbox token (`mv_test_…`, docs/api.md "Sandbox"), answered by the sandbox, charged
+ * nothing, and seeing only sandbox jobs.
+ */
 export interface TokenGrant {
   scopes: readonly ApiScope[];
   expiresAt: string | null;
+  /** Left out: live. */
+  test?: boolean;
 }
 
-/** A new token's grant when none is asked for: everything, for ever (as before tokens had scopes). */
-export const FULL_GRANT: TokenGrant = { scopes: API_SCOPES, expiresAt: null };
+/** A new token's grant when none is asked for: everything, for ever, live (as before tokens had scopes). */
+export const FULL_GRANT: TokenGrant = { scopes: API_SCOPES, expiresAt: null, test: false };
 
 export interface LedgerEntry {
   userId: number;
@@ -127,6 +134,8 @@ export interface JobDetails {
   fresh?: boolean;
   /** `settleWithin`: no address is asked again later than this many seconds after the job's creation. */
   settleWithinSeconds?: number;
+  /** A sandbox job (a test token's, `--local --sandbox`): charged nothing, answered by the sandbox, seen only by test tokens. */
+  sandbox?: boolean;
 }
 
 export interface JobProgress {
@@ -142,6 +151,8 @@ export interface JobProgress {
   waiting: number;
   /** When the earliest of them is asked again (ISO); null when none waits. */
   nextAttemptAt: string | null;
+  /** A sandbox job (JobDetails.sandbox): only test tokens read it. */
+  sandbox: boolean;
 }
 
 export interface PendingItem {
@@ -170,6 +181,8 @@ export interface WorkChunk {
   items: PendingItem[];
   /** The job's `settleWithin` as a time (epoch ms): no try of its items after it; null when the job has none. */
   settleBy: number | null;
+  /** A sandbox job's chunk: answered by the engine's sandbox, no server asked. */
+  sandbox: boolean;
 }
 
 /** What writing a batch of results did (WorkQueue.saveResults). */

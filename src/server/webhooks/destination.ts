@@ -53,7 +53,8 @@ function refusedAddress(ip: string, allowPrivateWebhooks: boolean): boolean {
 }
 
 /** What every refused destination is told, whichever rule refused it. */
-export const refusedDestination = (host: string): string => `Webhooks are not sent to ${host}: a receiver must resolve, and only to public addresses.`;
+export const refusedDestination = (host: string): string =>
+  `Webhooks are not sent to ${host}: a receiver must resolve, and only to public addresses (a receiver on a private network, such as a test one, needs the service run with --allow-private-webhooks).`;
 
 /** The URL as an endpoint may have it: http(s), no credentials in it. Throws DestinationRefused. */
 function endpointUrl(text: string): URL {

@@ -11,7 +11,7 @@ import { openListSource, rowPlace, type ListSource } from '../../../csv/source.j
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { parseEvidenceWindow } from '../../local-service/service-policy.js';
 import { durationMs, engineFlags, refuseEngineFlagsWithoutLocal, type EngineFlags } from '../../options/engine-flags.js';
-import { UsageError } from '../../output/errors.js';
+import { sandboxNeedsLocal, UsageError } from '../../output/errors.js';
 import { NO_FAIL_ON, parseFailOn, type FailOn } from '../../output/fail-on.js';
 import { forEachConcurrently } from '../../session/concurrently.js';
 import { announceStdinRead, type Io } from '../../output/io.js';
@@ -39,6 +39,8 @@ export interface SubmitOptions {
   precheck: boolean;
   wait: boolean;
   local: boolean;
+  /** `--sandbox` (with --local): a sandbox job, answered by local part, no server asked. */
+  sandbox: boolean;
   fresh: boolean;
   /** --settle-within, in seconds: the job's `settleWithin`. */
   settleWithinSeconds?: number;
@@ -68,6 +70,8 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
   const maxAge = textFlag(flags, 'maxAge');
   if (!local && maxAge !== undefined)
     throw new UsageError('--max-age needs --local', 'a service decides itself how long it reuses a verdict; --fresh asks it not to');
+  const sandbox = switchFlag(flags, 'sandbox');
+  if (sandbox && !local) throw sandboxNeedsLocal();
   if (!local && !wait && failOn !== undefined)
     throw new UsageError('--fail-on needs --wait (or --local)', 'or gate the results later with `mailverify bulk results <job> --fail-on …`');
   if (!wait && !local && (output.output ?? output.format ?? output.only) !== undefined) {
@@ -80,6 +84,7 @@ export async function parse(parsed: ParsedCommand): Promise<SubmitOptions> {
     precheck: unlessNegated(flags, 'precheck'),
     wait,
     local,
+    sandbox,
     fresh: switchFlag(flags, 'fresh'),
     settleWithinSeconds: settleWithin === undefined ? undefined : Math.ceil(durationMs(settleWithin, '--settle-within') / 1_000),
     failOn: failOn === undefined ? NO_FAIL_ON : parseFailOn(failOn),
@@ -212,7 +217,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
     for (const line of describeList(list, source.label)) session.notice(line);
     if (options.local) {
       const { runLocalSubmit } = await import('./support/local.js');
-      const { engine, dataDir, failOn, fresh, settleWithinSeconds, maxAge } = options;
+      const { engine, dataDir, failOn, fresh, settleWithinSeconds, maxAge, sandbox } = options;
       return await runLocalSubmit({
         session,
         engine,
@@ -225,6 +230,7 @@ export async function run(options: SubmitOptions, io: Io): Promise<void> {
         fresh,
         settleWithinSeconds,
         maxAge,
+        sandbox,
         argv: ['mailverify', ...process.argv.slice(2)],
         evidenceWindowMs: parseEvidenceWindow(options.evidenceWindow, session.env),
       });

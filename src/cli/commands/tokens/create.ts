@@ -5,7 +5,7 @@ import { API_SCOPES, type ApiScope } from '../../../wire/contract.js';
 import { durationMs } from '../../options/engine-flags.js';
 import { UsageError } from '../../output/errors.js';
 import type { Io } from '../../output/io.js';
-import { listFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
+import { listFlag, switchFlag, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../../options/program-options.js';
 import { withClient } from '../../session/with-client.js';
 
@@ -17,6 +17,8 @@ export interface CreateOptions {
   scopes?: ApiScope[];
   /** Seconds from now; none: never expires. */
   expiresIn?: number;
+  /** `--test`: a test token (docs/api.md "Sandbox"). */
+  test: boolean;
 }
 
 /** `--scope`, repeatable or comma-separated; none: every scope (the service's default). */
@@ -44,19 +46,26 @@ function expiresInOf(given: string | undefined): number | undefined {
 export function parse(parsed: ParsedCommand): CreateOptions {
   const { flags } = parsed;
   const scopes = scopesOf(listFlag(flags, 'scope'));
-  return { program: programOptions(parsed.program), name: textFlag(flags, 'name'), scopes, expiresIn: expiresInOf(textFlag(flags, 'expires')) };
+  return {
+    program: programOptions(parsed.program),
+    name: textFlag(flags, 'name'),
+    scopes,
+    expiresIn: expiresInOf(textFlag(flags, 'expires')),
+    test: switchFlag(flags, 'test'),
+  };
 }
 
-function describeGrant({ scopes, expiresAt }: Pick<TokenInfo, 'scopes' | 'expiresAt'>): string {
-  return `scopes ${scopes.join(', ')}, ${expiresAt === null ? 'never expires' : `expires ${expiresAt}`}`;
+function describeGrant({ scopes, expiresAt, test }: Pick<TokenInfo, 'scopes' | 'expiresAt' | 'test'>): string {
+  return `${test ? 'a test token (sandbox answers, nothing charged), ' : ''}scopes ${scopes.join(', ')}, ${expiresAt === null ? 'never expires' : `expires ${expiresAt}`}`;
 }
 
 /** Creates a token and prints only the secret on stdout (as `admin token create`), so that `$(mailverify tokens create)` is the token. */
-export async function run({ program, name, scopes, expiresIn }: CreateOptions, io: Io): Promise<void> {
+export async function run({ program, name, scopes, expiresIn, test }: CreateOptions, io: Io): Promise<void> {
   await withClient(program, io, async (client) => {
     const created = await client.createToken(name ?? `mailverify-${hostname()}`, {
       ...(scopes === undefined ? {} : { scopes }),
       ...(expiresIn === undefined ? {} : { expiresIn }),
+      ...(test ? { test } : {}),
     });
     if (io.json) return void io.stdout.write(`${toSafeJson(created)}\n`);
     io.stdout.write(`${created.token}\n`);

@@ -14,7 +14,8 @@ export async function run({ program }: ProgramOnly, io: Io): Promise<void> {
     for (const token of tokens) {
       const expired = token.expiresAt !== null && Date.parse(token.expiresAt) <= now;
       const expiry = token.expiresAt === null ? 'never expires' : expired ? io.color.red(`expired ${token.expiresAt}`) : `expires ${token.expiresAt}`;
-      io.stdout.write(`${token.id}  ${terminalSafe(token.name)}  ${token.scopes.join(',')}  ${expiry}  last used ${token.lastUsedAt ?? 'never'}\n`);
+      const kind = token.test ? '  test' : '';
+      io.stdout.write(`${token.id}  ${terminalSafe(token.name)}${kind}  ${token.scopes.join(',')}  ${expiry}  last used ${token.lastUsedAt ?? 'never'}\n`);
     }
   });
 }

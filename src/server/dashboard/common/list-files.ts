@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAddressList, type AddressList } from '../../../csv/address-list.js';
+import { readAddressList, type AddressList, type RejectedPage } from '../../../csv/address-list.js';
 import { CsvError } from '../../../csv/errors.js';
 import { openListSource, type ListSource } from '../../../csv/source.js';
 import { ProblemError } from '../../http/errors.js';
@@ -51,7 +51,7 @@ export async function readUploadedList(upload: ListFile, column: string | undefi
  */
 export type ListPreview = { source: ListSource; list: AddressList; problem?: undefined } | { source: ListSource; list?: undefined; problem: string };
 
-export async function previewUploadedList(upload: ListFile, column: string | undefined): Promise<ListPreview> {
+export async function previewUploadedList(upload: ListFile, column: string | undefined, rejected?: RejectedPage): Promise<ListPreview> {
   return withListFile(upload, async (path) => {
     let source: ListSource;
     try {
@@ -61,7 +61,7 @@ export async function previewUploadedList(upload: ListFile, column: string | und
       return { source: await openUploadedList(path, upload, '1'), problem: error.message };
     }
     try {
-      return { source, list: await readAddressList(source, { precheck: true }) };
+      return { source, list: await readAddressList(source, { precheck: true, rejected }) };
     } catch (error) {
       // A parse error names its line; "no addresses in this column" does not, and another column may have them.
       if (!(error instanceof CsvError) || error.line !== undefined) throw error;

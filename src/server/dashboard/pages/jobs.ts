@@ -11,6 +11,8 @@ import type { DashboardConfig } from '../common/config.js';
 import { renderPage } from '../common/render.js';
 import { VERIFIER_CONDITIONS } from '../../../engine/core/reason-codes.js';
 import { signedIn } from '../common/signed-in.js';
+import { keepForNextPage } from '../common/shown-once.js';
+import { DELETED_JOB, type DeletedJob } from '../common/deleted-job.js';
 
 /** Results listed on the job page; the download has them all. */
 const RESULTS_SHOWN = 200;
@@ -37,7 +39,7 @@ function downloadName(fileName: string | null, only: Verdict | undefined): strin
 
 export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void {
   // Another user's job is as unknown as a missing one.
-  const noSuchJob = () => new ProblemError('not_found', 'No such job.');
+  const noSuchJob = () => new ProblemError('not_found', 'No such job: it may have been deleted, which removes it for good.');
 
   async function jobOf(userId: number, jobId: string) {
     const found = await store.jobs.getJobWithResults(userId, jobId);
@@ -70,11 +72,7 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
     });
   });
 
-  // The job's addresses, results and uploaded file gone, as DELETE /v1/bulk-verify/{id} does (the form carries the CSRF token, as every form).
-  app.post<{ Params: { id: string } }>('/jobs/:id/delete', { schema: { params: jobParams } }, async (request, reply) => {
-    if (!(await store.jobs.deleteJob(signedIn(request).user.id, request.params.id))) throw noSuchJob();
-    return reply.redirect('/lists', 303);
-  });
+  deletingJobs(app, store, noSuchJob);
 
   // The original rows with the verdict columns appended (the CLI's merge-back), or for a job sent
   // through the API, one row per address; all rows or one verdict's.
@@ -106,6 +104,26 @@ export function jobPages(app: FastifyInstance, { store }: DashboardConfig): void
         .send(body);
     },
   );
+}
+
+/**
+ * The job's addresses, results and uploaded file gone, as DELETE /v1/bulk-verify/{id} does (the form
+ * carries the CSRF token, as every form). Asked first: the form's box must be ticked (`required` in
+ * the browser, checked here for any client), and the lists page then says what went.
+ */
+function deletingJobs(app: FastifyInstance, store: DashboardConfig['store'], noSuchJob: () => ProblemError): void {
+  app.post<{ Params: { id: string }; Body: { confirm?: string } }>('/jobs/:id/delete', { schema: { params: jobParams } }, async (request, reply) => {
+    const userId = signedIn(request).user.id;
+    const job = await store.jobs.getJob(userId, request.params.id);
+    if (!job) throw noSuchJob();
+    if (request.body?.confirm !== 'yes') throw new ProblemError('invalid_request', 'Nothing was deleted: tick “Yes, delete this job” to confirm.');
+    const upload = await store.dashboard.findUploadOfJob(userId, job.id);
+    const deleted = await store.jobs.deleteJob(userId, job.id);
+    if (!deleted) throw noSuchJob();
+    const notice: DeletedJob = { name: upload?.fileName ?? job.name ?? job.id, total: job.total, refunded: deleted.refunded, upload: upload !== undefined };
+    keepForNextPage(request, reply, DELETED_JOB, notice);
+    return reply.redirect('/lists', 303);
+  });
 }
 
 /**

@@ -9,12 +9,16 @@ import { asListProblem, previewUploadedList, readUploadedList } from '../common/
 import type { DashboardConfig } from '../common/config.js';
 import { renderPage } from '../common/render.js';
 import { signedIn } from '../common/signed-in.js';
+import { takeFromLastPage } from '../common/shown-once.js';
+import { DELETED_JOB, type DeletedJob } from '../common/deleted-job.js';
 import { MAX_PENDING_UPLOAD_BYTES, type UploadedFile } from '../common/upload.js';
 
 /** Jobs listed on the lists page, newest first. */
 const JOBS_SHOWN = 50;
 /** Rows of the file shown in the preview. */
 const PREVIEW_ROWS = 5;
+/** Rows failing the syntax check shown per page of the preview (`?rejected=2` for the next). */
+const REJECTED_PER_PAGE = 10;
 
 const uploadParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } };
 /** A column as the preview offers it: its 1-based number. */
@@ -40,40 +44,23 @@ function deletingUploads(app: FastifyInstance, store: DashboardConfig['store']):
   });
 }
 
-export function listPages(app: FastifyInstance, { store, onJobCreated }: DashboardConfig): void {
-  async function uploadOf(userId: number, id: string): Promise<ListUpload> {
-    const upload = await store.dashboard.findUpload(userId, id);
-    if (!upload) throw new ProblemError('not_found', 'No such uploaded list.');
-    return upload;
-  }
-
-  app.get('/lists', async (request, reply) => {
-    const userId = signedIn(request).user.id;
-    const [jobs, uploads] = [await store.jobs.listJobs(userId, JOBS_SHOWN), await store.dashboard.pendingUploads(userId)];
-    return renderPage(request, reply, 'lists', { title: 'Lists', jobs, uploads, uploadLimitMib: MAX_PENDING_UPLOAD_BYTES / 1024 / 1024 });
-  });
-
-  // Step 1: the file is kept and read as the CLI reads it, and the user sees what was found.
-  app.post<{ Body: Record<string, unknown> }>('/lists', async (request, reply) => {
-    const file = request.body?.list;
-    if (!isUploadedFile(file) || file.content.length === 0) throw new ProblemError('invalid_request', 'Choose a non-empty CSV or text file to upload.');
-    const name = file.name.trim() || 'list';
-    // Read once before keeping it, so that a file that is no list at all is refused at once.
-    await asListProblem(() => previewUploadedList({ fileName: name, content: file.content }, undefined));
-    const id = await keepUpload(store, signedIn(request).user.id, name, file.content);
-    return reply.redirect(`/lists/uploads/${id}`, 303);
-  });
-
-  deletingUploads(app, store);
-
-  // Step 2: the detected column (changeable), what the list holds and what it will cost.
-  app.get<{ Params: { id: string }; Querystring: { column?: string } }>(
+/** Step 2 of a list: the detected column (changeable), what the list holds and what it will cost. */
+function previewPage(app: FastifyInstance, uploadOf: (userId: number, id: string) => Promise<ListUpload>): void {
+  app.get<{ Params: { id: string }; Querystring: { column?: string; rejected?: string } }>(
     '/lists/uploads/:id',
-    { schema: { params: uploadParams, querystring: { type: 'object', properties: { column: columnSpec } } } },
+    {
+      schema: {
+        params: uploadParams,
+        querystring: { type: 'object', properties: { column: columnSpec, rejected: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' } } },
+      },
+    },
     async (request, reply) => {
       const upload = await uploadOf(signedIn(request).user.id, request.params.id);
       if (upload.jobId !== null) return reply.redirect(`/jobs/${upload.jobId}`, 303);
-      const { source, list, problem } = await asListProblem(() => previewUploadedList(upload, request.query.column));
+      // Every row failing the syntax check can be seen, a page at a time; only that page is kept while the list is read.
+      const rejectedPage = Number(request.query.rejected ?? 1);
+      const rejected = { skip: (rejectedPage - 1) * REJECTED_PER_PAGE, take: REJECTED_PER_PAGE };
+      const { source, list, problem } = await asListProblem(() => previewUploadedList(upload, request.query.column, rejected));
       const columns = Array.from({ length: source.width }, (_, index) => ({
         number: String(index + 1),
         label: source.column.header?.[index]?.trim() || `column ${index + 1}`,
@@ -89,10 +76,43 @@ export function listPages(app: FastifyInstance, { store, onJobCreated }: Dashboa
         sample: list?.addresses.slice(0, PREVIEW_ROWS) ?? [],
         list: list ?? null,
         tooMany: (list?.addresses.length ?? 0) > MAX_BULK_EMAILS,
+        rejectedFrom: rejected.skip + 1,
+        rejectedPage,
+        rejectedPages: Math.max(1, Math.ceil((list?.invalid ?? 0) / REJECTED_PER_PAGE)),
         maxEmails: MAX_BULK_EMAILS,
       });
     },
   );
+}
+
+export function listPages(app: FastifyInstance, { store, onJobCreated }: DashboardConfig): void {
+  async function uploadOf(userId: number, id: string): Promise<ListUpload> {
+    const upload = await store.dashboard.findUpload(userId, id);
+    if (!upload) throw new ProblemError('not_found', 'No such uploaded list.');
+    return upload;
+  }
+
+  app.get('/lists', async (request, reply) => {
+    const userId = signedIn(request).user.id;
+    const [jobs, uploads] = [await store.jobs.listJobs(userId, JOBS_SHOWN), await store.dashboard.pendingUploads(userId)];
+    const deleted = takeFromLastPage<DeletedJob>(request, reply, DELETED_JOB);
+    return renderPage(request, reply, 'lists', { title: 'Lists', jobs, uploads, deleted, uploadLimitMib: MAX_PENDING_UPLOAD_BYTES / 1024 / 1024 });
+  });
+
+  // Step 1: the file is kept and read as the CLI reads it, and the user sees what was found.
+  app.post<{ Body: Record<string, unknown> }>('/lists', async (request, reply) => {
+    const file = request.body?.list;
+    if (!isUploadedFile(file) || file.content.length === 0) throw new ProblemError('invalid_request', 'Choose a non-empty CSV or text file to upload.');
+    const name = file.name.trim() || 'list';
+    // Read once before keeping it, so that a file that is no list at all is refused at once.
+    await asListProblem(() => previewUploadedList({ fileName: name, content: file.content }, undefined));
+    const id = await keepUpload(store, signedIn(request).user.id, name, file.content);
+    return reply.redirect(`/lists/uploads/${id}`, 303);
+  });
+
+  deletingUploads(app, store);
+
+  previewPage(app, uploadOf);
 
   // Step 3: the job. The upload's id is its Idempotency-Key: a second click pays nothing more.
   app.post<{ Params: { id: string }; Body: { column: string } }>(

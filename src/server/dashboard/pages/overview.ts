@@ -20,6 +20,10 @@ export function overviewPages(app: FastifyInstance, { store, refundUnknown = fal
       store.accounts.ledger(user.id, RECENT_LINES),
     ]);
     const usage = monthOfUsage(credits, verdicts, now);
+    // The ledger keeps a deleted job's rows (what it cost): they say the job was deleted rather than link to a 404.
+    const jobIds = [...new Set(recent.flatMap((entry) => (entry.jobId === null ? [] : [entry.jobId])))];
+    const found = await Promise.all(jobIds.map((jobId) => store.jobs.getJob(user.id, jobId)));
+    const deletedJobs = new Set(jobIds.filter((_, at) => found[at] === undefined));
     return renderPage(request, reply, 'overview', {
       title: 'Overview',
       balance: user.balance,
@@ -31,6 +35,7 @@ export function overviewPages(app: FastifyInstance, { store, refundUnknown = fal
       verdictsChart: verdictsChart(usage),
       verdictNames: VERDICTS,
       recent: recent.reverse(),
+      deletedJobs,
     });
   });
 }

@@ -21,6 +21,7 @@ const createSchema = {
       name: createTokenSchema.body.properties.name,
       scopes: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: API_SCOPES.length }] },
       expires: { type: 'string', enum: ['', ...EXPIRY_DAYS.map(String)] },
+      test: { type: 'string', enum: ['on'] },
       _csrf: { type: 'string' },
     },
   },
@@ -31,6 +32,8 @@ interface CreateForm {
   /** One checkbox ticked is a string, several an array, none absent (which the grant refuses). */
   scopes?: string | string[];
   expires?: string;
+  /** The "Test token" checkbox: present only when ticked. */
+  test?: 'on';
 }
 
 const revokeSchema = {
@@ -55,8 +58,9 @@ export function tokenPages(app: FastifyInstance, { store, authenticator }: Dashb
   app.post<{ Body: CreateForm }>('/tokens', { schema: createSchema }, async (request, reply) => {
     const name = request.body.name.trim();
     const { scopes = [], expires = '' } = request.body;
-    const grant = grantFrom({ scopes: [scopes].flat(), ...(expires === '' ? {} : { expiresIn: Number(expires) * 86_400 }) });
-    const token = generateApiToken();
+    const test = request.body.test === 'on';
+    const grant = grantFrom({ scopes: [scopes].flat(), ...(expires === '' ? {} : { expiresIn: Number(expires) * 86_400 }), test });
+    const token = generateApiToken(grant);
     await store.tokens.createApiToken(signedIn(request).user.id, name, hashApiToken(token), grant);
     keepForNextPage(request, reply, NEW_TOKEN, { name, token });
     return reply.redirect('/tokens', 303);

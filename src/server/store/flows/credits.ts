@@ -59,6 +59,7 @@ export interface JobSteps extends CreditSteps {
     completedAt: string | null;
     /** JobDetails.settleWithinSeconds after createdAt (epoch ms), or null. */
     settleBy: number | null;
+    sandbox: boolean;
   }): Awaitable<void>;
   /** The job's items, positions following the list's order, each with its domain. */
   insertItems(jobId: string, emails: readonly string[], domains: readonly string[]): Awaitable<void>;
@@ -143,7 +144,9 @@ export function* createJob(steps: JobSteps, job: NewJob): Flow<JobCreation> {
     const earlier = yield* liveKey(steps, userId, idempotency);
     if (earlier) return replayedJob(earlier);
   }
-  if ((yield* step(steps.takeCredits(userId, emails.length, 'bulk', id))) === undefined) return yield* shortOf(steps, userId, emails.length);
+  // A sandbox job costs nothing (docs/api.md "Sandbox"): no charge, no ledger row.
+  const sandbox = job.details?.sandbox ?? false;
+  if (!sandbox && (yield* step(steps.takeCredits(userId, emails.length, 'bulk', id))) === undefined) return yield* shortOf(steps, userId, emails.length);
   const completedAt = emails.length === 0 ? job.createdAt : null;
   yield* step(
     steps.insertJob({
@@ -155,6 +158,7 @@ export function* createJob(steps: JobSteps, job: NewJob): Flow<JobCreation> {
       createdAt: job.createdAt,
       completedAt,
       settleBy: job.details?.settleWithinSeconds === undefined ? null : Date.parse(job.createdAt) + job.details.settleWithinSeconds * 1_000,
+      sandbox,
     }),
   );
   yield* step(steps.insertItems(id, emails, job.domains));

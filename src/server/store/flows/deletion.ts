@@ -14,7 +14,7 @@ export interface DeletionSteps {
    */
   deleteItems(jobId: string): Awaitable<void>;
   /** The job when it is the user's (as committed now: read again after deleteItems, it counts every batch written). */
-  jobOf(userId: number, jobId: string): Awaitable<{ total: number; processed: number; completed: boolean } | undefined>;
+  jobOf(userId: number, jobId: string): Awaitable<{ total: number; processed: number; completed: boolean; sandbox: boolean } | undefined>;
   /** Deletes the job's row and what hangs on it (its uploaded file); the ledger's rows stay. */
   deleteJob(jobId: string): Awaitable<void>;
   /** Gives `amount` credits back to the user, with a ledger row naming the job. */
@@ -39,7 +39,8 @@ export function* deleteJob(steps: DeletionSteps, userId: number, jobId: string):
   const job = yield* step(steps.jobOf(userId, jobId));
   // Deleted meanwhile by another request: that one gave back what was owed.
   if (!job) return undefined;
-  const refunded = job.completed ? 0 : Math.max(0, job.total - job.processed);
+  // A sandbox job was charged nothing, so nothing goes back.
+  const refunded = job.completed || job.sandbox ? 0 : Math.max(0, job.total - job.processed);
   if (refunded > 0) yield* step(steps.refund(userId, refunded, jobId));
   yield* step(steps.deleteJob(jobId));
   return { refunded };

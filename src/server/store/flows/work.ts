@@ -58,7 +58,7 @@ export function* claimWork(
     const items = rows
       .sort((a, b) => a.position - b.position)
       .map((row) => ({ jobId: job.id, position: row.position, email: row.email, attempts: row.attempts, firstAnsweredAt: row.first_answered_at }));
-    return { lease, jobId: job.id, userId: job.user_id, fresh: Boolean(job.fresh), domain, items, settleBy: job.settle_by };
+    return { lease, jobId: job.id, userId: job.user_id, fresh: Boolean(job.fresh), domain, items, settleBy: job.settle_by, sandbox: Boolean(job.sandbox) };
   }
   return undefined;
 }
@@ -79,6 +79,8 @@ export interface ResultSteps extends AnnounceSteps {
   countProcessed(jobId: string, written: number, completedAt: string): Awaitable<boolean>;
   /** How many of the job's stored results are `unknown`, by reason code. */
   unknownsOf(jobId: string): Awaitable<{ reasonCode: string; count: number }[]>;
+  /** Whether the job is a sandbox job, which was charged nothing and so is refunded nothing. */
+  isSandbox(jobId: string): Awaitable<boolean>;
   /** Gives `amount` credits back to the job's owner, with a ledger row naming the job. */
   refundToOwner(jobId: string, amount: number): Awaitable<void>;
 }
@@ -116,7 +118,7 @@ export function* saveResults(steps: ResultSteps, results: readonly LeasedResult[
     const completed = yield* step(steps.countProcessed(jobId, count, completedAt));
     if (refund > 0) yield* step(steps.refundToOwner(jobId, refund));
     saved.refunded += refund;
-    if (completed && policy.refundUnknown) {
+    if (completed && policy.refundUnknown && !(yield* step(steps.isSandbox(jobId)))) {
       const unknowns = yield* step(steps.unknownsOf(jobId));
       const owed = unknowns.filter(({ reasonCode }) => !refundable({ result: 'unknown', reasonCode })).reduce((sum, { count }) => sum + count, 0);
       if (owed > 0) yield* step(steps.refundToOwner(jobId, owed));

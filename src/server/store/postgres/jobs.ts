@@ -39,17 +39,11 @@ export class PostgresJobs {
   private steps(sql: Statements): JobSteps {
     return {
       ...this.users.steps(sql),
-      insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt, settleBy }) =>
-        void (await sql.run('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-          id,
-          userId,
-          name,
-          fresh,
-          total,
-          createdAt,
-          completedAt,
-          settleBy,
-        ])),
+      insertJob: async ({ id, userId, name, fresh, total, createdAt, completedAt, settleBy, sandbox }) =>
+        void (await sql.run(
+          'INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by, sandbox) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+          [id, userId, name, fresh, total, createdAt, completedAt, settleBy, sandbox],
+        )),
       // One statement for the whole list, its order giving the positions.
       insertItems: async (jobId, emails, domains) => {
         await sql.run(
@@ -113,8 +107,8 @@ export class PostgresJobs {
       forgetCached: async (userId, keys) =>
         void (await sql.run('DELETE FROM result_cache WHERE user_id = $1 AND address_key = ANY ($2::text[])', [userId, keys])),
       jobOf: (userId, jobId) =>
-        sql.row<{ total: number; processed: number; completed: boolean }>(
-          'SELECT total, processed, completed_at IS NOT NULL AS completed FROM jobs WHERE id = $1 AND user_id = $2',
+        sql.row<{ total: number; processed: number; completed: boolean; sandbox: boolean }>(
+          'SELECT total, processed, completed_at IS NOT NULL AS completed, sandbox FROM jobs WHERE id = $1 AND user_id = $2',
           [jobId, userId],
         ),
       deleteJob: async (jobId) => void (await sql.run('DELETE FROM jobs WHERE id = $1', [jobId])),

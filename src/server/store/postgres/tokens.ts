@@ -19,8 +19,8 @@ export class PostgresTokens {
   /** The insert of a new token, on the pool or inside another part's transaction (a device's approved login). */
   async insertToken(sql: Statements, userId: number, name: string, tokenHash: string, grant: TokenGrant): Promise<ApiToken> {
     const row = await sql.row<TokenRow>(
-      'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
-      [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt],
+      'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at, test) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *',
+      [randomUUID(), userId, name, tokenHash, this.db.timestamp(), scopesColumn(grant), grant.expiresAt, grant.test ?? false],
     );
     return toToken(row!);
   }

@@ -80,7 +80,7 @@ export class PostgresWork {
       // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: (now) =>
         sql.rows<CandidateJob>(
-          `SELECT id, user_id, created_at, fresh, settle_by,
+          `SELECT id, user_id, created_at, fresh, settle_by, sandbox,
              leased - (SELECT count(*) FROM job_items i
                WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= $1) AS in_flight
            FROM jobs WHERE completed_at IS NULL`,
@@ -206,6 +206,7 @@ export class PostgresWork {
            WHERE job_id = $1 AND result::jsonb ->> 'result' = 'unknown' GROUP BY 1`,
           [jobId],
         ),
+      isSandbox: async (jobId) => (await sql.row<{ sandbox: boolean }>('SELECT sandbox FROM jobs WHERE id = $1', [jobId]))?.sandbox === true,
     };
   }
 }

@@ -13,6 +13,8 @@ export interface JobRow {
   waiting: number | string;
   /** Epoch ms, or null. */
   next_attempt_at: number | null;
+  /** SQLite says 0 or 1. */
+  sandbox: boolean | number;
 }
 
 /**
@@ -36,6 +38,7 @@ export const toJob = (row: JobRow): JobProgress => ({
   processed: row.processed,
   waiting: Number(row.waiting),
   nextAttemptAt: row.next_attempt_at === null ? null : new Date(Number(row.next_attempt_at)).toISOString(),
+  sandbox: Boolean(row.sandbox),
 });
 
 /** The order of a user's job list, and where a page after a job starts (newest first, then by id). */

@@ -12,6 +12,8 @@ export interface TokenRow {
   /** The token's scopes, space-separated (docs/api.md "Token scopes"). */
   scopes: string;
   expires_at: string | null;
+  /** A test token (TokenGrant.test); SQLite says 0 or 1. */
+  test: boolean | number;
 }
 
 export const toToken = (row: TokenRow): ApiToken => ({
@@ -22,6 +24,7 @@ export const toToken = (row: TokenRow): ApiToken => ({
   lastUsedAt: row.last_used_at,
   scopes: API_SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
   expiresAt: row.expires_at,
+  test: Boolean(row.test),
 });
 
 /** A grant's scopes as the `scopes` column holds them. */

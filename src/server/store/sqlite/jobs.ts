@@ -34,7 +34,7 @@ export class SqliteJobs {
   ) {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
-      insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      insertJob: prepare('INSERT INTO jobs (id, user_id, name, fresh, total, created_at, completed_at, settle_by, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       // One statement for the whole list: SQLite walks the JSON array of [email, domain] itself, far faster than a call per row.
       insertItems: prepare('INSERT INTO job_items (job_id, position, email, domain) SELECT ?, key, value ->> 0, value ->> 1 FROM json_each(?)'),
       verdictCounts: prepare<VerdictCount>(
@@ -63,8 +63,8 @@ export class SqliteJobs {
       deleteItems: prepare('DELETE FROM job_items WHERE job_id = ?'),
       emailsOf: prepare<{ email: string }>('SELECT email FROM job_items WHERE job_id = ?'),
       forgetCached: prepare('DELETE FROM result_cache WHERE user_id = ? AND address_key IN (SELECT value FROM json_each(?))'),
-      jobToDelete: prepare<{ total: number; processed: number; completed: number }>(
-        'SELECT total, processed, completed_at IS NOT NULL AS completed FROM jobs WHERE id = ? AND user_id = ?',
+      jobToDelete: prepare<{ total: number; processed: number; completed: number; sandbox: number }>(
+        'SELECT total, processed, completed_at IS NOT NULL AS completed, sandbox FROM jobs WHERE id = ? AND user_id = ?',
       ),
       deleteJob: prepare('DELETE FROM jobs WHERE id = ?'),
       // Items first (the cascade would do it row by row through the foreign key), then the jobs.
@@ -81,14 +81,25 @@ export class SqliteJobs {
       forgetCached: (userId, keys) => void this.sql.forgetCached.run(userId, JSON.stringify(keys)),
       jobOf: (userId, jobId) => {
         const row = this.sql.jobToDelete.get(jobId, userId);
-        return row && { total: row.total, processed: row.processed, completed: row.completed === 1 };
+        return row && { total: row.total, processed: row.processed, completed: row.completed === 1, sandbox: row.sandbox === 1 };
       },
       deleteJob: (jobId) => void this.sql.deleteJob.run(jobId),
       refund: (userId, amount, jobId) => void users.giveBack(userId, amount, jobId),
     };
     this.steps = {
       ...users.steps,
-      insertJob: (job) => void this.sql.insertJob.run(job.id, job.userId, job.name, job.fresh ? 1 : 0, job.total, job.createdAt, job.completedAt, job.settleBy),
+      insertJob: (job) =>
+        void this.sql.insertJob.run(
+          job.id,
+          job.userId,
+          job.name,
+          job.fresh ? 1 : 0,
+          job.total,
+          job.createdAt,
+          job.completedAt,
+          job.settleBy,
+          job.sandbox ? 1 : 0,
+        ),
       insertItems: (jobId, emails, domains) => void this.sql.insertItems.run(jobId, JSON.stringify(emails.map((email, at) => [email, domains[at]]))),
       saveKey: (record) => idempotency.saveIdempotency(record),
     };

@@ -15,7 +15,7 @@ export class SqliteTokens {
     const prepare = connection.prepare.bind(connection);
     this.sql = {
       insertToken: prepare<TokenRow>(
-        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, scopes, expires_at, test) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
       ),
       liveTokenByHash: prepare<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL'),
       touchToken: prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
@@ -26,7 +26,16 @@ export class SqliteTokens {
 
   createApiToken(userId: number, name: string, tokenHash: string, grant: TokenGrant = FULL_GRANT): ApiToken {
     if (!this.users.findUserById(userId)) throw new StoreError('user_not_found', `no user with id ${userId}`);
-    const row = this.sql.insertToken.get(randomUUID(), userId, name, tokenHash, this.connection.timestamp(), scopesColumn(grant), grant.expiresAt);
+    const row = this.sql.insertToken.get(
+      randomUUID(),
+      userId,
+      name,
+      tokenHash,
+      this.connection.timestamp(),
+      scopesColumn(grant),
+      grant.expiresAt,
+      grant.test ? 1 : 0,
+    );
     return toToken(row!);
   }
 

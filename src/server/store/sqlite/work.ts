@@ -31,7 +31,7 @@ export class SqliteWork {
     this.sql = {
       // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
       candidates: prepare<CandidateJob>(
-        `SELECT id, user_id, created_at, fresh, settle_by,
+        `SELECT id, user_id, created_at, fresh, settle_by, sandbox,
            leased - (SELECT count(*) FROM job_items i
              WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= @now) AS in_flight
          FROM jobs WHERE completed_at IS NULL`,
@@ -100,6 +100,7 @@ export class SqliteWork {
          WHERE id = ? AND completed_at IS NULL
          RETURNING completed_at IS NOT NULL AS completed`,
       ),
+      isSandbox: prepare<{ sandbox: number }>('SELECT sandbox FROM jobs WHERE id = ?'),
       unknowns: prepare<{ reasonCode: string; count: number }>(
         `SELECT result ->> '$.reasonCode' AS reasonCode, count(*) AS count FROM job_items
          WHERE job_id = ? AND result ->> '$.result' = 'unknown' GROUP BY 1`,
@@ -129,6 +130,7 @@ export class SqliteWork {
       // Only a job not completed before is counted, so a completion returned here is this batch's.
       countProcessed: (jobId, written, completedAt) => this.sql.countProcessed.get(written, written, completedAt, jobId)?.completed === 1,
       unknownsOf: (jobId) => this.sql.unknowns.all(jobId),
+      isSandbox: (jobId) => this.sql.isSandbox.get(jobId)?.sandbox === 1,
       refundToOwner: (jobId, amount) => void users.giveBack(this.sql.ownerOf.get(jobId)!.user_id, amount, jobId),
     };
   }

@@ -41,6 +41,8 @@ export interface LocalRun {
   settleWithinSeconds?: number;
   /** `--max-age` as given, and in ms: how old a reused result of an earlier run may be. */
   maxAge: { raw: string; ms: number };
+  /** `--sandbox`: sandbox jobs (docs/api.md "Sandbox"), answered by local part, no server asked. */
+  sandbox?: boolean;
   /** The command line to run again to resume, as the user typed it. */
   argv: string[];
   /** `--evidence-window`: how old the local account's evidence may be to decide a verdict (0: none). */
@@ -64,11 +66,14 @@ interface ListJobs {
  */
 async function jobsFor(local: LocalJobs, session: Session, dataDir: string, list: string, addresses: string[], run: LocalRun): Promise<ListJobs> {
   const digest = createHash('sha256').update(addresses.join('\n')).digest('hex');
-  const before = (await readRuns(dataDir))[list];
+  const sandbox = run.sandbox ?? false;
+  // A sandbox run of a list is recorded apart: a later real run of it must not resume the sandbox's answers.
+  const runKey = sandbox ? `${list} (sandbox)` : list;
+  const before = (await readRuns(dataDir))[runKey];
   if (before?.digest === digest && !run.fresh) {
     const jobIds = [before.jobId, ...(before.retries ?? [])];
     const found = await Promise.all(jobIds.map((id) => local.job(id)));
-    if (found.every(Boolean)) {
+    if (found.every((job) => job?.sandbox === sandbox)) {
       const reuse = await local.reuse(jobIds, run.maxAge.ms);
       if (reuse.reused > 0) session.notice(reuseNote(reuse, list, run.maxAge.raw));
       const unfinished = found.some((job) => job!.status !== 'completed');
@@ -81,8 +86,8 @@ async function jobsFor(local: LocalJobs, session: Session, dataDir: string, list
   }
   if (before && before.digest !== digest) session.notice(`${list} changed since its last run (${before.at}): starting a new job`);
   else if (before && run.fresh) session.notice(`--fresh: asking every address of ${list} again, in a new job`);
-  const jobId = await local.newJob(addresses, { settleWithinSeconds: run.settleWithinSeconds });
-  await recordRun(dataDir, list, { digest, jobId });
+  const jobId = await local.newJob(addresses, { settleWithinSeconds: run.settleWithinSeconds, sandbox });
+  await recordRun(dataDir, runKey, { digest, jobId });
   return { jobIds: [jobId], resumed: false, again: [] };
 }
 
