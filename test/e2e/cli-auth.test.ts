@@ -106,7 +106,7 @@ describe('login --with-token, whoami, logout', () => {
       rateLimit: { limit: expect.any(Number), windowSeconds: expect.any(Number) },
       refundUnknown: false,
       // The token of `admin token create`: every scope, never expiring.
-      token: { kind: 'api', id: expect.any(String), name: 'admin', scopes: ['verify', 'bulk', 'results', 'account', 'evidence'], expiresAt: null },
+      token: { kind: 'api', id: expect.any(String), name: 'admin', scopes: ['verify', 'bulk', 'results', 'account', 'evidence'], expiresAt: null, test: false },
       baseUrl: service.baseUrl,
       profile: 'default',
       tokenSource: 'config',

@@ -132,7 +132,7 @@ describe.skipIf(absent).each(STORE_KINDS)('login --web on a $name store', (kind)
     expect(page.url()).toBe(login.url);
     await expect(page.locator('#device-code').textContent()).resolves.toBe(code);
     await expect(page.locator('#device-name').textContent()).resolves.toBe(DEVICE);
-    await expect(page.locator('#device-scopes').textContent()).resolves.toBe('verify, bulk, results, account');
+    await expect(page.locator('#device-scopes').textContent()).resolves.toBe('verify, bulk, results, account, evidence');
     await browser.screenshot('device-approve');
     await page.getByRole('button', { name: 'Approve' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Device approved');

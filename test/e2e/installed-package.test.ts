@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsFixture } from '../support/dns-server.js';
+import { localFixtureFlags } from '../support/engine-fixtures.js';
 import { freePort, startSmtpServer, type SmtpFixture } from '../support/smtp-server.js';
 
 /**
@@ -76,22 +77,7 @@ describe('the installed package', () => {
   });
 
   it('verifies an address with its own engine', async () => {
-    const { stdout } = await run([
-      'verify',
-      '--local',
-      '--json',
-      '--dns-server',
-      dns.server,
-      '--smtp-port',
-      String(smtpPort),
-      '--allow-private-networks',
-      '--no-web-check',
-      '--retry-schedule',
-      'none',
-      '--dnsbl-zone',
-      'dnsbl.test',
-      'ann@installed.test',
-    ]);
+    const { stdout } = await run(['verify', ...localFixtureFlags(dns, smtpPort), '--json', 'ann@installed.test']);
     expect(JSON.parse(stdout)).toMatchObject({ email: 'ann@installed.test', result: 'valid' });
   });
 });

@@ -70,7 +70,7 @@ describe.each(STORE_KINDS)('sign-ins on a $name store', (kind) => {
     await admin.accounts.setPassword(user.id, await hashPassword('the second pass phrase'));
     expectProblem(await accountOf(jwt), 401, 'unauthorized');
     const page = await fetchPage(app.baseUrl, '/tokens', { cookie: session });
-    expect([page.status, page.headers.location]).toEqual([303, '/sign-in']);
+    expect([page.status, page.headers.location]).toEqual([303, '/sign-in?next=%2Ftokens']);
     expect((await accountOf(token)).status).toBe(200);
 
     expectProblem(await app.call('POST', '/v1/auth/login', { json: { email: 'changes@example.test', password: PASSWORD } }), 401, 'unauthorized');

@@ -112,11 +112,11 @@ const cases: Case[] = [
   { name: 'CONNECT', bytes: () => req('CONNECT example.test:443 HTTP/1.1'), status: 501, code: 'not_implemented' },
   { name: 'GET on a POST route', bytes: () => req('GET /v1/verify HTTP/1.1', [auth()]), status: 405, code: 'method_not_allowed', allow: 'POST' },
   {
-    name: 'PUT on a POST route',
+    name: 'PUT on the jobs collection',
     bytes: () => req('PUT /v1/bulk-verify HTTP/1.1', [auth(), 'Content-Length: 0']),
     status: 405,
     code: 'method_not_allowed',
-    allow: 'POST',
+    allow: 'POST, GET, HEAD',
   },
   { name: 'DELETE on the account', bytes: () => req('DELETE /v1/account HTTP/1.1', [auth()]), status: 405, code: 'method_not_allowed', allow: 'GET, HEAD' },
   {

@@ -32,6 +32,7 @@ const EXCEPTIONS: Array<[RegExp, string]> = [
     /^src\/engine\/evidence\/(bounce|bounce-parts|bounce-text|csv-events|detect|dsn|json-events|json-file|mbox|mime|stream)\.ts$/,
     "evidence reading's parts: through readEvidencePath and readEvidenceStream in test/unit/evidence/*.test.ts and test/integration/bounce-corpus.test.ts",
   ],
+  [/^src\/engine\/sandbox\.ts$/, "the sandbox's answers: through a test token and --local --sandbox in test/e2e/sandbox.test.ts"],
   [/^src\/engine\/result-filter\.ts$/, 'the result filter: through `--fail-on` and `--only` in test/e2e/cli-verify*.test.ts'],
   [
     /^src\/server\/(auth|dashboard|http|routes|schemas)\//,
