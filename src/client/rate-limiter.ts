@@ -112,6 +112,21 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
   let unpaced = false;
   /** The request sent alone while nothing is known, settled when its answer is. */
   let probe: Promise<void> | undefined;
+  /** Requests sent and not yet answered: an answer may not count them yet. */
+  let inFlight = 0;
+
+  /** Counts a request as sent; its `done` takes the answer's fields, once. */
+  function sent(after: () => void = () => undefined): (fields?: RateLimitFields) => void {
+    inFlight += 1;
+    let answered = false;
+    return (fields) => {
+      if (answered) return;
+      answered = true;
+      if (fields) observe(fields);
+      inFlight -= 1;
+      after();
+    };
+  }
 
   function observe(fields: RateLimitFields): void {
     const state = parseRateLimit(fields.rateLimit);
@@ -124,8 +139,10 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
     const seconds = policyParameter(fields.policy, 'w');
     if (seconds !== undefined) windowMs = seconds * 1_000;
     const at = clock.now() + state.resetSeconds * 1_000;
+    // The other requests still in flight may reach the service after this one: counted as spent already.
+    const left = Math.max(0, state.remaining - (inFlight - 1));
     // A reset well past the one known is a new window: its count replaces the old one's.
-    remaining = at > resetAt + 500 || remaining === undefined ? state.remaining : Math.min(remaining, state.remaining);
+    remaining = at > resetAt + 500 || remaining === undefined ? left : Math.min(remaining, left);
     resetAt = Math.max(resetAt, at);
   }
 
@@ -149,16 +166,15 @@ export function createServerPacer(clock: Clock = realClock): ServerPacer {
           }
           let settle = () => undefined as void;
           probe = new Promise<void>((resolve) => (settle = resolve));
-          return (fields) => {
-            if (fields) observe(fields);
-            // A probe that failed without an answer leaves the next request to find out.
+          // A probe that failed without an answer leaves the next request to find out.
+          return sent(() => {
             probe = undefined;
             settle();
-          };
+          });
         }
         if (remaining > 0) {
           remaining -= 1;
-          return (fields) => fields && observe(fields);
+          return sent();
         }
         await clock.wait(resetAt - now, signal);
       }

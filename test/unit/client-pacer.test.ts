@@ -68,6 +68,18 @@ describe('createServerPacer', () => {
     expect(clock.now()).toBe(1_000);
   });
 
+  it('counts the requests still in flight against what an answer says is left', async () => {
+    const clock = fakeClock();
+    const pacer = createServerPacer(clock);
+    (await pacer.ready())(answer(3, 1));
+    const a = await pacer.ready();
+    await pacer.ready();
+    // One left when a was counted; the other request in flight may take it: nothing is left to send now.
+    a(answer(1, 1));
+    await pacer.ready();
+    expect(clock.now()).toBe(1_000);
+  });
+
   it('goes on, one request at a time, when requests fail without an answer after the window was spent', async () => {
     const clock = fakeClock();
     const pacer = createServerPacer(clock);
