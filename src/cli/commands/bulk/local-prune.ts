@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { JobSummary } from '../../../server/store/store.js';
 import { toSafeJson } from '../../../text/sanitize.js';
 import { localDataDir } from '../../local-service/data-dir.js';
@@ -9,7 +7,6 @@ import type { Io } from '../../output/io.js';
 import { textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../../options/program-options.js';
 import { forgetRuns } from './support/local-runs.js';
-import { DATABASE_FILE } from '../../../server/store/sqlite/database.js';
 
 /** `bulk local prune`'s options, checked. */
 export interface PruneOptions {
@@ -40,12 +37,12 @@ export async function run({ olderThan, dataDir }: PruneOptions, io: Io): Promise
     else if (!io.quiet)
       io.stderr.write(`deleted ${counted(deleted, 'local job')} made more than ${olderThan.raw} ago, with their addresses and results, from ${dir}\n`);
   };
-  // Nothing was ever kept there: nothing to delete, and no store to make for it.
-  if (!existsSync(join(dir, DATABASE_FILE))) return say(0);
-  const [{ openStore }, { LOCAL_ACCOUNT }] = await Promise.all([
+  const [{ openStore }, { LOCAL_ACCOUNT, hasLocalStore }] = await Promise.all([
     import('../../../server/store/open/open-store.js'),
     import('../../local-service/local-account.js'),
   ]);
+  // Nothing was ever kept there: nothing to delete, and no store to make for it.
+  if (!hasLocalStore(dir)) return say(0);
   const store = await openStore({ dataDir: dir });
   try {
     const user = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
