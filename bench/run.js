@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in turn, one table on stdout, bench/results.json written.
  *
- *   node bench/run.js [--quick | --smoke] [--only engine,csv,service,runner,politeness,fairness,results,cli,accuracy,reuse,webhooks,submit,settling,evidence] [--smtp-latency 20] [--dns-latency 5]
+ *   node bench/run.js [--quick | --smoke] [--only engine,csv,service,runner,scale-out,politeness,fairness,results,cli,accuracy,reuse,webhooks,submit,settling,evidence] [--smtp-latency 20] [--dns-latency 5]
  *
  * --quick uses small sizes (well under a minute a section); its figures are not the ones to quote.
  * --smoke is --quick that saves nothing and exits 1 when a section failed or a figure is missing, so
@@ -15,6 +15,7 @@ const SECTIONS = {
   csv: './csv.js',
   service: './service.js',
   runner: './runner.js',
+  'scale-out': './scale-out.js',
   politeness: './politeness.js',
   fairness: './fairness.js',
   results: './results.js',

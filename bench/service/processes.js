@@ -102,18 +102,19 @@ export async function startMailverify(engineArgs, nodeFlags = [], databaseUrl) {
 
 /**
  * `mailverify worker` on the store of a `startMailverify` service (its `storeArgs`).
- * @returns {Promise<{ stop(): Promise<void> }>}
+ * @param {string[]} [nodeFlags] e.g. ['--cpu-prof', …]
+ * @returns {Promise<{ pid: number, stop(): Promise<void> }>}
  */
-export async function startWorker(storeArgs, engineArgs) {
+export async function startWorker(storeArgs, engineArgs, nodeFlags = []) {
   const args = ['worker', ...storeArgs, '--log-level', 'warn', '--allow-private-networks', '--no-web-check', ...engineArgs];
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     await waitForReady(child, WORKER_READY);
   } catch (error) {
     await stopProcess(child);
     throw error;
   }
-  return { stop: () => stopProcess(child) };
+  return { pid: child.pid, stop: () => stopProcess(child) };
 }
 
 /**
