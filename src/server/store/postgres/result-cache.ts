@@ -9,12 +9,16 @@ export class PostgresResultCache {
 
   async recall(addressKeys: readonly string[], now: number, userId?: number): Promise<Map<string, CachedResult>> {
     if (addressKeys.length === 0) return new Map();
-    const rows = await this.db.sql.rows<CacheRow>(
-      `SELECT address_key, user_id, result, verified_at FROM result_cache
-       WHERE address_key = ANY ($1::text[]) AND fresh_until > $2 AND ($3::integer IS NULL OR user_id = $3)`,
-      [addressKeys, now, userId ?? null],
+    // Freshness is checked here, not in the statement: given `fresh_until > now`, a planner whose
+    // statistics predate the newest verdicts (a new database, a burst of them) walked the freshness
+    // index over every fresh verdict (10,000 rows, milliseconds, for each lookup) instead of
+    // seeking the keys asked for.
+    const rows = await this.db.sql.rows<CacheRow & { fresh_until: string }>(
+      `SELECT address_key, user_id, result, verified_at, fresh_until FROM result_cache
+       WHERE address_key = ANY ($1::text[]) AND ($2::integer IS NULL OR user_id = $2)`,
+      [addressKeys, userId ?? null],
     );
-    return newestPerAddress(rows);
+    return newestPerAddress(rows.filter((row) => Number(row.fresh_until) > now));
   }
 
   /** On `sql`, a transaction's connection, when asked inside one (a batch of results keeping their verdicts). */
