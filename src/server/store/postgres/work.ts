@@ -77,12 +77,12 @@ export class PostgresWork {
 
   private claimSteps(sql: Statements): ClaimSteps {
     return {
-      // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
+      // Live leases: a range of job_items_in_flight, as long as the job has items in flight.
       candidates: (now) =>
         sql.rows<CandidateJob>(
           `SELECT id, user_id, created_at, fresh, settle_by, sandbox,
-             leased - (SELECT count(*) FROM job_items i
-               WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= $1) AS in_flight
+             (SELECT count(*) FROM job_items i
+               WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > $1) AS in_flight
            FROM jobs WHERE completed_at IS NULL`,
           [now],
         ),

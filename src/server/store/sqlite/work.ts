@@ -29,11 +29,11 @@ export class SqliteWork {
     // An item is claimable when it has no result and no live lease: never leased, released, or expired.
     const claimable = 'result IS NULL AND (lease_token IS NULL OR lease_expires_at <= @now)';
     this.sql = {
-      // Live leases: the job's leased items (counted by the trigger of job_items_leased) less its expired ones, a range of job_items_in_flight.
+      // Live leases: a range of job_items_in_flight, as long as the job has items in flight.
       candidates: prepare<CandidateJob>(
         `SELECT id, user_id, created_at, fresh, settle_by, sandbox,
-           leased - (SELECT count(*) FROM job_items i
-             WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at <= @now) AS in_flight
+           (SELECT count(*) FROM job_items i
+             WHERE i.job_id = jobs.id AND i.result IS NULL AND i.lease_token IS NOT NULL AND i.lease_expires_at > @now) AS in_flight
          FROM jobs WHERE completed_at IS NULL`,
       ),
       // Seeks in the index of free items (job_items_free), ordered by domain.
