@@ -11,6 +11,8 @@ import { testTempDir } from './temp-dirs.js';
  */
 export interface CommandService {
   app: TestApp;
+  /** The DNS and SMTP fixtures the service's engine asks (`engineArgs` points a local run at them too). */
+  world: MailWorld;
   /** A new user with credits, and the environment of a CLI logged in as them (for memoryIo). */
   loggedIn(email: string, credits?: number): Promise<LoggedIn>;
   /** Submits addresses as a job over the API, its id (addresses at MISSING_DOMAIN complete without SMTP). */
@@ -30,6 +32,7 @@ export async function startCommandService(): Promise<CommandService> {
   const root = testTempDir('commands');
   return {
     app,
+    world,
     async loggedIn(email, credits = 100) {
       const { user, token } = await app.createUser(email, { credits });
       const env = { MAILVERIFY_CONFIG_DIR: join(root, email) };
