@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { openConfigStore } from '../../src/config/config-store.js';
 import type { User } from '../../src/server/store/store.js';
 import { MISSING_DOMAIN, startMailWorld, startTestApp, type MailWorld, type TestApp } from './service-app.js';
@@ -54,4 +55,21 @@ export async function startCommandService(): Promise<CommandService> {
 /** `count` addresses that do not exist (their domain has no DNS), so that a job of them completes at once. */
 export function missingAddresses(count: number): string[] {
   return Array.from({ length: count }, (_, index) => `nobody${index}@${MISSING_DOMAIN}`);
+}
+
+/** A test file's service and the login of its first user, there from beforeAll on. */
+export interface FileService {
+  service: CommandService;
+  login: LoggedIn;
+}
+
+/** The service for the tests of the file that calls this: started before them with `email` logged in, stopped after them. */
+export function serviceForFile(email: string): FileService {
+  const fixture = {} as FileService;
+  beforeAll(async () => {
+    fixture.service = await startCommandService();
+    fixture.login = await fixture.service.loggedIn(email);
+  });
+  afterAll(() => fixture.service?.close());
+  return fixture;
 }

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/client/errors.js';
 import * as deleteCommand from '../../src/cli/commands/bulk/delete.js';
 import * as list from '../../src/cli/commands/bulk/list.js';
@@ -10,22 +10,16 @@ import * as status from '../../src/cli/commands/bulk/status.js';
 import * as submit from '../../src/cli/commands/bulk/submit.js';
 import { UsageError } from '../../src/cli/output/errors.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
-import { missingAddresses, startCommandService, type CommandService, type LoggedIn } from '../support/command-service.js';
+import { missingAddresses, serviceForFile, type LoggedIn } from '../support/command-service.js';
 import { testTempDir } from '../support/temp-dirs.js';
 
 /** `bulk status|results|list|delete` against the real service, and `bulk local prune` on a local data dir a local run filled. */
 
-let service: CommandService;
-let ann: LoggedIn;
-beforeAll(async () => {
-  service = await startCommandService();
-  ann = await service.loggedIn('ann@example.com');
-});
-afterAll(() => service.close());
+const fixture = serviceForFile('ann@example.com');
 
 /** A job of `count` addresses that do not exist, completed (watched to its end by `bulk status --watch`). */
 async function completedJob(user: LoggedIn, count: number): Promise<{ jobId: string; printed: string }> {
-  const jobId = await service.submit(user.token, missingAddresses(count));
+  const jobId = await fixture.service.submit(user.token, missingAddresses(count));
   const { io, stdout } = memoryIo(user.env);
   await status.run(status.parse(parseCommandLine(['bulk', 'status', jobId, '--watch', '--wait-timeout', '30s'])), io);
   return { jobId, printed: stdout() };
@@ -67,25 +61,25 @@ describe('bulk: parse', () => {
 
 describe('bulk: run', () => {
   it('status watches a job to its end, then says where it stands', async () => {
-    const { jobId, printed } = await completedJob(ann, 3);
+    const { jobId, printed } = await completedJob(fixture.login, 3);
     // In a log, a line as the watch starts (and every 10 s) while the job runs, then the end.
     const lines = printed.trimEnd().split('\n');
     expect(lines.at(-1)).toBe(`job ${jobId}: completed, 3/3 (100%)`);
     for (const line of lines) expect(line).toMatch(new RegExp(`^job ${jobId}: (queued|processing|completed), \\d/3 \\(\\d+%\\)$`));
-    const { io, stdout } = memoryIo(ann.env, { json: true });
+    const { io, stdout } = memoryIo(fixture.login.env, { json: true });
     await status.run(status.parse(parseCommandLine(['bulk', 'status', jobId])), io);
     expect(JSON.parse(stdout())).toMatchObject({ job_id: jobId, status: 'completed', processed: 3, total: 3, progress_percent: 100 });
   });
 
   it('status refuses a --wait-timeout of nothing once it watches (exit 2)', async () => {
-    const jobId = await service.submit(ann.token, missingAddresses(1));
-    const watch = status.run(status.parse(parseCommandLine(['bulk', 'status', jobId, '--watch', '--wait-timeout', '0'])), memoryIo(ann.env).io);
+    const jobId = await fixture.service.submit(fixture.login.token, missingAddresses(1));
+    const watch = status.run(status.parse(parseCommandLine(['bulk', 'status', jobId, '--watch', '--wait-timeout', '0'])), memoryIo(fixture.login.env).io);
     await expect(watch).rejects.toThrow('--wait-timeout must be more than 0, got "0"');
   });
 
   it('results writes every verdict of a completed job', async () => {
-    const { jobId } = await completedJob(ann, 2);
-    const { io, stdout } = memoryIo(ann.env);
+    const { jobId } = await completedJob(fixture.login, 2);
+    const { io, stdout } = memoryIo(fixture.login.env);
     await results.run(await results.parse(parseCommandLine(['bulk', 'results', jobId])), io);
     const rows = stdout()
       .trim()
@@ -95,7 +89,7 @@ describe('bulk: run', () => {
   });
 
   it('list shows the newest jobs first, as many as --limit', async () => {
-    const bob = await service.loggedIn('bob@example.com');
+    const bob = await fixture.service.loggedIn('bob@example.com');
     const first = await completedJob(bob, 1);
     const second = await completedJob(bob, 2);
     const { io, stdout } = memoryIo(bob.env);
@@ -107,12 +101,12 @@ describe('bulk: run', () => {
   });
 
   it('delete removes the jobs named, and a job that is not there stops it (exit 7)', async () => {
-    const carl = await service.loggedIn('carl@example.com');
+    const carl = await fixture.service.loggedIn('carl@example.com');
     const [one, two] = [await completedJob(carl, 1), await completedJob(carl, 1)];
     const { io, stderr } = memoryIo(carl.env);
     await deleteCommand.run(deleteCommand.parse(parseCommandLine(['bulk', 'delete', one.jobId, two.jobId])), io);
     expect(stderr()).toBe(`job ${one.jobId} deleted\njob ${two.jobId} deleted\n`);
-    expect(await service.app.store.jobs.listJobs(carl.user.id, 10)).toEqual([]);
+    expect(await fixture.service.app.store.jobs.listJobs(carl.user.id, 10)).toEqual([]);
     const again = deleteCommand.run(deleteCommand.parse(parseCommandLine(['bulk', 'delete', one.jobId])), memoryIo(carl.env).io);
     await expect(again).rejects.toThrow(NotFoundError);
     const gone = status.run(status.parse(parseCommandLine(['bulk', 'status', two.jobId])), memoryIo(carl.env).io);
@@ -127,7 +121,7 @@ describe('bulk local prune: run', () => {
     const listPath = join(dir, 'list.txt');
     await writeFile(listPath, `${missingAddresses(2).join('\n')}\n`);
     const submitted = memoryIo({ MAILVERIFY_CONFIG_DIR: join(dir, 'config') });
-    const local = ['--local', '--data-dir', dataDir, ...service.world.engineArgs];
+    const local = ['--local', '--data-dir', dataDir, ...fixture.service.world.engineArgs];
     await submit.run(await submit.parse(parseCommandLine(['bulk', 'submit', listPath, ...local, '--output', join(dir, 'out.csv')])), submitted.io);
     const runs = async () => Object.keys(JSON.parse(await readFile(join(dataDir, 'local-runs.json'), 'utf8')) as object);
     expect(await runs()).toEqual([listPath]);
