@@ -140,10 +140,10 @@ const commandModules = filesUnder(join(root, 'src/cli/commands'))
     const names = exportedNames(ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, false));
     return names.includes('parse') && names.includes('run');
   });
-const unitTests = filesUnder(join(root, 'test/unit')).map((path) => ({
-  text: readFileSync(path, 'utf8'),
-  source: ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, false),
-}));
+const unitTests = filesUnder(join(root, 'test/unit')).map((path) => {
+  const text = readFileSync(path, 'utf8');
+  return { text, source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false) };
+});
 
 /** Whether a unit test imports the command's module and calls both its parse and its run. */
 function parsedAndRun(module: string): boolean {
