@@ -8,7 +8,9 @@ import * as localPrune from '../../src/cli/commands/bulk/local-prune.js';
 import * as results from '../../src/cli/commands/bulk/results.js';
 import * as status from '../../src/cli/commands/bulk/status.js';
 import * as submit from '../../src/cli/commands/bulk/submit.js';
+import { LOCAL_ACCOUNT } from '../../src/cli/local-service/local-account.js';
 import { UsageError } from '../../src/cli/output/errors.js';
+import { openStore } from '../../src/server/store/open/open-store.js';
 import { memoryIo, parseCommandLine } from '../support/cli-parse.js';
 import { missingAddresses, serviceForFile, type LoggedIn } from '../support/command-service.js';
 import { testTempDir } from '../support/temp-dirs.js';
@@ -135,6 +137,13 @@ describe('bulk local prune: run', () => {
     await localPrune.run(localPrune.parse(parseCommandLine(['bulk', 'local', 'prune', '--older-than', '0s', '--data-dir', dataDir])), all.io);
     expect(all.stderr()).toBe(`deleted 1 local job made more than 0s ago, with their addresses and results, from ${dataDir}\n`);
     expect(await runs()).toEqual([]);
+    const store = await openStore({ dataDir });
+    try {
+      const account = await store.accounts.findUserByEmail(LOCAL_ACCOUNT);
+      expect(await store.jobs.listJobs(account!.id, 10)).toEqual([]);
+    } finally {
+      await store.close();
+    }
 
     const never = join(dir, 'never');
     const none = memoryIo({});
