@@ -95,3 +95,72 @@ describe('the tests of each module', () => {
     expect(EXCEPTIONS.filter(([pattern]) => !unnamed.some((module) => pattern.test(module))).map(([pattern]) => String(pattern))).toEqual([]);
   });
 });
+
+/**
+ * Every command module (one that exports both `parse` and `run`, src/cli/program/lazy.ts) has a unit
+ * test that calls both directly: its options checked without commander, its work without a process.
+ * A test file counts when it imports the module by path and calls `alias.parse(` and `alias.run(`
+ * for a namespace import, or the local names of `parse` and `run` for named ones.
+ */
+const COMMAND_EXCEPTIONS: Record<string, string> = {
+  'src/cli/commands/serve.ts': 'tested in cli-serve-command/cli-worker-command (merged separately)',
+  'src/cli/commands/worker.ts': 'tested in cli-serve-command/cli-worker-command (merged separately)',
+};
+
+/** The names a module exports, whether declared there (`export function parse`) or passed on (`export { programOnly as parse }`). */
+function exportedNames(source: ts.SourceFile): string[] {
+  return source.statements.flatMap((statement) => {
+    if (ts.isFunctionDeclaration(statement) && statement.name && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      return [statement.name.text];
+    }
+    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+      return statement.exportClause.elements.map((element) => element.name.text);
+    }
+    return [];
+  });
+}
+
+/** What a test file calls the module's `parse` and `run` (`x.parse`, or the names it imported them as); undefined when it does not import it. */
+function callNames(source: ts.SourceFile, specifier: string): { parse?: string; run?: string } | undefined {
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    if (!statement.moduleSpecifier.text.endsWith(specifier)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) return { parse: `${bindings.name.text}.parse`, run: `${bindings.name.text}.run` };
+    const named = bindings && ts.isNamedImports(bindings) ? bindings.elements : [];
+    const local = (name: string) => named.find((element) => (element.propertyName ?? element.name).text === name)?.name.text;
+    return { parse: local('parse'), run: local('run') };
+  }
+  return undefined;
+}
+
+const commandModules = filesUnder(join(root, 'src/cli/commands'))
+  .map((path) => relative(root, path))
+  .filter((path) => {
+    const names = exportedNames(ts.createSourceFile(path, readFileSync(join(root, path), 'utf8'), ts.ScriptTarget.Latest, false));
+    return names.includes('parse') && names.includes('run');
+  });
+const unitTests = filesUnder(join(root, 'test/unit')).map((path) => {
+  const text = readFileSync(path, 'utf8');
+  return { text, source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false) };
+});
+
+/** Whether a unit test imports the command's module and calls both its parse and its run. */
+function parsedAndRun(module: string): boolean {
+  const specifier = `/${module.slice('src/'.length, -'.ts'.length)}.js`;
+  return unitTests.some(({ text, source }) => {
+    const names = callNames(source, specifier);
+    return names?.parse !== undefined && names.run !== undefined && text.includes(`${names.parse}(`) && text.includes(`${names.run}(`);
+  });
+}
+
+describe('the tests of each command', () => {
+  it('call its parse and its run: every command module is parsed and run by a unit test, or is an exception with its reason', () => {
+    expect(commandModules.length).toBeGreaterThan(30);
+    expect(commandModules.filter((module) => !(module in COMMAND_EXCEPTIONS) && !parsedAndRun(module))).toEqual([]);
+  });
+
+  it('keep no stale exception: each names a command module', () => {
+    expect(Object.keys(COMMAND_EXCEPTIONS).filter((module) => !commandModules.includes(module))).toEqual([]);
+  });
+});
