@@ -71,6 +71,9 @@ function statementName(text: string): string {
   return name;
 }
 
+/** The database's clock in epoch milliseconds: the lease clock every node shares. */
+const CLOCK_QUERY = 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms';
+
 /** Statements on the pool, or on the one connection of a transaction. */
 export class Statements {
   constructor(private readonly target: pg.Pool | pg.PoolClient) {}
@@ -108,7 +111,7 @@ export class Database {
    */
   async leaseClock(sql: Statements): Promise<number> {
     if (this.clockGiven) return this.now().getTime();
-    return (await sql.row<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms'))!.ms;
+    return (await sql.row<{ ms: number }>(CLOCK_QUERY))!.ms;
   }
 
   timestamp(): string {
@@ -120,10 +123,28 @@ export class Database {
    * when it throws. Read committed unless told otherwise; the parts lock what they must (the
    * user's row before moving credits) so that concurrent nodes serialise where it matters.
    */
-  async transaction<T>(
+  transaction<T>(
     work: (sql: Statements) => Promise<T>,
     isolation: 'read committed' | 'repeatable read' = 'read committed',
     planning: Planning = 'cached',
+  ): Promise<T> {
+    return this.run((sql) => work(sql), isolation, planning, false);
+  }
+
+  /**
+   * A transaction as `transaction` runs it, given the lease clock at its start, read in the round
+   * trip that begins it: the work queue's and the host slots' transactions all start from now, and
+   * a round trip is most of a short statement's cost to both sides.
+   */
+  clockedTransaction<T>(work: (sql: Statements, now: number) => Promise<T>, planning: Planning = 'cached'): Promise<T> {
+    return this.run(work, 'read committed', planning, true);
+  }
+
+  private async run<T>(
+    work: (sql: Statements, now: number) => Promise<T>,
+    isolation: 'read committed' | 'repeatable read',
+    planning: Planning,
+    clocked: boolean,
   ): Promise<T> {
     const client = await faultsAsConditions(this.pool.connect());
     // The pool listens for a lost connection only while a client is idle: checked out, a socket that
@@ -137,10 +158,13 @@ export class Database {
     };
     let result: T;
     try {
-      await client.query(
-        `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}${planning === 'each call' ? '; SET LOCAL plan_cache_mode = force_custom_plan' : ''}`,
+      const readsClock = clocked && !this.clockGiven;
+      const began = await client.query(
+        `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}${planning === 'each call' ? '; SET LOCAL plan_cache_mode = force_custom_plan' : ''}${readsClock ? `; ${CLOCK_QUERY}` : ''}`,
       );
-      result = await work(new Statements(client));
+      // Several statements in one query answer with a result each; the clock's is the last.
+      const now = readsClock ? (began as unknown as pg.QueryResult<{ ms: number }>[]).at(-1)!.rows[0]!.ms : this.now().getTime();
+      result = await work(new Statements(client), now);
       await client.query('COMMIT');
     } catch (error) {
       // A connection whose ROLLBACK fails is broken: it is destroyed rather than given back to the pool.

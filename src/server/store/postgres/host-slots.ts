@@ -14,7 +14,7 @@ export class PostgresHostSlots implements HostSlotStore {
   constructor(private readonly db: Database) {}
 
   take(request: HostSlotRequest): Promise<string | undefined> {
-    return this.db.transaction(async (sql) => runAwaiting(takeHostSlot(this.steps(sql), request, await this.db.leaseClock(sql))));
+    return this.db.clockedTransaction((sql, now) => runAwaiting(takeHostSlot(this.steps(sql), request, now)));
   }
 
   async release(slotId: string): Promise<void> {

@@ -28,12 +28,12 @@ export class PostgresWork {
   ) {}
 
   /** The queue's own transactions on job_items: planned for each call's values (see Planning). */
-  private queueTransaction<T>(work: (sql: Statements) => Promise<T>): Promise<T> {
-    return this.db.transaction(work, 'read committed', 'each call');
+  private queueTransaction<T>(work: (sql: Statements, now: number) => Promise<T>): Promise<T> {
+    return this.db.clockedTransaction(work, 'each call');
   }
 
   claimWork(request: ClaimRequest): Promise<WorkChunk | undefined> {
-    return this.queueTransaction(async (sql) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, await this.db.leaseClock(sql))));
+    return this.queueTransaction((sql, now) => runAwaiting(flows.claimWork(this.claimSteps(sql), request, now)));
   }
 
   async depth(): Promise<{ pending: number; leased: number; waiting: number }> {
@@ -48,7 +48,7 @@ export class PostgresWork {
   }
 
   rescue(): Promise<number> {
-    return this.db.transaction(async (sql) => runAwaiting(flows.rescue(this.rescueSteps(sql), await this.db.leaseClock(sql))));
+    return this.db.clockedTransaction((sql, now) => runAwaiting(flows.rescue(this.rescueSteps(sql), now)));
   }
 
   private rescueSteps(sql: Statements): RescueSteps {
@@ -125,17 +125,15 @@ export class PostgresWork {
 
   /** See WorkQueue.wakeDue: a range of job_items_due. */
   wakeDue(): Promise<number> {
-    return this.queueTransaction(async (sql) =>
-      sql.run('UPDATE job_items SET result = NULL, due_at = NULL WHERE due_at <= $1', [await this.db.leaseClock(sql)]),
-    );
+    return this.queueTransaction((sql, now) => sql.run('UPDATE job_items SET result = NULL, due_at = NULL WHERE due_at <= $1', [now]));
   }
 
   async renewLeases(leases: readonly string[], leaseMs: number): Promise<string[]> {
     if (leases.length === 0) return [];
-    const rows = await this.queueTransaction(async (sql) =>
+    const rows = await this.queueTransaction((sql, now) =>
       sql.rows<{ lease_token: string }>(
         'UPDATE job_items SET lease_expires_at = $1 WHERE result IS NULL AND lease_token = ANY ($2::text[]) RETURNING lease_token',
-        [(await this.db.leaseClock(sql)) + leaseMs, leases],
+        [now + leaseMs, leases],
       ),
     );
     return [...new Set(rows.map((row) => row.lease_token))];
