@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import type { HttpTimeouts } from '../../server/http/server.js';
+import type { HttpTimeouts } from '../../server/settings.js';
 import { durationMs, engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
 import type { Io } from '../output/io.js';
 import { textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';

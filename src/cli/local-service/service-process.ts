@@ -1,8 +1,5 @@
 import type { EgressStanding, NetworkStatus } from '../../engine/index.js';
-import { DEFAULT_LEASE_SECONDS } from '../../server/jobs/runner.js';
-import { networkProblems, UNTIL_FIXED } from '../../server/network/network-log.js';
-import { DEFAULT_STANDING_INTERVAL_MS, standingProblems } from '../../server/network/standing-watch.js';
-import { LOG_LEVELS } from '../../server/logging/logger.js';
+import { DEFAULT_LEASE_SECONDS, DEFAULT_STANDING_INTERVAL_MS, LOG_LEVELS, networkProblems, standingProblems, UNTIL_FIXED } from '../../server/settings.js';
 import { durationMs, integer } from '../options/engine-flags.js';
 import { ExitCode, UsageError } from '../output/errors.js';
 
