@@ -3,15 +3,15 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Fails an import from `files` whose relative path climbs into one of the `forbidden` folders; more
- * `[forbidden, why]` pairs add their own patterns (a file matched by two configs keeps only the last).
+ * `[forbidden, why]` pairs (or ready patterns) add their own (a file matched by two configs keeps only the last).
  */
 function layerRule(files, forbidden, why, ...more) {
-  const patterns = [[forbidden, why], ...more].map(([names, message]) => ({ regex: `^(\\.\\./)+(${names})(/|\\.js$)`, message }));
+  const patterns = [[forbidden, why], ...more].map((pair) => (Array.isArray(pair) ? { regex: `^(\\.\\./)+(${pair[0]})(/|\\.js$)`, message: pair[1] } : pair));
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 
-/** The files at the root of src/server: the wiring that puts the service's parts together. */
-const SERVER_WIRING = 'app|serve|worker|service-parts|local-run';
+/** The files at the root of src/server: the wiring that puts the service's parts together, and the CLI's doors into it. */
+const SERVER_WIRING = 'app|serve|worker|service-parts|local-run|admin|settings';
 /** Every part of src/server keeps below the wiring. */
 const SERVER_PARTS = [SERVER_WIRING, 'the wiring at the root of src/server imports the parts, never the other way'];
 
@@ -40,6 +40,16 @@ const ENGINE_TOP = 'index|options|diagnose|standing|result-filter';
 const CLI_ENTRY = 'main|update-notice|update-check';
 /** The folders the command tree and the commands share, lowest first (docs/architecture.md "The CLI"): each imports only those before it. */
 const CLI_HELPERS = ['help', 'output', 'files', 'options', 'session', 'local-service'];
+/**
+ * The service's entry points and the store's open: the only modules of src/server the CLI imports
+ * (docs/architecture.md "Layers"), statically or with import(), so that the service's parts change
+ * behind them without the CLI knowing.
+ */
+const SERVER_DOORS = 'serve|worker|local-run|admin|settings|store/open/open-store';
+const SERVER_DOORS_WHY = `the CLI enters the service by its doors (src/server/{serve,worker,local-run,admin,settings}.ts and src/server/store/open/open-store.ts), never one of its parts`;
+/** Any module of src/server but the doors, as a path from the CLI (the one pattern a layerRule pair cannot say: "all but"). */
+const BEHIND_SERVER_DOORS = `^(\\.\\./)+server/(?!(${SERVER_DOORS})\\.js$)`;
+const CLI_SERVER_DOORS = { regex: BEHIND_SERVER_DOORS, message: SERVER_DOORS_WHY };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/.work/'] },
@@ -144,19 +154,33 @@ export default tseslint.config(
   ),
   // After the rule above, which it replaces for src/text: the bottom layer imports no other.
   layerRule(['src/text/**'], 'cli|client|server|config|csv|wire|engine', 'src/text is the bottom layer: it imports no other'),
+  // Before the CLI's folder rules, which repeat it: for the files at the root of src/cli.
+  { files: ['src/cli/**'], rules: { 'no-restricted-imports': ['error', { patterns: [CLI_SERVER_DOORS] }] } },
+  {
+    // no-restricted-imports sees no import(): the CLI's lazy loads of the service go through the doors too.
+    files: ['src/cli/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=/${BEHIND_SERVER_DOORS.replaceAll('/', '\\/')}/]`, message: SERVER_DOORS_WHY },
+      ],
+    },
+  },
   ...CLI_HELPERS.map((folder, index) =>
     layerRule(
       [`src/cli/${folder}/**`],
       [...CLI_HELPERS.slice(index + 1), 'commands', 'program', CLI_ENTRY].join('|'),
       `the CLI's shared folders are layers (${CLI_HELPERS.join(', ')}) below the commands, the command tree and the entry: ${folder}/ imports only those before it`,
+      CLI_SERVER_DOORS,
     ),
   ),
-  layerRule(['src/cli/commands/**'], `program|${CLI_ENTRY}`, 'the commands are below the command tree and the entry that load them'),
+  layerRule(['src/cli/commands/**'], `program|${CLI_ENTRY}`, 'the commands are below the command tree and the entry that load them', CLI_SERVER_DOORS),
   layerRule(
     ['src/cli/program/**'],
     'commands',
     "the command tree loads a command's module only when the command runs (import() in its action), so that --help stays light",
     [CLI_ENTRY, 'the entry at the root of src/cli builds the command tree, never the other way'],
+    CLI_SERVER_DOORS,
   ),
   {
     // The dashboard's one browser script.

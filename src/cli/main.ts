@@ -70,8 +70,16 @@ function endAtClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-/** The service processes run until stopped, and people read their logs, not a terminal: no update notice there. */
-const WITHOUT_UPDATE_NOTICE = new Set(['serve', 'worker']);
+/**
+ * The service processes, which run until stopped. People read their logs, not a terminal: no update
+ * notice there. And once one is closed (or failed), it ends the process here rather than wait for an
+ * idle event loop: the engine cannot be cancelled, and probes the job runner abandoned (open SMTP
+ * sessions, greylist retries due in a minute) would keep the process alive long after the store is
+ * closed. Nothing is lost by not waiting for them: their items have no stored result, their leases
+ * are released, and they are verified again by whichever runner claims them, charged only once, at
+ * submission. This is the one place the service ends the process itself.
+ */
+const SERVICE_PROCESSES = new Set(['serve', 'worker']);
 
 export async function main(argv: string[] = process.argv): Promise<void> {
   endAtClosedPipe(process.stdout);
@@ -85,8 +93,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
   } catch (error) {
     process.exitCode = reportError(error, process.stderr, json);
   }
+  if (ran !== undefined && SERVICE_PROCESSES.has(ran.name())) process.exit();
   // Loaded only on a terminal, after the command (src/cli/update-notice.ts).
-  if (ran !== undefined && process.stderr.isTTY && !WITHOUT_UPDATE_NOTICE.has(ran.name())) {
+  if (ran !== undefined && process.stderr.isTTY) {
     const { json: jsonFlag, quiet } = ioFlags(parsedCommand([], ran).program);
     (await import('./update-notice.js')).afterCommand({ json: jsonFlag === true, quiet: quiet === true, env: process.env, stderr: process.stderr });
   }

@@ -3,6 +3,11 @@ import { dueWaker } from './maintenance/due-waker.js';
 import { rescuer } from './maintenance/rescuer.js';
 import { startMaintenance } from './maintenance/supervisor.js';
 
+/* What the CLI's local runs (`verify --local`, `bulk submit --local`) take of the service besides the runner: the account's evidence after the probe. */
+export { usingEvidence } from './verifier/evidence-verifier.js';
+export type { ServiceVerifier } from './verifier/result-reuse.js';
+export type { JobRunner };
+
 /**
  * What `bulk submit --local` runs on its own store: a job runner, and beside it the maintenance its
  * queue needs (docs/architecture.md "Maintenance"): the rescuer, which frees the leases of an

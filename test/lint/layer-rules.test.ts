@@ -22,6 +22,16 @@ async function lint(...files: string[]): Promise<{ code: number; output: string 
   }
 }
 
+/** Lints `file` written with `text` in the copy, then removes it. */
+async function lintPlanted(file: string, text: string): Promise<{ code: number; output: string }> {
+  writeFileSync(join(copy, file), text);
+  try {
+    return await lint(file);
+  } finally {
+    rmSync(join(copy, file));
+  }
+}
+
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'mailverify-layers-'));
   cpSync(join(root, 'src'), join(copy, 'src'), { recursive: true });
@@ -61,15 +71,27 @@ describe('the layer rules', () => {
     ['src/cli/output/planted.ts', "import { createSession } from '../session/session.js';", 'output/ imports only those before it'],
     ['src/cli/session/planted.ts', "import { run } from '../commands/verify.js';", 'session/ imports only those before it'],
     ['src/cli/commands/planted.ts', "import { buildProgram } from '../program/build.js';", 'below the command tree and the entry'],
+    ['src/cli/planted.ts', "import { hashPassword } from '../server/auth/passwords.js';", 'the CLI enters the service by its doors'],
+    ['src/cli/local-service/planted.ts', "import type { Store } from '../../server/store/store.js';", 'the CLI enters the service by its doors'],
+    [
+      'src/cli/commands/admin/planted.ts',
+      "import { DATABASE_FILE } from '../../../server/store/open/sqlite-store.js';",
+      'the CLI enters the service by its doors',
+    ],
+    ['src/cli/program/planted.ts', "import { LOG_LEVELS } from '../../server/logging/logger.js';", 'the CLI enters the service by its doors'],
   ])('fail on %s importing back up', async (file, line, message) => {
-    writeFileSync(join(copy, file), `${line}\nexport const planted = 1;\n`);
-    try {
-      const { code, output } = await lint(file);
-      expect(code).toBe(1);
-      expect(output).toContain('no-restricted-imports');
-      expect(output).toContain(message);
-    } finally {
-      rmSync(join(copy, file));
-    }
+    const { code, output } = await lintPlanted(file, `${line}\nexport const planted = 1;\n`);
+    expect(code).toBe(1);
+    expect(output).toContain('no-restricted-imports');
+    expect(output).toContain(message);
+  });
+
+  it("fail on the CLI's import() of a part of the service, and pass on its doors", async () => {
+    const behind = await lintPlanted('src/cli/commands/planted.ts', "export const planted = () => import('../../server/jobs/runner.js');\n");
+    expect(behind.code).toBe(1);
+    expect(behind.output).toContain('no-restricted-syntax');
+    expect(behind.output).toContain('the CLI enters the service by its doors');
+    const doors = ['serve', 'worker', 'local-run', 'admin', 'settings', 'store/open/open-store'].map((door) => `() => import('../../server/${door}.js')`);
+    expect(await lintPlanted('src/cli/commands/planted.ts', `export const planted = [${doors.join(', ')}];\n`)).toEqual({ code: 0, output: '' });
   });
 });

@@ -164,11 +164,11 @@ describe('admin: run on one user', () => {
 });
 
 describe('serve: parse', () => {
-  it('takes the defaults of --host and --port, and --no-worker', () => {
-    expect(serve.parse(parseCommandLine(['serve', '--no-worker']))).toMatchObject({ port: 8025, serve: { host: '127.0.0.1', worker: false } });
+  it('takes the defaults of --host and --port, and --no-worker', async () => {
+    expect(await serve.parse(parseCommandLine(['serve', '--no-worker']), {})).toMatchObject({ port: 8025, host: '127.0.0.1', worker: false });
   });
 
-  it('refuses a port out of range (exit 2)', () => {
-    expect(() => serve.parse(parseCommandLine(['serve', '--port', '70000']))).toThrow('--port must be a whole number from 0 to 65535, got "70000"');
+  it('refuses a port out of range (exit 2)', async () => {
+    await expect(serve.parse(parseCommandLine(['serve', '--port', '70000']), {})).rejects.toThrow('--port must be a whole number from 0 to 65535, got "70000"');
   });
 });

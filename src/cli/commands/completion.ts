@@ -2,7 +2,7 @@ import type { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../../csv/result-writer.js';
 import { REASON_CODE_NAMES } from '../../engine/core/reason-codes.js';
 import { VERDICTS } from '../../engine/core/types.js';
-import { LOG_LEVELS } from '../../server/logging/logger.js';
+import { LOG_LEVELS } from '../../server/settings.js';
 import { UsageError } from '../output/errors.js';
 import type { Io } from '../output/io.js';
 import { textArg, type ParsedCommand } from '../options/parsed-command.js';

@@ -1,43 +1,32 @@
 import { createServer } from 'node:net';
-import type { HttpTimeouts } from '../../server/http/server.js';
-import { durationMs, engineFlags, integer, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
+import type { HttpTimeouts, TrustProxy } from '../../server/settings.js';
+import { durationMs, integer } from '../options/engine-flags.js';
 import type { Io } from '../output/io.js';
-import { textFlag, unlessNegated, type ParsedCommand } from '../options/parsed-command.js';
-import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
+import { textFlag, unlessNegated, type ParsedCommand, type RawFlags } from '../options/parsed-command.js';
 import { CliError, ExitCode } from '../output/errors.js';
 import {
-  firstShutdownSignal,
-  logStrayRejections,
-  parseLeaseMs,
-  parseLogLevel,
-  parseMetricsListener,
-  parseStandingIntervalMs,
   runUntilSignal,
+  serviceSettings,
   warnAboutNetwork,
   warnAboutStanding,
+  withShutdownSignal,
+  type ServiceSettings,
 } from '../local-service/service-process.js';
-import { parseServicePolicy } from '../local-service/service-policy.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 import { parseTrustProxy } from '../local-service/trust-proxy.js';
 
-/** `serve`'s own flags as given, besides those it shares with `worker`. */
-interface ServeFlags {
+/** `serve`'s options, every one resolved (flag, environment, default) and checked before anything starts. */
+export interface ServeOptions extends ServiceSettings {
   host: string;
-  headersTimeout?: string;
-  requestTimeout?: string;
-  keepAliveTimeout?: string;
-  trustProxy?: string;
-  uploadRetention?: string;
-  /** False with --no-worker. */
-  worker: boolean;
-}
-
-/** `serve`'s options: the port checked; the rest is checked with the environment as the service starts. */
-export interface ServeOptions {
   port: number;
-  serve: ServeFlags;
-  flags: ServiceProcessFlags;
-  engine: EngineFlags;
+  /** The HTTP server's timeouts where given; its defaults for the others. */
+  httpTimeouts: Partial<HttpTimeouts>;
+  /** The reverse proxies to believe, if any. */
+  trustProxy?: TrustProxy;
+  /** Undefined: the server's default (a day). */
+  uploadRetentionMs?: number;
+  /** False with --no-worker: the API alone. */
+  worker: boolean;
 }
 
 /** Errors of `listen` that are the operator's to fix (a port taken, an address not ours), not bugs. */
@@ -48,14 +37,14 @@ const parsePort = (raw: string) => integer(0, 65_535)(raw, '--port');
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The HTTP timeouts given as flags (whole milliseconds above 0); the server's defaults for the others. */
-function parseHttpTimeouts(flags: ServeFlags): Partial<HttpTimeouts> {
+function parseHttpTimeouts(flags: RawFlags): Partial<HttpTimeouts> {
   const timeouts: Partial<HttpTimeouts> = {};
   const read = (key: keyof HttpTimeouts, flag: string, raw: string | undefined) => {
     if (raw !== undefined) timeouts[key] = integer(1, MAX_TIMEOUT_MS)(raw, flag);
   };
-  read('headersMs', '--headers-timeout', flags.headersTimeout);
-  read('requestMs', '--request-timeout', flags.requestTimeout);
-  read('keepAliveMs', '--keep-alive-timeout', flags.keepAliveTimeout);
+  read('headersMs', '--headers-timeout', textFlag(flags, 'headersTimeout'));
+  read('requestMs', '--request-timeout', textFlag(flags, 'requestTimeout'));
+  read('keepAliveMs', '--keep-alive-timeout', textFlag(flags, 'keepAliveTimeout'));
   return timeouts;
 }
 
@@ -84,65 +73,38 @@ async function checkListenable(host: string, port: number): Promise<void> {
   });
 }
 
-export function parse(parsed: ParsedCommand): ServeOptions {
+/** Every setting of `serve`, in the order a user hears of the first wrong one: the port, the HTTP flags, then those `worker` shares. */
+export async function parse(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<ServeOptions> {
   const { flags } = parsed;
-  const text = (key: string) => textFlag(flags, key);
   // --host and --port have defaults: always there.
-  const serve = {
-    host: text('host')!,
-    headersTimeout: text('headersTimeout'),
-    requestTimeout: text('requestTimeout'),
-    keepAliveTimeout: text('keepAliveTimeout'),
-    trustProxy: text('trustProxy'),
-    uploadRetention: text('uploadRetention'),
-    worker: unlessNegated(flags, 'worker'),
-  };
-  return { port: parsePort(text('port')!), serve, flags: serviceProcessFlags(flags), engine: engineFlags(parsed) };
+  const port = parsePort(textFlag(flags, 'port')!);
+  const httpTimeouts = parseHttpTimeouts(flags);
+  const trustProxy = parseTrustProxy(textFlag(flags, 'trustProxy'), env);
+  const uploadRetentionMs = parseUploadRetentionMs(textFlag(flags, 'uploadRetention'), env);
+  const shared = await serviceSettings(parsed, env);
+  return { host: textFlag(flags, 'host')!, port, httpTimeouts, trustProxy, uploadRetentionMs, worker: unlessNegated(flags, 'worker'), ...shared };
 }
 
 /** Starts the service and runs it until SIGINT or SIGTERM. */
-export async function run({ port, serve, flags, engine: given }: ServeOptions, { env }: Io): Promise<void> {
-  const engine = await resolvedEngineOptions(given, env);
-  const logLevel = parseLogLevel(flags.logLevel, env);
-  const httpTimeouts = parseHttpTimeouts(serve);
-  const trustProxy = parseTrustProxy(serve.trustProxy, env);
-  const uploadRetentionMs = parseUploadRetentionMs(serve.uploadRetention, env);
-  const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
-  const metrics = parseMetricsListener(flags, env);
-  const policy = parseServicePolicy(flags, env);
-  await checkListenable(serve.host, port);
-  const shutdown = firstShutdownSignal();
-  logStrayRejections();
-  const store = await storeLocationFrom(flags, env);
-  const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
-  const options = {
-    host: serve.host,
-    port,
-    ...store,
-    ...policy,
-    engine,
-    logLevel,
-    httpTimeouts,
-    trustProxy,
-    worker: serve.worker,
-    leaseMs,
-    metrics,
-    standingIntervalMs,
-    uploadRetentionMs,
-  };
-  const { startServer } = await import('../../server/serve.js');
-  const starting = startServer(options).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(options.host, options.port, error);
-    throw storeUnavailable(error) ?? error;
+export async function run(options: ServeOptions, { env, stderr }: Io): Promise<void> {
+  const { host, port, policy, store: storeFlags, ...settings } = options;
+  await checkListenable(host, port);
+  await withShutdownSignal(stderr, async (shutdown) => {
+    const store = await storeLocationFrom(storeFlags, env);
+    const { startServer } = await import('../../server/serve.js');
+    const starting = startServer({ ...settings, host, port, ...store, ...policy }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== undefined && LISTEN_ERRORS.has(error.code)) throw cannotListen(host, port, error);
+      throw storeUnavailable(error) ?? error;
+    });
+    // A signal while starting stops the start too: the server is closed as soon as it is up.
+    const first = await Promise.race([starting, shutdown]);
+    // Tests and scripts read the bound port (with --port 0) from this line.
+    if (typeof first !== 'string') {
+      stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
+      if (first.metricsUrl) stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
+      warnAboutNetwork(first.networkChecked, stderr);
+      warnAboutStanding(first.standingChecked, stderr);
+    }
+    await runUntilSignal(shutdown, starting, stderr);
   });
-  // A signal while starting stops the start too: the server is closed as soon as it is up.
-  const first = await Promise.race([starting, shutdown]);
-  // Tests and scripts read the bound port (with --port 0) from this line.
-  if (typeof first !== 'string') {
-    process.stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
-    if (first.metricsUrl) process.stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
-    warnAboutNetwork(first.networkChecked);
-    warnAboutStanding(first.standingChecked);
-  }
-  await runUntilSignal(shutdown, starting);
 }

@@ -10,7 +10,7 @@ import { collectAddresses } from '../output/input.js';
 import type { Io } from '../output/io.js';
 import { listArg, switchFlag, textFlag, type ParsedCommand } from '../options/parsed-command.js';
 import { programOptions, type ProgramOptions } from '../options/program-options.js';
-import type { ServiceVerifier } from '../../server/verifier/result-reuse.js';
+import type { ServiceVerifier } from '../../server/local-run.js';
 import { localDataDir } from '../local-service/data-dir.js';
 import { parseEvidenceWindow } from '../local-service/service-policy.js';
 

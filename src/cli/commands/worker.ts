@@ -1,50 +1,35 @@
-import { engineFlags, resolvedEngineOptions, type EngineFlags } from '../options/engine-flags.js';
 import type { Io } from '../output/io.js';
 import type { ParsedCommand } from '../options/parsed-command.js';
-import { serviceProcessFlags, type ServiceProcessFlags } from '../options/service-flags.js';
 import {
-  firstShutdownSignal,
-  logStrayRejections,
-  parseLeaseMs,
-  parseLogLevel,
-  parseMetricsListener,
-  parseStandingIntervalMs,
   runUntilSignal,
+  serviceSettings,
   warnAboutNetwork,
   warnAboutStanding,
+  withShutdownSignal,
+  type ServiceSettings,
 } from '../local-service/service-process.js';
-import { parseServicePolicy } from '../local-service/service-policy.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 
-/** `worker`'s flags as given: checked with the environment as the worker starts. */
-export interface WorkerOptions {
-  flags: ServiceProcessFlags;
-  engine: EngineFlags;
-}
+/** `worker`'s options: every one resolved (flag, environment, default) and checked before anything starts. */
+export type WorkerOptions = ServiceSettings;
 
-export function parse(parsed: ParsedCommand): WorkerOptions {
-  return { flags: serviceProcessFlags(parsed.flags), engine: engineFlags(parsed) };
+export function parse(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<WorkerOptions> {
+  return serviceSettings(parsed, env);
 }
 
 /** `mailverify worker`: a job runner without HTTP, on the store `serve` uses, until SIGINT or SIGTERM. */
-export async function run({ flags, engine: given }: WorkerOptions, { env }: Io): Promise<void> {
-  const engine = await resolvedEngineOptions(given, env);
-  const logLevel = parseLogLevel(flags.logLevel, env);
-  const leaseMs = parseLeaseMs(flags.leaseSeconds, env);
-  const metrics = parseMetricsListener(flags, env);
-  const policy = parseServicePolicy(flags, env);
-  const shutdown = firstShutdownSignal();
-  logStrayRejections();
-  const standingIntervalMs = parseStandingIntervalMs(flags.standingInterval, env);
-  const options = { ...(await storeLocationFrom(flags, env)), ...policy, engine, logLevel, leaseMs, metrics, standingIntervalMs };
-  const { startWorker } = await import('../../server/worker.js');
-  const worker = await startWorker(options).catch((error: unknown) => {
-    throw storeUnavailable(error) ?? error;
+export async function run({ policy, store: storeFlags, ...settings }: WorkerOptions, { env, stderr }: Io): Promise<void> {
+  await withShutdownSignal(stderr, async (shutdown) => {
+    const options = { ...settings, ...(await storeLocationFrom(storeFlags, env)), ...policy };
+    const { startWorker } = await import('../../server/worker.js');
+    const worker = await startWorker(options).catch((error: unknown) => {
+      throw storeUnavailable(error) ?? error;
+    });
+    // Tests and scripts wait for this line.
+    stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
+    if (worker.metricsUrl) stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
+    warnAboutNetwork(worker.networkChecked, stderr);
+    warnAboutStanding(worker.standingChecked, stderr);
+    await runUntilSignal(shutdown, worker, stderr);
   });
-  // Tests and scripts wait for this line.
-  process.stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
-  if (worker.metricsUrl) process.stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
-  warnAboutNetwork(worker.networkChecked);
-  warnAboutStanding(worker.standingChecked);
-  await runUntilSignal(shutdown, worker);
 }

@@ -1,6 +1,6 @@
 import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirDefault, DataDirError, prepareDataDir, usableDataDir } from '../../server/store/data-dir.js';
+import { dataDirDefault, DataDirError, prepareDataDir, usableDataDir } from '../../server/store/open/open-store.js';
 import { fsErrorText } from '../../text/fs-errors.js';
 import { UsageError } from '../output/errors.js';
 

@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServiceVerifier } from '../../server/verifier/result-reuse.js';
-import { usingEvidence } from '../../server/verifier/evidence-verifier.js';
-import { StoreError, type Store, type User } from '../../server/store/store.js';
-import { DATABASE_FILE } from '../../server/store/open/sqlite-store.js';
+import { usingEvidence, type ServiceVerifier } from '../../server/local-run.js';
+import { DATABASE_FILE, StoreError, type Store, type User } from '../../server/store/open/open-store.js';
 
 /**
  * The account the local data dir's work and evidence belong to (`bulk submit --local`, `verify

@@ -1,7 +1,7 @@
 import { ResultIndex } from '../../csv/result-index.js';
 import type { EngineOptions, VerificationResult, Verifier } from '../../engine/core/types.js';
-import type { JobRunner } from '../../server/jobs/runner.js';
-import type { Holder, JobDetails, JobProgress, Store } from '../../server/store/store.js';
+import type { JobRunner } from '../../server/local-run.js';
+import type { Holder, JobDetails, JobProgress, Store } from '../../server/store/open/open-store.js';
 import { localAccount, withLocalEvidence } from './local-account.js';
 import { judgeReuse, type Reuse } from './local-reuse.js';
 

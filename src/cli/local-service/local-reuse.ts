@@ -1,6 +1,6 @@
 import { isTemporary } from '../../engine/core/retry-schedule.js';
 import type { VerificationResult } from '../../engine/core/types.js';
-import type { JobListPlace, Store } from '../../server/store/store.js';
+import type { JobListPlace, Store } from '../../server/store/open/open-store.js';
 import { duration } from '../output/format.js';
 import { counted } from '../output/format.js';
 

@@ -1,8 +1,13 @@
 import { VERDICTS, type Verdict } from '../../engine/core/types.js';
-import { DEFAULT_FRESHNESS, MAX_CACHED_RESULTS, type Freshness } from '../../server/verifier/result-reuse.js';
-import type { ServicePolicy } from '../../server/service-parts.js';
-import { DEFAULT_EVIDENCE_WINDOW_MS } from '../../server/verifier/evidence-window.js';
-import { DEFAULT_WEBHOOK_POLICY, type WebhookPolicy } from '../../server/webhooks/policy.js';
+import {
+  DEFAULT_EVIDENCE_WINDOW_MS,
+  DEFAULT_FRESHNESS,
+  DEFAULT_WEBHOOK_POLICY,
+  MAX_CACHED_RESULTS,
+  type Freshness,
+  type ServicePolicy,
+  type WebhookPolicy,
+} from '../../server/settings.js';
 import { durationMs, integer } from '../options/engine-flags.js';
 import { UsageError } from '../output/errors.js';
 import type { PolicyFlags } from '../options/service-flags.js';

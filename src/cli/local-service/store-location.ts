@@ -1,6 +1,4 @@
-import { resolveDataDir } from '../../server/store/data-dir.js';
-import type { StoreLocation } from '../../server/store/open/open-store.js';
-import { StoreUnavailableError } from '../../server/store/store.js';
+import { resolveDataDir, StoreUnavailableError, type StoreLocation } from '../../server/store/open/open-store.js';
 import { dataDirFor } from './data-dir.js';
 import { integer } from '../options/engine-flags.js';
 import { CliError, ExitCode, UsageError } from '../output/errors.js';

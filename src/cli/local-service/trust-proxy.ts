@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { TrustProxy } from '../../server/http/trusted-proxies.js';
+import type { TrustProxy } from '../../server/settings.js';
 import { UsageError } from '../output/errors.js';
 
 /** Names proxy-addr (fastify's trustProxy) takes for whole ranges. */

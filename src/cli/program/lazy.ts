@@ -4,12 +4,12 @@ import { parsedCommand, type ParsedCommand } from '../options/parsed-command.js'
 import { ioFlags } from '../options/program-options.js';
 
 /**
- * A command's module: `parse` turns commander's values into the command's typed options (or
- * throws a UsageError, exit 2), `run` does the work with them, printing through `io`. Tests call
- * both directly, without commander or a process.
+ * A command's module: `parse` turns commander's values (and, for the settings that have one, the
+ * environment) into the command's typed options (or throws a UsageError, exit 2), `run` does the
+ * work with them, printing through `io`. Tests call both directly, without commander or a process.
  */
 export interface CommandModule<Options> {
-  parse(parsed: ParsedCommand): Options | Promise<Options>;
+  parse(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Options | Promise<Options>;
   run(options: Options, io: Io): Promise<void>;
 }
 
@@ -22,6 +22,7 @@ export function lazy<Options>(load: () => Promise<CommandModule<Options>>) {
   return async (...args: unknown[]): Promise<void> => {
     const parsed = parsedCommand(args.slice(0, -2), args.at(-1) as Command);
     const [command, { createIo }] = await Promise.all([load(), import('../output/io.js')]);
-    await command.run(await command.parse(parsed), createIo(ioFlags(parsed.program)));
+    const io = createIo(ioFlags(parsed.program));
+    await command.run(await command.parse(parsed, io.env), io);
   };
 }

@@ -4,6 +4,12 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fsErrorText } from '../../text/fs-errors.js';
 
+/**
+ * The SQLite database's file in a data dir. Named here, beside the data dir, rather than only by the
+ * SQLite store, so that asking whether a data dir holds a store does not load the SQLite driver.
+ */
+export const DATABASE_FILE = 'mailverify.db';
+
 /** The OS's per-user data directory for mailverify (what `serve` and `admin` use when not told otherwise). */
 export function dataDirDefault(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'mailverify', 'Data');

@@ -1,4 +1,4 @@
-import { generateApiToken, hashApiToken } from '../../../server/auth/api-tokens.js';
+import { generateApiToken, hashApiToken } from '../../../server/admin.js';
 import type { Io } from '../../output/io.js';
 import { textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';
 import { adminStore, withStore, type AdminStore } from './support/store.js';

@@ -1,5 +1,4 @@
-import { hashPassword } from '../../../server/auth/passwords.js';
-import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from '../../../server/store/store.js';
+import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS, hashPassword } from '../../../server/admin.js';
 import { UsageError } from '../../output/errors.js';
 import type { Io } from '../../output/io.js';
 import { switchFlag, textArg, textFlag, type ParsedCommand } from '../../options/parsed-command.js';

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../../server/auth/passwords.js';
+import { hashPassword } from '../../../server/admin.js';
 import { terminalSafe, toSafeJson } from '../../../text/sanitize.js';
 import { UsageError } from '../../output/errors.js';
 import type { Io } from '../../output/io.js';

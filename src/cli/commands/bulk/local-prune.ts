@@ -1,4 +1,4 @@
-import type { JobSummary } from '../../../server/store/store.js';
+import type { JobSummary } from '../../../server/store/open/open-store.js';
 import { toSafeJson } from '../../../text/sanitize.js';
 import { localDataDir } from '../../local-service/data-dir.js';
 import { durationMs } from '../../options/engine-flags.js';

@@ -1,5 +1,5 @@
 import type { EngineOptions } from '../../../engine/core/types.js';
-import type { JobProgress } from '../../../server/store/store.js';
+import type { JobProgress } from '../../../server/store/open/open-store.js';
 import { openLocalJobs } from '../../local-service/local-jobs.js';
 import { CliError, ExitCode } from '../../output/errors.js';
 import type { JobStatus, McpBackend, Submitted } from './backend.js';

@@ -1,5 +1,14 @@
 import { StoreUnavailableError, type Store } from '../store.js';
 
+/*
+ * The store's door for the CLI (docs/architecture.md "Layers"): what a command needs to name a
+ * store, find its data dir and read its errors comes from here, beside openStore. All of it is
+ * light: each store implementation is still imported only when opened.
+ */
+export { StoreError, StoreUnavailableError } from '../store.js';
+export type { Holder, JobDetails, JobListPlace, JobProgress, JobSummary, Store, User } from '../store.js';
+export { DATABASE_FILE, dataDirDefault, DataDirError, prepareDataDir, resolveDataDir, usableDataDir } from '../data-dir.js';
+
 export interface StoreLocation {
   /** The data directory: the SQLite file lives here, unless a database URL is given. */
   dataDir: string;

@@ -1,9 +1,10 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { DATABASE_FILE } from '../data-dir.js';
 import { migrate } from './migrate.js';
 
-export const DATABASE_FILE = 'mailverify.db';
+export { DATABASE_FILE };
 
 export interface SqliteStoreOptions {
   /** The clock, for tests of time-bound records (idempotency keys). */

@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveDataDir } from '../../../../server/store/data-dir.js';
-import { openStore, type StoreLocation } from '../../../../server/store/open/open-store.js';
-import { DATABASE_FILE } from '../../../../server/store/open/sqlite-store.js';
-import { StoreError, type Store } from '../../../../server/store/store.js';
+import { DATABASE_FILE, openStore, resolveDataDir, StoreError, type Store, type StoreLocation } from '../../../../server/store/open/open-store.js';
 import { UsageError } from '../../../output/errors.js';
 import { switchFlag, type ParsedCommand } from '../../../options/parsed-command.js';
 import { storeFlags, type StoreFlags } from '../../../options/store-flags.js';

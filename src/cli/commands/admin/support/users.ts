@@ -1,5 +1,5 @@
-import { MIN_PASSWORD_LENGTH } from '../../../../server/auth/passwords.js';
-import type { Store, User } from '../../../../server/store/store.js';
+import { MIN_PASSWORD_LENGTH } from '../../../../server/admin.js';
+import type { Store, User } from '../../../../server/store/open/open-store.js';
 import { terminalSafe, toSafeJson } from '../../../../text/sanitize.js';
 import { CliError, ExitCode, UsageError } from '../../../output/errors.js';
 import type { Io } from '../../../output/io.js';

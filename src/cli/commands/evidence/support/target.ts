@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EvidenceEvent } from '../../../../engine/evidence/event.js';
 import { meaningOf } from '../../../../engine/evidence/meaning.js';
 import type { EvidenceEventInfo } from '../../../../wire/evidence.js';
-import type { Store } from '../../../../server/store/store.js';
+import type { Store } from '../../../../server/store/open/open-store.js';
 import { privateLocalDataDir } from '../../../local-service/data-dir.js';
 import type { Io } from '../../../output/io.js';
 import type { ProgramOptions } from '../../../options/program-options.js';
