@@ -102,11 +102,6 @@ describe('the tests of each module', () => {
  * A test file counts when it imports the module by path and calls `alias.parse(` and `alias.run(`
  * for a namespace import, or the local names of `parse` and `run` for named ones.
  */
-const COMMAND_EXCEPTIONS: Record<string, string> = {
-  'src/cli/commands/serve.ts': 'tested in cli-serve-command/cli-worker-command (merged separately)',
-  'src/cli/commands/worker.ts': 'tested in cli-serve-command/cli-worker-command (merged separately)',
-};
-
 /** The names a module exports, whether declared there (`export function parse`) or passed on (`export { programOnly as parse }`). */
 function exportedNames(source: ts.SourceFile): string[] {
   return source.statements.flatMap((statement) => {
@@ -155,12 +150,8 @@ function parsedAndRun(module: string): boolean {
 }
 
 describe('the tests of each command', () => {
-  it('call its parse and its run: every command module is parsed and run by a unit test, or is an exception with its reason', () => {
+  it('call its parse and its run: every command module is parsed and run by a unit test', () => {
     expect(commandModules.length).toBeGreaterThan(30);
-    expect(commandModules.filter((module) => !(module in COMMAND_EXCEPTIONS) && !parsedAndRun(module))).toEqual([]);
-  });
-
-  it('keep no stale exception: each names a command module', () => {
-    expect(Object.keys(COMMAND_EXCEPTIONS).filter((module) => !commandModules.includes(module))).toEqual([]);
+    expect(commandModules.filter((module) => !parsedAndRun(module))).toEqual([]);
   });
 });
