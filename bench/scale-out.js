@@ -51,10 +51,18 @@ async function postgresSeconds() {
   return total;
 }
 
+/** The whole machine's busy and idle CPU-seconds so far, from /proc/stat: how near the job came to using every core. */
+async function machineSeconds() {
+  const [, ...ticks] = (await readFile('/proc/stat', 'utf8')).split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks;
+  return { busy: (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND, idle: (idle + iowait) / TICKS_PER_SECOND };
+}
+
 /** Every process's CPU-seconds at one moment, by part. */
 async function snapshot(service, workers) {
   const usage = process.cpuUsage();
   return {
+    machine: await machineSeconds(),
     workers: (await Promise.all(workers.map((worker) => cpuSeconds(worker.pid)))).reduce((a, b) => a + b, 0),
     serve: await cpuSeconds(service.pid),
     postgres: await postgresSeconds(),
@@ -80,8 +88,10 @@ async function measure(fixture, count, { cpuProf }) {
     const seconds = (performance.now() - started) / 1000;
     const after = await snapshot(service, workers);
     const perThousand = (part) => ((after[part] - before[part]) / fixture.world.addresses.length) * 1000;
+    const busy = after.machine.busy - before.machine.busy;
     return {
       rate: fixture.world.addresses.length / seconds,
+      busyShare: busy / (busy + after.machine.idle - before.machine.idle),
       cpu: { workers: perThousand('workers'), serve: perThousand('serve'), postgres: perThousand('postgres'), fixture: perThousand('fixture') },
     };
   } finally {
@@ -91,10 +101,18 @@ async function measure(fixture, count, { cpuProf }) {
   }
 }
 
-function cpuRows(count, { cpu }, sizes) {
+function cpuRows(count, { cpu, busyShare }, sizes) {
   const total = cpu.workers + cpu.serve + cpu.postgres;
   const parts = { [`${count === 1 ? 'the worker' : `${count} workers`}`]: cpu.workers, serve: cpu.serve, PostgreSQL: cpu.postgres };
   return [
+    row({
+      section: SECTION,
+      metric: `the machine's CPU busy while the job ran, ${count} worker${count === 1 ? '' : 's'} (every process, all cores)`,
+      unit: '%',
+      ours: busyShare * 100,
+      baselineName: 'all cores',
+      baseline: 100,
+    }),
     ...Object.entries(parts).map(([part, seconds]) =>
       row({
         section: SECTION,
