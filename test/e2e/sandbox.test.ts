@@ -120,6 +120,14 @@ describe('a test token against the service', () => {
     }
     expect((await call('GET', `/v1/bulk-verify/${liveJob}/progress`, live)).status).toBe(200);
     expect((await call('GET', `/v1/bulk-verify/${testJob}/progress`, test)).status).toBe(200);
+    // Listed apart too, a full page of its own kind each: the newest job is the other kind's.
+    for (const [token, jobId] of [
+      [live, liveJob],
+      [test, testJob],
+    ] as const) {
+      const listed = await call('GET', '/v1/bulk-verify?limit=1', token);
+      expect((listed.body.jobs as { job_id: string }[]).map((job) => job.job_id)).toEqual([jobId]);
+    }
   });
 
   it('settles greylisted@ valid at its first retry in a bulk job, charging nothing', async () => {

@@ -963,6 +963,16 @@ describe.each(STORE_KINDS)('the $name store', (kind) => {
       expect((await store.jobs.listJobs(owner.id, 10, listed[0])).map((job) => job.id)).toEqual([api.jobId]);
       expect(await store.jobs.listJobs(owner.id, 10, listed[1])).toEqual([]);
       expect(await store.jobs.listJobs(other.id, 10, listed[0])).toEqual([]);
+
+      // Sandbox or live alone: a page holds only those, however the two interleave.
+      clock = new Date(clock.getTime() + 1_000);
+      const sandbox = await store.jobs.createJob(owner.id, ['sam@example.org'], undefined, { sandbox: true });
+      if (!sandbox.ok) throw new Error('sandbox job not created');
+      expect((await store.jobs.listJobs(owner.id, 1, undefined, true)).map((job) => job.id)).toEqual([sandbox.jobId]);
+      expect((await store.jobs.listJobs(owner.id, 1, undefined, false)).map((job) => job.id)).toEqual([fromFile.jobId]);
+      expect((await store.jobs.listJobs(owner.id, 10, listed[0], false)).map((job) => job.id)).toEqual([api.jobId]);
+      expect(await store.jobs.listJobs(owner.id, 10, listed[0], true)).toEqual([]);
+      expect(await store.jobs.listJobs(owner.id, 10)).toHaveLength(3);
     });
   });
 

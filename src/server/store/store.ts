@@ -305,9 +305,10 @@ export interface JobStore {
   verdictCounts(jobId: string): Promise<VerdictCount[]>;
   /**
    * The user's newest jobs first, at most `limit`, with the file each was made from in the dashboard;
-   * with `after`, those listed after that job (a page: newest first, then by id).
+   * with `after`, those listed after that job (a page: newest first, then by id). With `sandbox`,
+   * only the sandbox jobs (true) or only the live ones (false), so that a page is full of them.
    */
-  listJobs(userId: number, limit: number, after?: JobListPlace): Promise<JobSummary[]>;
+  listJobs(userId: number, limit: number, after?: JobListPlace, sandbox?: boolean): Promise<JobSummary[]>;
   /**
    * Deletes the job when it is this user's, in one transaction: its addresses, results and
    * uploaded file, and the verdicts about its addresses the user's jobs left in the result cache;

@@ -127,12 +127,12 @@ export class PostgresJobs {
     );
   }
 
-  async listJobs(userId: number, limit: number, after?: JobListPlace): Promise<JobSummary[]> {
-    const place = after ? ` AND ${afterListedJob('$3', '$4')}` : '';
+  async listJobs(userId: number, limit: number, after?: JobListPlace, sandbox?: boolean): Promise<JobSummary[]> {
+    const place = after ? ` AND ${afterListedJob('$4', '$5')}` : '';
     const rows = await this.db.sql.rows<JobSummaryRow>(
       `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-       WHERE jobs.user_id = $1${place} ${JOB_LIST_ORDER} LIMIT $2`,
-      after ? [userId, limit, after.createdAt, after.id] : [userId, limit],
+       WHERE jobs.user_id = $1 AND ($3::boolean IS NULL OR jobs.sandbox = $3)${place} ${JOB_LIST_ORDER} LIMIT $2`,
+      [userId, limit, sandbox ?? null, ...(after ? [after.createdAt, after.id] : [])],
     );
     return rows.map(toJobSummary);
   }

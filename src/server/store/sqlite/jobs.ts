@@ -43,11 +43,12 @@ export class SqliteJobs {
       ),
       jobsOf: prepare<JobSummaryRow>(
         `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-         WHERE jobs.user_id = ? ${JOB_LIST_ORDER} LIMIT ?`,
+         WHERE jobs.user_id = @userId AND (@sandbox IS NULL OR jobs.sandbox = @sandbox) ${JOB_LIST_ORDER} LIMIT @limit`,
       ),
       jobsAfter: prepare<JobSummaryRow>(
         `SELECT jobs.*, ${WAITING_COLUMNS}, list_uploads.file_name FROM jobs LEFT JOIN list_uploads ON list_uploads.job_id = jobs.id
-         WHERE jobs.user_id = @userId AND ${afterListedJob('@createdAt', '@id')} ${JOB_LIST_ORDER} LIMIT @limit`,
+         WHERE jobs.user_id = @userId AND (@sandbox IS NULL OR jobs.sandbox = @sandbox) AND ${afterListedJob('@createdAt', '@id')}
+         ${JOB_LIST_ORDER} LIMIT @limit`,
       ),
       jobOf: prepare<JobRow>(`SELECT jobs.*, ${WAITING_COLUMNS} FROM jobs WHERE id = ? AND user_id = ?`),
       resultsOf: prepare<{ result: string }>('SELECT result FROM job_items WHERE job_id = ? AND result IS NOT NULL ORDER BY position'),
@@ -134,8 +135,11 @@ export class SqliteJobs {
     return this.sql.verdictCounts.all(jobId);
   }
 
-  listJobs(userId: number, limit: number, after?: JobListPlace): JobSummary[] {
-    const rows = after ? this.sql.jobsAfter.all({ userId, limit, createdAt: after.createdAt, id: after.id }) : this.sql.jobsOf.all(userId, limit);
+  listJobs(userId: number, limit: number, after?: JobListPlace, sandbox?: boolean): JobSummary[] {
+    const only = sandbox === undefined ? null : Number(sandbox);
+    const rows = after
+      ? this.sql.jobsAfter.all({ userId, limit, sandbox: only, createdAt: after.createdAt, id: after.id })
+      : this.sql.jobsOf.all({ userId, limit, sandbox: only });
     return rows.map(toJobSummary);
   }
 
