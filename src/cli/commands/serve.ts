@@ -4,14 +4,7 @@ import { durationMs, integer } from '../options/engine-flags.js';
 import type { Io } from '../output/io.js';
 import { textFlag, unlessNegated, type ParsedCommand, type RawFlags } from '../options/parsed-command.js';
 import { CliError, ExitCode } from '../output/errors.js';
-import {
-  runUntilSignal,
-  serviceSettings,
-  warnAboutNetwork,
-  warnAboutStanding,
-  withShutdownSignal,
-  type ServiceSettings,
-} from '../local-service/service-process.js';
+import { runUntilSignal, sayStarted, serviceSettings, withShutdownSignal, type ServiceSettings } from '../local-service/service-process.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 import { parseTrustProxy } from '../local-service/trust-proxy.js';
 
@@ -101,9 +94,7 @@ export async function run(options: ServeOptions, { env, stderr }: Io): Promise<v
     // Tests and scripts read the bound port (with --port 0) from this line.
     if (typeof first !== 'string') {
       stderr.write(`mailverify: listening on ${first.url}${options.worker ? '' : ' (API only: no job runner)'}\n`);
-      if (first.metricsUrl) stderr.write(`mailverify: metrics on ${first.metricsUrl}\n`);
-      warnAboutNetwork(first.networkChecked, stderr);
-      warnAboutStanding(first.standingChecked, stderr);
+      sayStarted(first, stderr);
     }
     await runUntilSignal(shutdown, starting, stderr);
   });

@@ -1,13 +1,6 @@
 import type { Io } from '../output/io.js';
 import type { ParsedCommand } from '../options/parsed-command.js';
-import {
-  runUntilSignal,
-  serviceSettings,
-  warnAboutNetwork,
-  warnAboutStanding,
-  withShutdownSignal,
-  type ServiceSettings,
-} from '../local-service/service-process.js';
+import { runUntilSignal, sayStarted, serviceSettings, withShutdownSignal, type ServiceSettings } from '../local-service/service-process.js';
 import { storeLocationFrom, storeUnavailable } from '../local-service/store-location.js';
 
 /** `worker`'s options: every one resolved (flag, environment, default) and checked before anything starts. */
@@ -27,9 +20,7 @@ export async function run({ policy, store: storeFlags, ...settings }: WorkerOpti
     });
     // Tests and scripts wait for this line.
     stderr.write(`mailverify: worker running (pid ${process.pid}, leases of ${options.leaseMs / 1000} s)\n`);
-    if (worker.metricsUrl) stderr.write(`mailverify: metrics on ${worker.metricsUrl}\n`);
-    warnAboutNetwork(worker.networkChecked, stderr);
-    warnAboutStanding(worker.standingChecked, stderr);
+    sayStarted(worker, stderr);
     await runUntilSignal(shutdown, worker, stderr);
   });
 }

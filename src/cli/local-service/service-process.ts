@@ -89,7 +89,7 @@ function logStrayRejections(stderr: NodeJS.WritableStream): () => void {
  * `mailverify: warning:` line a problem, with the fix, at any --log-level (the log leaves out what
  * this says: afterStartUp). Not waited for: the check may take a connect timeout.
  */
-export function warnAboutNetwork(check: Promise<NetworkStatus>, stderr: NodeJS.WritableStream): void {
+function warnAboutNetwork(check: Promise<NetworkStatus>, stderr: NodeJS.WritableStream): void {
   check.then(
     (status) => {
       for (const problem of networkProblems(status)) stderr.write(`mailverify: warning: ${problem}. ${UNTIL_FIXED}\n`);
@@ -103,13 +103,23 @@ export function warnAboutNetwork(check: Promise<NetworkStatus>, stderr: NodeJS.W
  * HELO), with its fix: unlike the network's problems these do not stop verification, but providers
  * refuse or mark down what comes from such an address. Not waited for.
  */
-export function warnAboutStanding(check: Promise<readonly EgressStanding[]> | undefined, stderr: NodeJS.WritableStream): void {
+function warnAboutStanding(check: Promise<readonly EgressStanding[]> | undefined, stderr: NodeJS.WritableStream): void {
   check?.then(
     (standings) => {
       for (const problem of standingProblems(standings)) stderr.write(`mailverify: warning: ${problem}\n`);
     },
     () => undefined,
   );
+}
+
+/** What a started `serve` or `worker` has to say besides its ready line: where its metrics are, and what is wrong with its network or egresses. */
+export function sayStarted(
+  started: { metricsUrl?: string; networkChecked: Promise<NetworkStatus>; standingChecked?: Promise<readonly EgressStanding[]> },
+  stderr: NodeJS.WritableStream,
+): void {
+  if (started.metricsUrl) stderr.write(`mailverify: metrics on ${started.metricsUrl}\n`);
+  warnAboutNetwork(started.networkChecked, stderr);
+  warnAboutStanding(started.standingChecked, stderr);
 }
 
 /** `--standing-interval` > MAILVERIFY_STANDING_INTERVAL > 30m: how often the egresses' standing is checked; 0 turns it off. */

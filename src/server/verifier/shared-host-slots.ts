@@ -30,7 +30,7 @@ const HAND_ON_FOR_MS = HOST_SLOT_WAIT_MS;
 export interface HostSlotSharing {
   /** The engine's hook (EngineHooks.sharedHostSlots). */
   take: SharedHostSlots;
-  /** Stops renewing, and ends takes still waiting (they throw); slots still held are freed when this holder is gone. */
+  /** Stops renewing, gives the spare slots back and ends takes still waiting (they throw); slots still held are freed when this holder is gone. */
   stop(): void;
 }
 
@@ -124,17 +124,15 @@ export function shareHostSlots(store: HostSlotStore, { holder, standing = ALWAYS
     const key = `${egress} ${host}`;
     for (let wait = BULK_POLL_MS.first; !stopped; wait = Math.min(2 * wait, BULK_POLL_MS.max)) {
       // A holder without its standing takes no slot: others may soon take over the ones it holds.
-      if (!standing.standing()) {
-        await pause(priority === 'interactive' ? INTERACTIVE_POLL_MS : wait * (0.5 + Math.random()));
-        continue;
-      }
-      const handedOn = spare.take(key);
-      if (handedOn) return releaser(key, handedOn.id, handedOn.takenAt);
-      const takenAt = Date.now();
-      const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
-      if (id !== undefined) {
-        held.add(id);
-        return releaser(key, id, takenAt);
+      if (standing.standing()) {
+        const handedOn = spare.take(key);
+        if (handedOn) return releaser(key, handedOn.id, handedOn.takenAt);
+        const takenAt = Date.now();
+        const id = await store.take({ egress, host, limit, holder, ttlMs: SLOT_TTL_MS, priority }).catch(() => undefined);
+        if (id !== undefined) {
+          held.add(id);
+          return releaser(key, id, takenAt);
+        }
       }
       await pause(priority === 'interactive' ? INTERACTIVE_POLL_MS : wait * (0.5 + Math.random()));
     }

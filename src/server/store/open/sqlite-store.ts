@@ -18,7 +18,8 @@ import { SqliteWork } from '../sqlite/work.js';
 import { SqliteEvidence } from '../sqlite/evidence.js';
 import type { Store } from '../store.js';
 
-export { DATABASE_FILE, type SqliteStoreOptions } from '../sqlite/database.js';
+export { type SqliteStoreOptions } from '../sqlite/database.js';
+export { DATABASE_FILE } from '../data-dir.js';
 
 /**
  * The Store on one SQLite file, put together from one part per concern (sqlite/). Each part

@@ -128,7 +128,7 @@ export class Database {
     isolation: 'read committed' | 'repeatable read' = 'read committed',
     planning: Planning = 'cached',
   ): Promise<T> {
-    return this.run((sql) => work(sql), isolation, planning, false);
+    return this.run(work, isolation, planning, false);
   }
 
   /**

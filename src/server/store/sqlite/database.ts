@@ -4,8 +4,6 @@ import Sqlite from 'better-sqlite3';
 import { DATABASE_FILE } from '../data-dir.js';
 import { migrate } from './migrate.js';
 
-export { DATABASE_FILE };
-
 export interface SqliteStoreOptions {
   /** The clock, for tests of time-bound records (idempotency keys). */
   now?: () => Date;
